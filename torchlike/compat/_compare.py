@@ -1,0 +1,183 @@
+"""Run a script under real torch and under torchlike, in separate processes, and compare stdout."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from torchlike.compat._lines import DEFAULT_ATOL, DEFAULT_RTOL, Divergence, first_divergence
+from torchlike.compat._run import SHIM_DIR, child_env_pythonpath
+
+DEFAULT_TIMEOUT = 600.0
+
+MATCH = "match"
+DIVERGED = "diverged"  # stdout differs
+EXIT_CODE = "exit code"  # return codes differ
+EXCEPTION = "exception"  # both raised, with different exceptions
+TIMEOUT = "timeout"
+
+
+@dataclass
+class RunResult:
+    """One run of a script: its command, exit code, output and wall time."""
+
+    command: list[str]
+    returncode: int | None  # None after a timeout
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+@dataclass
+class CompareResult:
+    """The outcome of running one script under torch and torchlike."""
+
+    script: str
+    args: list[str]
+    torch: RunResult
+    torchlike: RunResult
+    status: str
+    divergence: Divergence | None = None
+    detail: str = ""  # one line saying what differs, empty on a match
+    area: str = field(default="")
+
+    @property
+    def ok(self) -> bool:
+        return self.status == MATCH
+
+
+def torch_command(script: str, args: Sequence[str]) -> list[str]:
+    return [sys.executable, script, *args]
+
+
+def torchlike_command(script: str, args: Sequence[str]) -> list[str]:
+    return [sys.executable, "-m", "torchlike", "run", script, *args]
+
+
+def _env(aliased: bool) -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("PYTHONHASHSEED", "0")  # set/dict-of-str order must not differ between the two runs
+    if aliased:
+        env["PYTHONPATH"] = child_env_pythonpath(env.get("PYTHONPATH"))
+    else:  # never let the torchlike stand-in for `torch` leak into the reference run
+        parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != SHIM_DIR]
+        if parts:
+            env["PYTHONPATH"] = os.pathsep.join(parts)
+        else:
+            env.pop("PYTHONPATH", None)
+    return env
+
+
+def run_command(command: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> RunResult:
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            command,
+            check=False,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            env=env,
+            timeout=timeout,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        return RunResult(command, None, out, err, time.perf_counter() - start)
+    return RunResult(command, proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start)
+
+
+def exception_text(stderr: str) -> str | None:
+    """The exception python printed last in `stderr` (type and message), or None if there is none."""
+    lines = stderr.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")]
+    if not starts:
+        return None
+    body = lines[starts[-1] + 1 :]
+    i = 0
+    while i < len(body) and (body[i].startswith(" ") or not body[i].strip()):
+        i += 1  # frames, source lines and carets are indented
+    return "\n".join(body[i:]).strip() or None
+
+
+def compare_runs(
+    script: str,
+    args: Sequence[str],
+    torch_run: RunResult,
+    torchlike_run: RunResult,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    ignore: re.Pattern[str] | None = None,
+) -> CompareResult:
+    """Judge two finished runs: return codes, then stdout line by line, then the exceptions raised."""
+    divergence = first_divergence(torch_run.stdout, torchlike_run.stdout, rtol, atol, ignore)
+    problems: list[tuple[str, str]] = []  # (status, detail), most telling first
+    timed_out = [name for name, run in (("torch", torch_run), ("torchlike", torchlike_run)) if run.timed_out]
+    if timed_out:
+        problems.append((TIMEOUT, " and ".join(timed_out) + " timed out"))
+    if divergence is not None:
+        problems.append((DIVERGED, f"stdout differs at line {divergence.line}"))
+    if not timed_out and torch_run.returncode != torchlike_run.returncode:
+        codes = f"exit code {torch_run.returncode} under torch, {torchlike_run.returncode} under torchlike"
+        problems.append((EXIT_CODE, codes))
+    elif not timed_out and torch_run.returncode != 0:
+        expected, actual = exception_text(torch_run.stderr), exception_text(torchlike_run.stderr)
+        if expected is not None and (actual is None or first_divergence(expected, actual, rtol, atol)):
+            problems.append(
+                (EXCEPTION, f"torch raised {_first(expected)!r}, torchlike raised {_first(actual)!r}")
+            )
+    status = problems[0][0] if problems else MATCH
+    detail = "; ".join(d for _, d in problems)
+    return CompareResult(script, list(args), torch_run, torchlike_run, status, divergence, detail)
+
+
+def _first(text: str | None) -> str | None:
+    return text.splitlines()[0] if text else text
+
+
+def compare_script(
+    script: str | os.PathLike[str],
+    args: Sequence[str] = (),
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    timeout: float = DEFAULT_TIMEOUT,
+    ignore: re.Pattern[str] | None = None,
+    torch_cmd: Sequence[str] | None = None,
+    torchlike_cmd: Sequence[str] | None = None,
+) -> CompareResult:
+    """Run `script` as `python script args` and as `python -m torchlike run script args`, and compare.
+
+    `torch_cmd`/`torchlike_cmd` replace the two command prefixes (the script and args are appended);
+    the torchlike one always gets torchlike and the alias on its PYTHONPATH.
+    """
+    script = os.fspath(script)
+    torch_argv = [*torch_cmd, script, *args] if torch_cmd else torch_command(script, args)
+    torchlike_argv = [*torchlike_cmd, script, *args] if torchlike_cmd else torchlike_command(script, args)
+    torch_run = run_command(torch_argv, _env(aliased=False), timeout)
+    torchlike_run = run_command(torchlike_argv, _env(aliased=True), timeout)
+    return compare_runs(script, args, torch_run, torchlike_run, rtol, atol, ignore)
+
+
+def find_scripts(directory: str | os.PathLike[str]) -> list[Path]:
+    """Every `*.py` under `directory` (recursively), sorted; files and folders starting with `_` or `.`
+    are helpers, not scripts."""
+    root = Path(directory)
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if any(p.startswith(("_", ".")) for p in parts):
+            continue
+        found.append(path)
+    return found
