@@ -43,10 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command, rest = argv[0], argv[1:]
     if command == "run":
         return _run(rest)
-    if command == "compare":
-        return _compare(rest)
-    if command == "coverage":
-        return _coverage(rest)
+    if command in ("compare", "coverage"):
+        try:
+            return _compare(rest) if command == "compare" else _coverage(rest)
+        except BrokenPipeError:  # `... | head`: stop quietly, as `head` asked
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
     print(f"torchlike: unknown command {command!r}\n\n{USAGE}", end="", file=sys.stderr)
     return 2
 

@@ -67,27 +67,17 @@ def torch_names(source: str, filename: str = "<script>") -> list[tuple[str, int]
     """
     tree = ast.parse(source, filename=filename)
     bindings, found = _imports(tree)
+    # Only the outermost node of a chain counts: `torch.nn.functional.relu` contains `torch.nn`.
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Attribute):
+        if not isinstance(node, ast.Attribute) or id(node) in inner:
             continue
         parts = _dotted(node)
         if parts is None or parts[0] not in bindings:
             continue
-        found.append((".".join([bindings[parts[0]], *parts[1:]]), node.lineno))
-    # Keep only the longest chain: `torch.nn.functional.relu` also walks `torch.nn.functional`.
-    inner = {(id_, line) for id_, line in _prefixes(tree, bindings)}
-    return sorted((f for f in found if f not in inner), key=lambda x: x[1])
-
-
-def _prefixes(tree: ast.AST, bindings: dict[str, str]) -> list[tuple[str, int]]:
-    """The chains that are the `.value` of a longer chain (to drop them from the uses)."""
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
-            parts = _dotted(node.value)
-            if parts is not None and parts[0] in bindings:
-                out.append((".".join([bindings[parts[0]], *parts[1:]]), node.value.lineno))
-    return out
+        dunder = next((i for i, p in enumerate(parts) if p.startswith("__")), len(parts))
+        found.append((".".join([bindings[parts[0]], *parts[1 : dunder + 1]]), node.lineno))
+    return sorted(found, key=lambda x: x[1])
 
 
 def lookup(name: str) -> tuple[bool | None, str]:
