@@ -1,0 +1,6 @@
+"""Unit tests run torchlike alone (never real torch)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

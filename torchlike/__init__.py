@@ -1,0 +1,59 @@
+"""torchlike: PyTorch's Python API running on JAX. ``import torchlike as torch``."""
+
+from __future__ import annotations
+
+import jax as _jax
+
+# torch's int64/float64 need JAX's x64 mode; torch's float32 matmuls are full precision;
+# torch's default device is the CPU even when JAX sees a GPU.
+_jax.config.update("jax_enable_x64", True)
+_jax.config.update("jax_default_matmul_precision", "highest")
+_jax.config.update("jax_default_device", _jax.devices("cpu")[0])
+
+from ._core import dtype as _dtype_mod  # noqa: E402
+from ._core.device import device  # noqa: E402
+from ._core.dtype import (  # noqa: E402
+    bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64, get_default_dtype,
+    iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8, uint16, uint32, uint64,
+)  # fmt: skip
+from ._core.layout import (  # noqa: E402
+    channels_last, channels_last_3d, contiguous_format, layout, memory_format, preserve_format, sparse_coo, strided,
+)  # fmt: skip
+from ._core.printing import set_printoptions, get_printoptions  # noqa: E402
+from ._core.size import Size  # noqa: E402
+from ._core.tensor import Tensor  # noqa: E402
+from . import autograd  # noqa: E402
+from .autograd.grad_mode import (  # noqa: E402
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)  # fmt: skip
+from . import _ops  # noqa: E402
+from ._ops import return_types  # noqa: E402
+from ._ops.creation import *  # noqa: E402,F403
+from ._ops.registry import OPS as _OPS, VIEWS as _VIEWS  # noqa: E402
+from ._ops.reduction import max, min  # noqa: E402
+from ._ops.pointwise import where, allclose, equal, clamp_min, clamp_max  # noqa: E402
+from ._ops.views import (  # noqa: E402
+    flatten, unflatten, unbind, split, chunk, tensor_split, hsplit, vsplit, dsplit, swapaxes,
+)  # fmt: skip
+from ._public import *  # noqa: E402,F403
+
+float = float32
+double = float64
+half = float16
+cfloat = complex64
+cdouble = complex128
+long = int64
+int = int32
+short = int16
+
+for _name, _op in _OPS.items():
+    if not _name.startswith("_") and _name not in globals():
+        globals()[_name] = _op.wrapper
+for _name, _fn in _VIEWS.items():
+    if _name not in ("view",) and _name not in globals():
+        globals()[_name] = _fn
+moveaxis = _VIEWS["movedim"]
+swapdims = swapaxes
+del _name, _op, _fn
+
+__version__ = "2.13.0+torchlike0.1"

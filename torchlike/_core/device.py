@@ -1,0 +1,118 @@
+"""torch.device, mapped onto JAX devices."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+
+__all__ = ["device"]
+
+_TYPES = (
+    "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu mtia privateuseone"
+).split()
+
+
+class device:
+    """torch.device: a device type and an optional index (``'cpu'``, ``'cuda:1'``)."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: Any, index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+            if not cuda_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+        elif isinstance(type, str):
+            name, sep, idx = type.partition(":")
+            if name not in _TYPES:
+                raise RuntimeError(
+                    f"Expected one of {', '.join(_TYPES[:-1])}, {_TYPES[-1]} device type at start of device string: {type}"
+                )
+            if sep:
+                if index is not None or not idx.isdigit() or (len(idx) > 1 and idx[0] == "0"):
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                index = int(idx)
+            type = name
+        else:
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative")
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self) -> tuple:
+        return (device, (self.type, self.index))
+
+
+@functools.cache
+def _gpus() -> tuple:
+    try:
+        return tuple(jax.devices("gpu"))
+    except RuntimeError:
+        return ()
+
+
+def cuda_available() -> bool:
+    return bool(_gpus())
+
+
+CPU = device("cpu")
+
+
+@functools.cache
+def _cpu_jax() -> Any:
+    return jax.devices("cpu")[0]
+
+
+def canonical(dev: Any) -> device:
+    """A device with torch's default index filled in where tensors report one ('cuda' -> 'cuda:0')."""
+    if dev is None:
+        return CPU
+    if type(dev) is not device:
+        dev = device(dev)
+    if dev.type == "cuda" and dev.index is None:
+        return device("cuda", 0)
+    if dev.type == "cpu" and dev.index is not None:
+        return CPU
+    if dev.type not in ("cpu", "cuda"):
+        raise RuntimeError(f"torchlike supports only 'cpu' and 'cuda' devices, got '{dev}'")
+    return dev
+
+
+def jax_device(dev: device) -> Any:
+    """The JAX device behind a canonical torch device; torch's error when it is missing."""
+    if dev.type == "cpu":
+        return _cpu_jax()
+    gpus = _gpus()
+    if not gpus:
+        raise RuntimeError("No CUDA GPUs are available")
+    if dev.index >= len(gpus):
+        raise RuntimeError(
+            "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some "
+            "other API call, so the stacktrace below might be incorrect."
+        )
+    return gpus[dev.index]
+
+
+def from_jax(jdev: Any) -> device:
+    if jdev.platform == "cpu":
+        return CPU
+    return device("cuda", _gpus().index(jdev))

@@ -1,0 +1,671 @@
+"""torch.Tensor over immutable JAX arrays.
+
+A tensor points at a ``Buffer`` (torch's storage: a mutable box holding the current array) and,
+if it is a view, at a ``View`` saying how to read itself out of the buffer. In-place changes
+go through one door, ``Tensor._assign``, which writes through the view into the buffer, so
+every alias sees them. CPU buffers can also be backed by a numpy array that the user holds
+(``from_numpy``/``.numpy()``), which keeps torch's memory sharing with numpy.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import device as _device
+from . import dtype as _dtype
+from . import views as _views
+from .size import Size
+
+_getrefcount = sys.getrefcount
+_DTYPE_OF = {d.np: d for d in _dtype.ALL}
+
+
+class Buffer:
+    """torch's storage: the current array of a tensor and all its views.
+
+    ``np`` is set while a numpy array shares the memory (``from_numpy``/``.numpy()``). Then the
+    numpy array is the truth: reads copy it while anyone else holds a reference (they may write
+    to it behind our back) and writes copy into it.
+    """
+
+    __slots__ = ("array", "np", "np_strides", "device", "__weakref__")
+
+    def __init__(self, array: Any, device: _device.device) -> None:
+        self.array = array
+        self.np = None
+        self.np_strides = None
+        self.device = device
+
+    def get(self) -> Any:
+        if self.np is None:
+            return self.array
+        if _getrefcount(self.np) > 2:  # shared with the user: they may have written to it
+            self.array = jnp.array(self.np, copy=True)
+        else:  # nobody else can see it any more: back to a plain array
+            self.array = jnp.array(self.np, copy=True)
+            self.np = self.np_strides = None
+        return self.array
+
+    def set(self, array: Any) -> None:
+        if self.np is not None:
+            np.copyto(self.np, np.asarray(array), casting="unsafe")
+        self.array = array
+
+    def to_numpy(self) -> np.ndarray:
+        if self.np is None:
+            self.np = np.array(self.array)
+        return self.np
+
+
+class VersionCounter:
+    __slots__ = ("v",)
+
+    def __init__(self) -> None:
+        self.v = 0
+
+
+_new = object.__new__
+
+
+class Tensor:
+    """torch.Tensor."""
+
+    __slots__ = (
+        "_buf",
+        "_vc",
+        "_view",
+        "_base_t",
+        "_shape",
+        "_dtype",
+        "_cache",
+        "_cache_src",
+        "_rg",
+        "_node",
+        "_out_nr",
+        "_node_v",
+        "_grad",
+        "_hooks",
+        "_retains_grad",
+        "__dict__",
+        "__weakref__",
+    )
+
+    # torch's Tensor(*sizes) / Tensor(data) legacy constructor; see creation ops.
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        from .._ops import creation
+
+        return creation.legacy_tensor_new(cls, *args, **kwargs)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    # --- reading the array -------------------------------------------------------------------
+
+    def _data(self) -> Any:
+        """The current JAX array of this tensor."""
+        view = self._view
+        if view is None:
+            return self._buf.get()
+        src = self._buf.get()
+        if self._cache_src is src:
+            return self._cache
+        arr = _views.read_kernel(view.steps)(src, *view.dyn)
+        self._cache = arr
+        self._cache_src = src
+        return arr
+
+    # --- the mutation door ---------------------------------------------------------------------
+
+    def _assign(self, value: Any) -> None:
+        """Rebind this tensor's contents to ``value`` (same shape), writing through any view.
+
+        Bumps the version counter. Autograd bookkeeping is the caller's (see autograd.graph).
+        """
+        view = self._view
+        buf = self._buf
+        if value.dtype != self._dtype.np:
+            value = value.astype(self._dtype.np)
+        if view is None:
+            buf.set(value)
+        else:
+            if _views.has_internal_overlap(view.shape, view.stride):
+                raise RuntimeError(
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation."
+                )
+            new_base = _views.write_kernel(view.steps)(buf.get(), value, *view.dyn)
+            buf.set(new_base)
+            self._cache = value
+            self._cache_src = new_base
+        self._vc.v += 1
+
+    def _assign_broadcast(self, value: Any) -> None:
+        """``_assign`` for a value that broadcasts to this tensor's shape (array or Python scalar)."""
+        view = self._view
+        if view is None:
+            self._assign(_broadcast_cast(value, tuple(self._shape), self._dtype.np))
+            return
+        if _views.has_internal_overlap(view.shape, view.stride):
+            self._assign(value)  # raises torch's overlap error
+        new_base = _views.write_kernel(view.steps)(self._buf.get(), value, *view.dyn)
+        self._buf.set(new_base)
+        self._cache_src = None
+        self._vc.v += 1
+
+    def _resize_to(self, value: Any) -> None:
+        """Replace contents *and shape* (``out=`` resizing, ``resize_``): only for non-views."""
+        if self._view is not None:
+            raise RuntimeError("torchlike: cannot resize a view of another tensor")
+        if self._buf.np is not None and self._buf.np.shape != value.shape:
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        self._buf.set(value)
+        self._shape = Size(value.shape)
+        self._vc.v += 1
+
+    # --- metadata ----------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return self._shape
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return self._shape
+        return self._shape[_wrap_dim(dim, len(self._shape))]
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> _device.device:
+        return self._buf.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._buf.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._buf.device.type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return False
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> Any:
+        from . import layout
+
+        return layout.strided
+
+    def get_device(self) -> int:
+        d = self._buf.device
+        return -1 if d.type == "cpu" else d.index
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def _geometry(self) -> tuple:
+        view = self._view
+        if view is not None:
+            return view.shape, view.stride, view.offset
+        strides = self._buf.np_strides
+        return self._shape, strides or _views.contiguous_strides(self._shape), 0
+
+    def stride(self, dim: int | None = None) -> Any:
+        st = self._geometry()[1]
+        if dim is None:
+            return st
+        return st[_wrap_dim(dim, len(st))]
+
+    def storage_offset(self) -> int:
+        return self._view.offset if self._view is not None else 0
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        shape, stride, _ = self._geometry()
+        return _views.is_contiguous(shape, stride)
+
+    def data_ptr(self) -> int:
+        """A stable identity for the memory: the buffer's id plus the byte offset."""
+        return id(self._buf) + self.storage_offset() * self._dtype.itemsize
+
+    def untyped_storage(self) -> Any:
+        from .storage import UntypedStorage
+
+        return UntypedStorage._of(self)
+
+    @property
+    def _version(self) -> int:
+        return self._vc.v
+
+    @property
+    def _base(self) -> Tensor | None:
+        return self._base_t
+
+    def _is_view(self) -> bool:
+        return self._base_t is not None
+
+    # --- Python protocol ---------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self) -> Any:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def _scalar(self, what: str = "Scalar") -> Any:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to {what}")
+        arr = self._data()
+        if isinstance(arr, jax.core.Tracer):
+            from ..autograd import _trace
+
+            return _trace.concrete_scalar(self, arr)
+        return np.asarray(arr).reshape(()).item()
+
+    def item(self) -> Any:
+        v = self._scalar()
+        if self._dtype is _dtype.bfloat16 or self._dtype is _dtype.float16:
+            return float(v)
+        return v
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._scalar())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._scalar())
+
+    def tolist(self) -> Any:
+        return self._host().tolist()
+
+    def _host(self) -> np.ndarray:
+        """A numpy copy-or-view of the values for reading (never shared for writing)."""
+        arr = np.asarray(self._data())
+        if self._dtype is _dtype.bfloat16:
+            return arr.astype(np.float32)
+        return arr
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if force:
+            return np.array(self.detach()._host())
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._buf.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self._buf.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first."
+            )
+        if self._dtype is _dtype.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        base = self._buf.to_numpy()
+        view = self._view
+        if view is None:
+            return base
+        itemsize = base.itemsize
+        base_strides = self._buf.np_strides or _views.contiguous_strides(base.shape)
+        del base_strides  # a view's geometry is in elements of the contiguous buffer
+        flat = base.reshape(-1)
+        return np.lib.stride_tricks.as_strided(
+            flat[view.offset :],
+            shape=view.shape,
+            strides=tuple(s * itemsize for s in view.stride),
+        )
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.numpy() if not self.requires_grad else self.detach().numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
+        if return_scalar:
+            return array[()]
+        from .._ops import creation
+
+        return creation.from_numpy(np.ascontiguousarray(array))
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._data().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self._data().__dlpack_device__()
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        return self._repr("tensor(")
+
+    def _repr(self, prefix: str) -> str:
+        from . import printing
+
+        node = self.grad_fn
+        return printing.tensor_repr(
+            self._printable(),
+            self._dtype,
+            device=str(self._buf.device),
+            requires_grad=self._rg,
+            grad_fn_name=None if node is None else type(node).__name__,
+            prefix=prefix,
+        )
+
+    def _printable(self) -> np.ndarray:
+        arr = self._data()
+        if isinstance(arr, jax.core.Tracer):
+            raise RuntimeError("torchlike: cannot print a tensor inside a compiled function (it has no value yet)")
+        return np.asarray(arr)
+
+    def __format__(self, spec: str) -> str:
+        from . import printing
+
+        return printing.tensor_format(
+            self._printable(), self._dtype, spec, device=str(self._buf.device), requires_grad=self._rg,
+            grad_fn_name=None if self._node is None else type(self.grad_fn).__name__,
+        )  # fmt: skip
+
+    def __reduce_ex__(self, proto: int) -> Any:
+        from .. import serialization
+
+        return serialization.reduce_tensor(self, proto)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        from .._ops import creation
+
+        return creation.deepcopy_tensor(self, memo)
+
+    # --- autograd attributes (the engine lives in torchlike.autograd) ---------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if self._node is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    @property
+    def grad_fn(self) -> Any:
+        from ..autograd import graph
+
+        return graph.grad_fn_of(self)
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._node is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+                "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+                "for more information.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._buf.device != self._buf.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value._shape != self._shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this one's memory, outside autograd and with its own version counter."""
+        t = _alias(self)
+        t._vc = VersionCounter()
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if value._dtype is not self._dtype or value._buf.device != self._buf.device:
+            # torch allows this only when the types are compatible; dtype changes need a new leaf
+            if value._dtype is not self._dtype:
+                pass
+        self._buf = value._buf
+        self._view = value._view
+        self._shape = value._shape
+        self._dtype = value._dtype
+        self._cache = self._cache_src = None
+
+    def detach(self) -> Tensor:
+        """A tensor sharing memory and version counter, cut from the graph."""
+        return _alias(self)
+
+    def detach_(self) -> Tensor:
+        if self._base_t is not None and self._base_t.requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._node = None
+        self._rg = False
+        return self
+
+    def retain_grad(self) -> None:
+        if self._node is None:
+            if not self._rg:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable) -> Any:
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from ..autograd import graph
+
+        return graph.register_tensor_hook(self, hook)
+
+    def backward(
+        self, gradient: Tensor | None = None, retain_graph: bool | None = None, create_graph: bool = False, inputs: Any = None
+    ) -> None:
+        from ..autograd import engine
+
+        engine.backward((self,), (gradient,), retain_graph, create_graph, inputs)
+
+
+_bcast_kernels: dict = {}
+
+
+def _broadcast_cast(value: Any, shape: tuple, np_dtype: Any) -> Any:
+    key = (shape, np_dtype)
+    k = _bcast_kernels.get(key)
+    if k is None:
+        k = _bcast_kernels[key] = jax.jit(lambda v: jnp.broadcast_to(jnp.asarray(v).astype(np_dtype), shape))
+    return k(value)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+wrap_dim = _wrap_dim
+
+
+def _alias(t: Tensor) -> Tensor:
+    """A new tensor over the same buffer and view, outside the graph."""
+    r = _new(Tensor)
+    r._buf = t._buf
+    r._vc = t._vc
+    r._view = t._view
+    r._base_t = None if t._view is None else t._base_t
+    r._shape = t._shape
+    r._dtype = t._dtype
+    r._cache = t._cache
+    r._cache_src = t._cache_src
+    r._rg = False
+    r._node = None
+    r._out_nr = 0
+    r._node_v = 0
+    r._grad = None
+    r._hooks = None
+    r._retains_grad = False
+    return r
+
+
+def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, cls: type = Tensor) -> Tensor:
+    """Wrap a fresh JAX array (no aliases) as a new base tensor."""
+    t = _new(cls)
+    t._buf = Buffer(array, device)
+    t._vc = VersionCounter()
+    t._view = None
+    t._base_t = None
+    t._shape = Size(array.shape)
+    t._dtype = dtype if dtype is not None else _DTYPE_OF[array.dtype]
+    t._cache = None
+    t._cache_src = None
+    t._rg = False
+    t._node = None
+    t._out_nr = 0
+    t._node_v = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
+def make_view(base: Tensor, view: _views.View) -> Tensor:
+    """A view of ``base`` (any tensor, itself possibly a view) with the given composed view."""
+    t = _new(Tensor)
+    t._buf = base._buf
+    t._vc = base._vc
+    t._view = view
+    t._base_t = base if base._view is None else base._base_t
+    t._shape = Size(view.shape)
+    t._dtype = base._dtype
+    t._cache = None
+    t._cache_src = None
+    t._rg = False
+    t._node = None
+    t._out_nr = 0
+    t._node_v = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
+def from_numpy_shared(a: np.ndarray) -> Tensor:
+    """torch.from_numpy: a CPU tensor sharing ``a``'s memory."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    dt = _DTYPE_OF.get(a.dtype)
+    if dt is None:
+        _dtype.from_numpy_dtype(a.dtype)  # raises torch's TypeError
+    if any(s < 0 for s in a.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) "
+        )
+    if a.strides and any(s % a.itemsize for s in a.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array to reallocate the memory.")
+    t = make(jnp.array(a, copy=True), _device.CPU, dt)
+    t._buf.np = a
+    if not a.flags.c_contiguous:
+        t._buf.np_strides = tuple(s // a.itemsize for s in a.strides)
+    return t

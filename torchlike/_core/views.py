@@ -1,0 +1,191 @@
+"""Views over immutable arrays: torch's strided geometry plus a chain of JAX steps.
+
+A view is described twice. Its geometry (shape, stride, storage offset) is torch's, kept for
+``stride()``, ``is_contiguous()``, ``.numpy()`` and the legality of ``view()``. Its *steps* are
+the JAX operations that read it out of the base array; they are what runs. Writing through a
+view scatters into the base at the positions the same steps select from an iota of the base.
+Integer positions (slice starts, selected indices) are dynamic arguments of the cached kernels,
+so ``x[i]`` in a loop compiles once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+Geometry = tuple  # (shape, stride, offset)
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    # torch: dims of size 1 may have any stride; an empty tensor is contiguous.
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size == 0:
+            return True
+        if size != 1:
+            if st != expected:
+                return False
+            expected *= size
+    return True
+
+
+def view_strides(old_shape: Sequence[int], old_stride: Sequence[int], new_shape: Sequence[int]) -> tuple | None:
+    """torch's computeStride: strides for viewing (old_shape, old_stride) as new_shape, or None."""
+    numel = math.prod(old_shape)
+    if numel == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_stride)
+        return contiguous_strides(new_shape)
+    new_stride = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_stride[-1] if old_stride else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1 and old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_stride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_stride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_stride)
+
+
+def has_internal_overlap(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    return any(st == 0 and sz > 1 for sz, st in zip(shape, stride))
+
+
+# --- steps: (kind, static) pairs; each consumes `ndyn` dynamic ints ---------------------------
+
+
+def _read_slice(x, dyn, dim, size, step):
+    (start,) = dyn
+    span = (size - 1) * step + 1 if size > 0 else 0
+    x = lax.dynamic_slice_in_dim(x, start, span, axis=dim)
+    if step != 1:
+        x = lax.slice_in_dim(x, 0, span, stride=step, axis=dim)
+    return x
+
+
+def _read_select(x, dyn, dim):
+    (index,) = dyn
+    return lax.dynamic_index_in_dim(x, index, axis=dim, keepdims=False)
+
+
+def _read_reshape(x, dyn, shape):
+    return x.reshape(shape)
+
+
+def _read_permute(x, dyn, perm):
+    return jnp.transpose(x, perm)
+
+
+def _read_expand(x, dyn, shape):
+    return jnp.broadcast_to(x, shape)
+
+
+def _read_diagonal(x, dyn, offset, dim1, dim2):
+    return jnp.diagonal(x, offset, dim1, dim2)
+
+
+def _read_as_strided(x, dyn, size, stride, offset):
+    idx = jnp.asarray(offset, dtype=jnp.int64)
+    for d, (n, st) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        idx = idx + (jnp.arange(n, dtype=jnp.int64) * st).reshape(shape)
+    return x.reshape(-1)[jnp.broadcast_to(idx, size)]
+
+
+def _read_bitcast(x, dyn, np_dtype):
+    # torch's Tensor.view(dtype): same itemsize only (other sizes change the last dim).
+    return lax.bitcast_convert_type(x, np_dtype)
+
+
+_READERS = {
+    "slice": (_read_slice, 1),
+    "select": (_read_select, 1),
+    "reshape": (_read_reshape, 0),
+    "permute": (_read_permute, 0),
+    "expand": (_read_expand, 0),
+    "diagonal": (_read_diagonal, 0),
+    "as_strided": (_read_as_strided, 0),
+    "bitcast": (_read_bitcast, 0),
+}
+
+
+def apply_steps(steps: tuple, x: Any, dyn: Sequence[Any]) -> Any:
+    i = 0
+    for kind, static in steps:
+        fn, n = _READERS[kind]
+        x = fn(x, dyn[i : i + n], *static)
+        i += n
+    return x
+
+
+_read_kernels: dict[tuple, Any] = {}
+_write_kernels: dict[tuple, Any] = {}
+
+
+def read_kernel(steps: tuple) -> Any:
+    k = _read_kernels.get(steps)
+    if k is None:
+        k = _read_kernels[steps] = jax.jit(lambda x, *dyn: apply_steps(steps, x, dyn))
+    return k
+
+
+def _write(steps, base, value, *dyn):
+    if any(kind == "bitcast" for kind, _ in steps):
+        raise NotImplementedError("torchlike: writing through a dtype-reinterpreting view is not supported")
+    idx_dtype = jnp.int32 if base.size < 2**31 else jnp.int64
+    idx = apply_steps(steps, jnp.arange(base.size, dtype=idx_dtype).reshape(base.shape), dyn)
+    value = jnp.broadcast_to(value, idx.shape).astype(base.dtype)
+    flat = base.reshape(-1).at[idx.reshape(-1)].set(value.reshape(-1), unique_indices=True)
+    return flat.reshape(base.shape)
+
+
+def write_kernel(steps: tuple) -> Any:
+    """A cached jitted ``(base, value, *dyn) -> new base`` writing ``value`` through the view."""
+    k = _write_kernels.get(steps)
+    if k is None:
+        k = _write_kernels[steps] = jax.jit(lambda base, value, *dyn: _write(steps, base, value, *dyn))
+    return k
+
+
+class View:
+    """How a tensor reads itself out of its base buffer."""
+
+    __slots__ = ("steps", "dyn", "shape", "stride", "offset")
+
+    def __init__(self, steps: tuple, dyn: tuple, shape: tuple, stride: tuple, offset: int) -> None:
+        self.steps = steps
+        self.dyn = dyn
+        self.shape = shape
+        self.stride = stride
+        self.offset = offset
+
+    def then(self, kind: str, static: tuple, dyn: tuple, shape: tuple, stride: tuple, offset: int) -> View:
+        return View(self.steps + ((kind, static),), self.dyn + dyn, shape, stride, offset)

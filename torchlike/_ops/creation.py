@@ -1,0 +1,551 @@
+"""Tensor creation: tensor, as_tensor, from_numpy, zeros/ones/full/empty, arange, linspace, eye, *_like."""
+
+from __future__ import annotations
+
+import builtins
+import copy as _copy
+import math
+import warnings
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import device as _device
+from .._core import dtype as D
+from .._core import tensor as T
+from .._core.size import Size
+from .._core.tensor import Tensor
+from . import registry
+
+__all__ = [
+    "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "empty_strided", "scalar_tensor",
+    "frombuffer", "complex", "polar", "tril_indices", "triu_indices",
+]  # fmt: skip
+
+_range = builtins.range
+
+
+def _dev(device: Any) -> _device.device:
+    return _device.canonical(device)
+
+
+def _place(arr: Any, dev: _device.device) -> Any:
+    """Put a fresh array on ``dev`` (CPU arrays stay where JAX made them: the default device is CPU)."""
+    if dev.type == "cpu":
+        return arr
+    return jax.device_put(arr, _device.jax_device(dev))
+
+
+def from_array(arr: Any, dev: _device.device, requires_grad: bool = False, dtype: D.dtype | None = None) -> Tensor:
+    t = T.make(_place(arr, dev), dev, dtype)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def parse_size(size: Sequence[Any], fname: str) -> tuple:
+    """torch's ``*size`` parsing: varargs, one tuple/list/Size, or empty."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.__index__()
+        elif not isinstance(s, int) or isinstance(s, builtins.bool):
+            if hasattr(s, "__index__") and not isinstance(s, (float, builtins.bool)):
+                s = s.__index__()
+            else:
+                raise TypeError(
+                    f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {type(s).__name__}"
+                )
+        if s < 0:
+            raise RuntimeError(f"{fname}: Dimension size must be non-negative.")
+        out.append(s)
+    return tuple(out)
+
+
+# --- from data -------------------------------------------------------------------------------------
+
+
+def _first_leaf(data: Any) -> Any:
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _numpy_of(data: Any, dtype: D.dtype | None) -> tuple[np.ndarray, D.dtype]:
+    """Convert Python data to a numpy array and torch's inferred dtype, without per-element loops."""
+    if isinstance(data, Tensor):
+        arr = np.asarray(data.detach()._data())
+        return arr, dtype or data._dtype
+    if isinstance(data, np.ndarray):
+        return data, dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, np.generic):
+        return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, (builtins.bool, int, float, builtins.complex)):
+        return np.asarray(data), dtype or D.scalar_dtype(data)
+    if isinstance(data, (list, tuple)):
+        leaf = _first_leaf(data)
+        if isinstance(leaf, Tensor):
+            data = _tensors_to_lists(data)
+        try:
+            arr = np.asarray(data)
+        except ValueError:
+            _raise_ragged(data)
+        if arr.dtype == object:
+            _raise_ragged(data)
+        if dtype is not None:
+            return arr, dtype
+        if isinstance(leaf, (np.generic, np.ndarray)):
+            return arr, D.from_numpy_dtype(arr.dtype)
+        if isinstance(leaf, Tensor):
+            return arr, leaf._dtype if arr.dtype.kind == np.dtype(leaf._dtype.np).kind else _py_kind(arr)
+        return arr, _py_kind(arr)
+    if hasattr(data, "__array__") or hasattr(data, "__array_interface__"):
+        arr = np.asarray(data)
+        return arr, dtype or D.from_numpy_dtype(arr.dtype)
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _tensors_to_lists(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        if data.numel() != 1 and data.dim() != 0:
+            return data.tolist()
+        return data.item()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_to_lists(d) for d in data]
+    return data
+
+
+def _py_kind(arr: np.ndarray) -> D.dtype:
+    k = arr.dtype.kind
+    if k == "b":
+        return D.bool
+    if k in "iu":
+        return D.int64
+    if k == "f":
+        return D.get_default_dtype()
+    if k == "c":
+        return D.default_complex()
+    raise TypeError(f"Could not infer dtype of {arr.dtype}")
+
+
+def _raise_ragged(data: Any) -> None:
+    def walk(d: Any, dim: int) -> None:
+        if not isinstance(d, (list, tuple)) or not d:
+            return
+        lens = None
+        for item in d:
+            n = len(item) if isinstance(item, (list, tuple)) else None
+            if lens is None:
+                lens = n
+            elif n != lens:
+                raise ValueError(f"expected sequence of length {lens} at dim {dim + 1} (got {n})")
+        for item in d:
+            walk(item, dim + 1)
+
+    walk(data, 0)
+    raise TypeError("Could not infer dtype of object")
+
+
+def _jnp_from_numpy(arr: np.ndarray, dt: D.dtype) -> Any:
+    if arr.dtype != dt.np:
+        arr = arr.astype(dt.np)
+    return jnp.array(arr, copy=True)
+
+
+def tensor(data: Any, *, dtype: D.dtype | None = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """torch.tensor: always copies ``data``."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        if device is None:
+            device = data.device
+    dt = D.to_dtype(dtype) if dtype is not None else None
+    arr, dt = _numpy_of(data, dt)
+    return from_array(_jnp_from_numpy(arr, dt), _dev(device), requires_grad, dt)
+
+
+def as_tensor(data: Any, dtype: D.dtype | None = None, device: Any = None) -> Tensor:
+    """torch.as_tensor: shares memory with a tensor or a CPU numpy array when dtype and device allow."""
+    dt = D.to_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        if (dt is None or dt is data._dtype) and (device is None or _dev(device) == data.device):
+            return data
+        return data.to(device=device, dtype=dt)
+    if isinstance(data, np.ndarray) and (device is None or _dev(device).type == "cpu"):
+        if dt is None or dt.np == data.dtype:
+            return from_numpy(data)
+    return tensor(data, dtype=dt, device=device)
+
+
+def asarray(obj: Any, *, dtype: D.dtype | None = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    if copy:
+        t = tensor(obj.detach() if isinstance(obj, Tensor) else obj, dtype=dtype, device=device)
+    else:
+        t = as_tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """torch.from_numpy: a CPU tensor sharing memory with ``ndarray``."""
+    return T.from_numpy_shared(ndarray)
+
+
+def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    arr = np.frombuffer(buffer, dtype=D.to_dtype(dtype).np, count=count, offset=offset)
+    t = from_numpy(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+# --- filled ----------------------------------------------------------------------------------------
+
+_fill_kernels: dict = {}
+
+
+def _filled(shape: tuple, dt: D.dtype, value: Any) -> Any:
+    key = (shape, dt)
+    k = _fill_kernels.get(key)
+    if k is None:
+        np_dt = dt.np
+        k = _fill_kernels[key] = jax.jit(lambda v: jnp.full(shape, v, np_dt))
+    return k(value)
+
+
+def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool,
+             out: Tensor | None = None) -> Tensor:
+    shape = parse_size(size, name)
+    dt = D.to_dtype(dtype) if dtype is not None else (out._dtype if out is not None else None)
+    if dt is None:
+        dt = D.scalar_dtype(value) if name == "full" else D.get_default_dtype()
+    dev = _dev(device if device is not None else (out.device if out is not None else None))
+    if dev.type == "cpu":
+        arr = _filled(shape, dt, value)
+    else:
+        with jax.default_device(_device.jax_device(dev)):
+            arr = _filled(shape, dt, value)
+    t = T.make(arr, dev, dt)
+    if requires_grad:
+        t.requires_grad_(True)
+    if out is not None:
+        registry.copy_to_out(t, out)
+        return out
+    return t
+
+
+def zeros(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
+          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    return _factory("zeros", size, 0, dtype, device, requires_grad, out)
+
+
+def ones(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
+         requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    return _factory("ones", size, 1, dtype, device, requires_grad, out)
+
+
+def empty(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
+          requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
+    """torch.empty. NOTE: the memory is zero-filled; JAX has no uninitialised arrays."""
+    return _factory("empty", size, 0, dtype, device, requires_grad, out)
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, layout: Any = None,
+                  device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    return _factory("empty_strided", (tuple(size),), 0, dtype, device, requires_grad)
+
+
+def full(size: Sequence[int], fill_value: Any, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
+         device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _factory("full", (tuple(size) if not isinstance(size, int) else (size,),), fill_value, dtype, device,
+                    requires_grad, out)  # fmt: skip
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    return _factory("full", ((),), s, dtype if dtype is not None else D.get_default_dtype(), device, requires_grad)
+
+
+def _like(name: str, input: Tensor, value: Any, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return _factory(
+        "full", (tuple(input._shape),), value, dtype if dtype is not None else input._dtype,
+        device if device is not None else input.device, requires_grad,
+    )  # fmt: skip
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _like("zeros_like", input, 0, dtype, device, requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _like("ones_like", input, 1, dtype, device, requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _like("empty_like", input, 0, dtype, device, requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    if dtype is None and input._dtype is D.bool and not isinstance(fill_value, builtins.bool):
+        pass
+    return _like("full_like", input, fill_value, dtype, device, requires_grad)
+
+
+# --- ranges ----------------------------------------------------------------------------------------
+
+
+def _num(x: Any) -> Any:
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,
+           layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if dtype is not None:
+        dt = D.to_dtype(dtype)
+    elif any(isinstance(v, float) for v in (start, end, step)):
+        dt = D.get_default_dtype()
+    else:
+        dt = D.int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = math.ceil((end - start) / step)
+    # torch computes start + i * step in double for floating outputs, in int64 for integral ones.
+    if dt.is_floating_point:
+        vals = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
+    else:
+        vals = (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dt.np)
+    t = from_array(jnp.array(vals), _dev(device), requires_grad, dt)
+    if out is not None:
+        registry.copy_to_out(t, out)
+        return out
+    return t
+
+
+def range(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,
+          layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """torch.range (deprecated in torch): includes ``end``."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
+        "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    n = int(math.floor((end - start) / step)) + 1
+    vals = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
+    return from_array(jnp.array(vals), _dev(device), requires_grad, dt)
+
+
+def _linspace_np(start: Any, end: Any, steps: int, dt: D.dtype) -> np.ndarray:
+    """torch's CPU linspace: the first half counts up from start, the second down from end."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    work = np.float64 if dt is D.float64 or not dt.is_floating_point else np.float32
+    if dt.is_complex:
+        work = dt.np
+    if steps == 0:
+        return np.zeros(0, dt.np)
+    if steps == 1:
+        return np.asarray([start], dtype=dt.np)
+    s, e = work(start), work(end)
+    step = (e - s) / work(steps - 1)
+    i = np.arange(steps)
+    half = steps // 2
+    out = np.where(i < half, s + step * i.astype(work), e - step * (steps - i - 1).astype(work))
+    if not (dt.is_floating_point or dt.is_complex):
+        # integral linspace: torch steps in double then truncates
+        step = (float(end) - float(start)) / (steps - 1)
+        out = np.where(i < half, start + step * i, end - step * (steps - i - 1))
+        return np.trunc(out).astype(dt.np)
+    return out.astype(dt.np)
+
+
+def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
+             device: Any = None, requires_grad: bool = False) -> Tensor:
+    start, end = _num(start), _num(end)
+    dt = D.to_dtype(dtype) if dtype is not None else (
+        D.default_complex() if isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
+        else D.get_default_dtype()
+    )  # fmt: skip
+    t = from_array(jnp.array(_linspace_np(start, end, steps, dt)), _dev(device), requires_grad, dt)
+    if out is not None:
+        registry.copy_to_out(t, out)
+        return out
+    return t
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None, dtype: Any = None,
+             layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    start, end = _num(start), _num(end)
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    work = np.float64 if dt is D.float64 or not dt.is_floating_point else np.float32
+    if steps == 1:
+        vals = np.asarray([np.power(work(base), work(start))])
+    else:
+        s, e = work(start), work(end)
+        step = (e - s) / work(max(steps - 1, 1))
+        i = np.arange(steps)
+        half = steps // 2
+        expo = np.where(i < half, s + step * i.astype(work), e - step * (steps - i - 1).astype(work))
+        vals = np.power(work(base), expo.astype(work))
+    t = from_array(jnp.array(vals.astype(dt.np)), _dev(device), requires_grad, dt)
+    if out is not None:
+        registry.copy_to_out(t, out)
+        return out
+    return t
+
+
+def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
+        device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is None:
+        m = n
+    elif m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    t = from_array(jnp.eye(n, m, dtype=dt.np), _dev(device), requires_grad, dt)
+    if out is not None:
+        registry.copy_to_out(t, out)
+        return out
+    return t
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    r, c = np.tril_indices(row, offset, col)
+    dt = D.to_dtype(dtype) if dtype is not None else D.int64
+    return from_array(jnp.array(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    r, c = np.triu_indices(row, offset, col)
+    dt = D.to_dtype(dtype) if dtype is not None else D.int64
+    return from_array(jnp.array(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
+
+
+# --- complex construction (table ops) ----------------------------------------------------------------
+
+
+@registry.defop(promote="default", method=False, out=True, dtypes="real_float")
+def complex(real: registry.TensorArg, imag: registry.TensorArg) -> Any:
+    return jax.lax.complex(real, imag)
+
+
+@registry.defop(promote="default", method=False, out=True, dtypes="real_float")
+def polar(abs: registry.TensorArg, angle: registry.TensorArg) -> Any:
+    return jax.lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle))
+
+
+# --- Tensor constructors: legacy Tensor(...), new_*, deepcopy ------------------------------------------
+
+
+def legacy_tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """``torch.Tensor(2, 3)`` (uninitialised float), ``torch.Tensor([1, 2])`` (float data)."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got {tuple(kwargs)}")
+    dt = D.get_default_dtype()
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, Tensor):
+            t = T._alias(data)
+        else:
+            t = tensor(data, dtype=dt, device=device)
+    else:
+        t = zeros(*args, dtype=dt, device=device)
+    if cls is not Tensor:
+        t2 = object.__new__(cls)
+        for slot in Tensor.__slots__:
+            if slot not in ("__dict__", "__weakref__"):
+                object.__setattr__(t2, slot, getattr(t, slot))
+        return t2
+    return t
+
+
+def deepcopy_tensor(t: Tensor, memo: dict) -> Tensor:
+    if not t.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+            "moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils."
+            "weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+        )
+    if id(t) in memo:
+        return memo[id(t)]
+    new = T.make(t._data(), t.device, t._dtype, cls=type(t))
+    new._rg = t._rg
+    if t._grad is not None:
+        new._grad = deepcopy_tensor(t._grad, memo)
+    for k, v in t.__dict__.items():
+        if k != "_acc":
+            new.__dict__[k] = _copy.deepcopy(v, memo)
+    memo[id(t)] = new
+    return new
+
+
+def _new_method(fill: Any, name: str):
+    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               layout: Any = None, pin_memory: bool = False) -> Tensor:
+        return _factory(name, size, fill, dtype if dtype is not None else self._dtype,
+                        device if device is not None else self.device, requires_grad)  # fmt: skip
+
+    method.__name__ = name
+    return method
+
+
+def new_full(self: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    return _factory("full", (tuple(size),), fill_value, dtype if dtype is not None else self._dtype,
+                    device if device is not None else self.device, requires_grad)  # fmt: skip
+
+
+def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               layout: Any = None, pin_memory: bool = False) -> Tensor:
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        data = data.detach()
+    return tensor(data, dtype=dtype if dtype is not None else self._dtype,
+                  device=device if device is not None else self.device, requires_grad=requires_grad)  # fmt: skip
+
+
+registry.METHODS.update(
+    new_zeros=_new_method(0, "new_zeros"),
+    new_ones=_new_method(1, "new_ones"),
+    new_empty=_new_method(0, "new_empty"),
+    new_full=new_full,
+    new_tensor=new_tensor,
+)

@@ -1,0 +1,542 @@
+"""The op table: each torch operation is declared once, as a pure JAX function.
+
+``@defop`` takes a function whose parameters carry torch's names and whose annotations say
+how each one is passed (see ``Kind``). From it the table derives ``torchlike.<name>``,
+``Tensor.<name>``, ``Tensor.<name>_`` and ``out=``; type promotion; autocast; and, through
+``autograd.graph``, the backward (``jax.vjp`` of the same function).
+
+Eager calls run a ``jax.jit`` of the body specialised on the static arguments and the
+compute dtype (the kernel cache); JAX's own cache then keys on shapes. Tensor arguments,
+Python scalars that meet tensors, and ``Scalar``-annotated numbers are dynamic arguments, so
+``x + i`` or ``p.add_(g, alpha=-lr)`` in a loop compile once.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+from typing import Any, Callable, NamedTuple
+
+import jax
+import numpy as np
+
+from .._core import dtype as D
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from ..autograd import grad_mode, graph
+
+# --- parameter kinds (used as annotations in op bodies) ----------------------------------------
+
+
+class TensorArg:
+    """A tensor that takes part in type promotion; the body gets it cast to the compute dtype."""
+
+
+class TensorOrScalar:
+    """A tensor or a Python number (a torch "wrapped number", lowest priority in promotion)."""
+
+
+class TensorOrStatic:
+    """A tensor, or a Python number baked into the kernel (``pow``'s exponent: x**2 must be x*x)."""
+
+
+class Scalar:
+    """A Python number passed dynamically and cast to the compute dtype (``alpha``, ``value``)."""
+
+
+class RawTensor:
+    """A tensor passed as is: no promotion, no cast (indices, masks)."""
+
+
+class TensorList:
+    """A sequence of tensors promoted together (``cat``, ``stack``)."""
+
+
+class OptTensor:
+    """``Tensor | None``, promoted when present."""
+
+
+class OptRawTensor:
+    """``Tensor | None``, passed as is."""
+
+
+_DYN = {
+    "TensorArg": "T",
+    "TensorOrScalar": "TS",
+    "TensorOrStatic": "TSS",
+    "Scalar": "S",
+    "RawTensor": "R",
+    "TensorList": "TL",
+    "OptTensor": "OT",
+    "OptRawTensor": "OR",
+}
+_PROMOTED = {"T", "TS", "TSS", "TL", "OT"}
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+class OpDef:
+    __slots__ = (
+        "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
+        "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
+        "check", "__dict__",
+    )  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+OPS: dict[str, OpDef] = {}
+
+_kernel_wrappers: list[Callable] = []  # e.g. autocast: (op, static, cdt, kernel) -> kernel
+
+
+def defop(
+    name: str | None = None,
+    *,
+    promote: str | None = "default",
+    method: bool | str = True,
+    inplace: bool | str = False,
+    out: bool = False,
+    grad_name: str | Callable | None = None,
+    differentiable: bool = True,
+    saves: tuple = ("*",),
+    dtypes: str | None = None,
+    autocast: str | None = None,
+    returns: type | None = None,
+    aliases: tuple = (),
+    check: Callable | None = None,
+) -> Callable:
+    """Declare an op. See the module docstring.
+
+    promote: None (no casts), 'default' (torch's result type), 'float' (result type, integral -> default
+        float), or a callable of the static args returning one of those.
+    method/inplace: expose ``Tensor.name`` / ``Tensor.name_`` (a string renames it).
+    grad_name: torch's backward node name (default ``<CamelName>Backward0``) or a callable of the
+        static kwargs returning it.
+    saves: the parameter names torch saves for backward ("result" for the output), used only to
+        reproduce torch's in-place version errors; ("*",) means every tensor input.
+    dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
+        'nocomplex'); others raise torch's "not implemented for" error.
+    """
+
+    def deco(fn: Callable) -> Callable:
+        op = OpDef()
+        op.name = name or fn.__name__
+        op.fn = fn
+        sig = inspect.signature(fn)
+        op.params = list(sig.parameters.values())
+        op.kinds = {}
+        for p in op.params:
+            ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+            op.kinds[p.name] = _DYN.get(ann)
+        op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
+        op.static_names = tuple(n for n, k in op.kinds.items() if k is None)
+        op.promote = promote
+        op.method = method
+        op.inplace = inplace
+        op.out = out
+        op.grad_name = grad_name or (_camel(op.name) + "Backward0")
+        op.differentiable = differentiable
+        op.saves = saves
+        op.dtypes = dtypes
+        op.autocast = autocast
+        op.returns = returns
+        op.kernels = {}
+        op.wrapper = _generate_wrapper(op, sig, with_out=out)
+        OPS[op.name] = op
+        op.check = check
+        for alias in aliases:
+            OPS.setdefault(alias, op)
+        return op.wrapper
+
+    return deco
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_"))
+
+
+def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool) -> Callable:
+    """A Python function with torch's exact signature that forwards to ``call``.
+
+    Generating it keeps argument binding in C (no inspect.bind per call).
+    """
+    params = list(sig.parameters.values())
+    defaults: dict[str, Any] = {}
+    parts = []
+    seen_kwonly = False
+    for p in params:
+        text = p.name
+        if p.kind is p.VAR_POSITIONAL:
+            raise TypeError(f"op {op.name}: *args are not supported in op bodies")
+        if p.kind is p.KEYWORD_ONLY and not seen_kwonly:
+            parts.append("*")
+            seen_kwonly = True
+        if p.default is not p.empty:
+            defaults[f"_d_{p.name}"] = p.default
+            text += f"=_d_{p.name}"
+        parts.append(text)
+    if with_out:
+        if not seen_kwonly:
+            parts.append("*")
+        parts.append("out=None")
+    dyn = ", ".join(op.dyn_names) + ("," if len(op.dyn_names) == 1 else "")
+    static = ", ".join(op.static_names) + ("," if len(op.static_names) == 1 else "")
+    src = (
+        f"def {op.name}({', '.join(parts)}):\n"
+        f"    return _call(_op, ({dyn}), ({static}), {'out' if with_out else 'None'})\n"
+    )
+    ns: dict[str, Any] = {"_call": call, "_op": op, **defaults}
+    exec(src, ns)
+    wrapper = ns[op.name]
+    wrapper.__doc__ = op.fn.__doc__
+    wrapper.__module__ = "torchlike"
+    wrapper.__qualname__ = op.name
+    wrapper._op = op
+    return wrapper
+
+
+# --- dispatch ---------------------------------------------------------------------------------
+
+_SCALAR_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _category_error(op: OpDef, dt: D.dtype) -> None:
+    allowed = op.dtypes
+    if allowed is None:
+        return
+    bad = (
+        (allowed == "int" and (dt.is_floating_point or dt.is_complex))
+        or (allowed == "float" and not (dt.is_floating_point or dt.is_complex))
+        or (allowed == "nocomplex" and dt.is_complex)
+        or (allowed == "nobool" and dt is D.bool)
+        or (allowed == "real_float" and not dt.is_floating_point)
+    )
+    if bad:
+        raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{D.cpp_name(dt)}\'')
+
+
+def _to_scalar(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
+    """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd."""
+    kinds = op.kinds
+    names = op.dyn_names
+    arrays = []
+    tensors = []  # (position, tensor) of tensor arguments, for autograd
+    dims = []
+    zeros = []
+    scalars = []
+    device = None
+    baked = []
+    promote = op.promote
+    if promote is not None and not isinstance(promote, str):
+        promote = promote(static)
+    for i, a in enumerate(dyn):
+        kind = kinds[names[i]]
+        if isinstance(a, Tensor):
+            dev = a._buf.device
+            if device is None or (device is not dev and device != dev):
+                device = _merge_device(device, dev, a)
+            arrays.append(a._data())
+            tensors.append((i, a))
+            if kind in _PROMOTED:
+                (dims if a._shape else zeros).append(a._dtype)
+        elif kind == "TL":
+            items = []
+            for t in a:
+                if not isinstance(t, Tensor):
+                    raise TypeError(
+                        f"expected Tensor as element {len(items)} in argument 0, but got {type(t).__name__}"
+                    )
+                dev = t._buf.device
+                if device is None or (device is not dev and device != dev):
+                    device = _merge_device(device, dev, t)
+                items.append(t._data())
+                (dims if t._shape else zeros).append(t._dtype)
+            arrays.append(items)
+            tensors.append((i, a))
+        elif a is None:
+            if kind not in ("OT", "OR"):
+                raise TypeError(f"{op.name}(): argument '{names[i]}' must be Tensor, not NoneType")
+            arrays.append(None)
+        else:
+            a = _to_scalar(a)
+            if not isinstance(a, _SCALAR_TYPES):
+                if kind in ("T", "R", "OT", "OR"):
+                    raise TypeError(
+                        f"{op.name}(): argument '{names[i]}' (position {i + 1}) must be Tensor, not {type(a).__name__}"
+                    )
+                raise TypeError(f"{op.name}(): argument '{names[i]}' must be Number, not {type(a).__name__}")
+            if kind in ("T", "R", "OT", "OR"):
+                raise TypeError(
+                    f"{op.name}(): argument '{names[i]}' (position {i + 1}) must be Tensor, not {type(a).__name__}"
+                )
+            if kind == "TS" or kind == "TSS":
+                scalars.append(D.scalar_dtype(a))
+                if kind == "TSS":
+                    baked.append((i, type(a), a))
+                    a = None
+            arrays.append(a)
+
+    if promote is None:
+        cdt = None
+    else:
+        cdt = D.result_type_from(tuple(dims), tuple(zeros), tuple(scalars))
+        if cdt is None:
+            cdt = D.get_default_dtype()
+        if promote != "default" and not (cdt.is_floating_point or cdt.is_complex):
+            cdt = D.get_default_dtype()
+        if op.dtypes is not None:
+            _category_error(op, cdt)
+    if op.check is not None:
+        op.check(cdt, dyn, static)
+
+    key = (static, cdt, tuple(baked)) if baked else (static, cdt)
+    kernel = op.kernels.get(key)
+    if kernel is None:
+        kernel = _build_kernel(op, static, cdt, tuple(baked), key)
+    if _kernel_wrappers:
+        for wrap in _kernel_wrappers:
+            kernel = wrap(op, static, cdt, kernel)
+    result = kernel(*arrays)
+
+    if device is None:
+        device = _default_device_for(result)
+    outputs = _wrap_outputs(op, result, device)
+
+    if grad_mode._enabled and op.differentiable and tensors:
+        graph.record(op, kernel, static, arrays, tensors, outputs, dyn)
+
+    if out is not None:
+        return _write_out(op, outputs, out)
+    if op.returns is not None:
+        return op.returns(*outputs)
+    return outputs if isinstance(outputs, tuple) else outputs
+
+
+def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple) -> Callable:
+    fn = op.fn
+    names = op.dyn_names
+    static_kw = dict(zip(op.static_names, static))
+    baked_at = {i: a for i, _, a in baked}
+    cast = []
+    for n in names:
+        k = op.kinds[n]
+        cast.append(cdt is not None and k in ("T", "TS", "TSS", "S", "TL", "OT"))
+    np_dt = cdt.np if cdt is not None else None
+
+    def kernel(*args):
+        kw = dict(static_kw)
+        for i, (n, c, a) in enumerate(zip(names, cast, args)):
+            if i in baked_at:
+                a = baked_at[i]
+            elif c and a is not None:
+                a = [x.astype(np_dt) for x in a] if isinstance(a, list) else jax.numpy.asarray(a, np_dt)
+            kw[n] = a
+        return fn(**kw)
+
+    kernel.__name__ = op.name
+    jitted = jax.jit(kernel)
+    op.kernels[key] = jitted
+    return jitted
+
+
+def _merge_device(current: Any, dev: Any, t: Tensor) -> Any:
+    if current is None:
+        return dev
+    if current == dev:
+        return current
+    # torch lets a 0-dim CPU tensor join tensors on another device
+    if not t._shape and dev.type == "cpu":
+        return current
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, {current} and {dev}!"
+    )
+
+
+def _default_device_for(result: Any) -> Any:
+    from .._core import device as _device
+
+    return _device.CPU
+
+
+def _wrap_outputs(op: OpDef, result: Any, device: Any) -> Any:
+    make = T.make
+    if isinstance(result, (tuple, list)):
+        return tuple(make(r, device) for r in result)
+    return make(result, device)
+
+
+def _write_out(op: OpDef, outputs: Any, out: Any) -> Any:
+    if isinstance(outputs, tuple):
+        if not isinstance(out, (tuple, list)) or len(out) != len(outputs):
+            raise TypeError(f"{op.name}(): argument 'out' must be tuple of Tensors")
+        for o, r in zip(out, outputs):
+            copy_to_out(r, o)
+        return op.returns(*out) if op.returns is not None else tuple(out)
+    copy_to_out(outputs, out)
+    return out
+
+
+def copy_to_out(result: Tensor, out: Tensor) -> None:
+    """Write ``result`` into an ``out=`` tensor as torch does (cast check, resize, autograd rules)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if not D.can_cast(result._dtype, out._dtype):
+        raise RuntimeError(
+            f"result type {D.cpp_name(result._dtype)} can't be cast to the desired output type {D.cpp_name(out._dtype)}"
+        )
+    if grad_mode._enabled and (result._rg or out._rg):
+        raise RuntimeError(
+            "add(): functions with out=... arguments don't support automatic differentiation, but one of the "
+            "arguments requires grad."
+        )
+    arr = result._data()
+    if result._shape != out._shape:
+        if out.numel() != 0:
+            import warnings
+
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(out._shape)}, which does "
+                f"not match the required output shape {list(result._shape)}. This behavior is deprecated, and in a "
+                "future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning,
+                stacklevel=4,
+            )
+        out._resize_to(arr.astype(out._dtype.np))
+        return
+    out._assign(arr)
+
+
+class _NamedPair(NamedTuple):
+    values: Any
+    indices: Any
+
+
+# --- view ops -------------------------------------------------------------------------------------
+
+
+def defview(name: str | None = None, *, method: bool = True, grad_name: str | Callable | None = None) -> Callable:
+    """Declare a view op. The body maps (tensor, args) to ``(kind, static, dyn, shape, stride, offset)``
+    -- one view step and its torch geometry -- or returns a Tensor when torch copies instead."""
+
+    def deco(fn: Callable) -> Callable:
+        op_name = name or fn.__name__
+        gname = grad_name or (_camel(op_name) + "Backward0")
+
+        def wrapper(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+            spec = fn(input, *args, **kwargs)
+            if isinstance(spec, Tensor) or spec is input:
+                return spec
+            return make_view_of(input, spec, gname, args, kwargs)
+
+        wrapper.__name__ = wrapper.__qualname__ = op_name
+        wrapper.__doc__ = fn.__doc__
+        wrapper.__wrapped__ = fn
+        wrapper.__signature__ = inspect.signature(fn)
+        VIEWS[op_name] = wrapper
+        if method:
+            METHODS[op_name if method is True else method] = wrapper
+        return wrapper
+
+    return deco
+
+
+VIEWS: dict[str, Callable] = {}
+METHODS: dict[str, Callable] = {}  # extra Tensor methods that are not table ops (views, indexing...)
+
+
+def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwargs: Any = None) -> Tensor:
+    from .._core import views as V
+
+    kind, static, dyn, shape, stride, offset = spec
+    view = input._view
+    if view is None:
+        new = V.View(((kind, static),), dyn, shape, stride, offset)
+    else:
+        new = view.then(kind, static, dyn, shape, stride, offset)
+    out = T.make_view(input, new)
+    if input._rg and grad_mode._enabled:
+        name = gname if isinstance(gname, str) else gname(args, kwargs or {})
+        graph.record_view(input, out, V.read_kernel(((kind, static),)), dyn, name)
+    return out
+
+
+# --- running arbitrary pure functions on tensors --------------------------------------------------
+
+
+class _FnOp:
+    """The op-like record ``graph.record`` needs for a function run through ``apply_pure``."""
+
+    __slots__ = ("grad_name", "saves", "dyn_names")
+
+    def __init__(self, name: str) -> None:
+        self.grad_name = name
+        self.saves = ()
+        self.dyn_names = ()
+
+
+_fn_ops: dict[str, _FnOp] = {}
+_flat_kernels: dict = {}
+
+
+def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> Any:
+    """Run ``kernel(*args)`` where ``args`` is a pytree holding Tensors; record ``name`` for autograd.
+
+    ``kernel`` should be a cached (jitted) function so that repeated calls reuse it.
+    """
+    leaves, treedef = jax.tree_util.tree_flatten(args, is_leaf=lambda x: isinstance(x, Tensor))
+    arrays = []
+    tensors = []
+    for i, leaf in enumerate(leaves):
+        if isinstance(leaf, Tensor):
+            if device is None:
+                device = leaf._buf.device
+            arrays.append(leaf._data())
+            tensors.append((i, leaf))
+        else:
+            arrays.append(leaf)
+    key = (kernel, treedef)
+    flat = _flat_kernels.get(key)
+    if flat is None:
+        flat = _flat_kernels[key] = lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs))
+    result = flat(*arrays)
+    if device is None:
+        from .._core import device as _device
+
+        device = _device.CPU
+    single = not isinstance(result, (tuple, list))
+    outs = tuple(None if r is None else T.make(r, device) for r in ((result,) if single else result))
+    present = tuple(o for o in outs if o is not None)
+    if grad_mode._enabled and any(t._rg for _, t in tensors) and present:
+        op = _fn_ops.get(name)
+        if op is None:
+            op = _fn_ops[name] = _FnOp(name)
+        kernel = _present_outputs(flat, [o is not None for o in outs])
+        graph.record(op, kernel, (), arrays, tensors, present, tuple(leaves))
+    return outs[0] if single else outs
+
+
+_present_cache: dict = {}
+
+
+def _present_outputs(fn: Callable, mask: list) -> Callable:
+    """``fn`` with its None outputs dropped (nodes have array outputs only); cached."""
+    if all(mask):
+        return fn
+    key = (fn, tuple(mask))
+    k = _present_cache.get(key)
+    if k is None:
+        k = _present_cache[key] = lambda *xs: tuple(r for r, m in zip(fn(*xs), mask) if m)
+    return k

@@ -1,0 +1,492 @@
+"""The backward engine: replay the tape through jax.vjp.
+
+Graphs are run in one of two ways, from the same program:
+
+* fused: the whole backward (every node's VJP and the accumulation into ``.grad``) as ONE
+  ``jax.jit`` call, cached by the graph's structure. A training loop builds the same graph
+  each step, so after the first steps backward is a single cached XLA call.
+* per node: each node's VJP as its own cached jitted call, with Python in between. Used the
+  first time a structure is seen (compiling a whole graph that may never recur is waste), for
+  graphs with hooks on intermediate tensors, and with ``create_graph=True`` (where each VJP is
+  itself recorded on the tape, so it can be differentiated again).
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from . import grad_mode
+from .graph import AccumulateGrad, Node
+
+FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
+CACHE_SIZE = 64
+
+_ERR_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward."
+)
+
+stats = collections.Counter()  # observable counters: fused_calls, fused_compiles, per_node_calls
+
+
+def _make_grads(roots: Sequence[Tensor], grads: Sequence[Any], create_graph: bool) -> list:
+    out = []
+    for i, (t, g) in enumerate(zip(roots, grads)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"tensors[{i}] must be a Tensor")
+        if not t._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t._dtype.is_floating_point:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t._dtype}"
+                )
+            g = T.make(jnp.ones(t._shape, t._dtype.np), t._buf.device)
+        elif not isinstance(g, Tensor):
+            from .._ops import creation
+
+            g = creation.tensor(g, dtype=t._dtype)
+        if g._shape != t._shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g._shape} and output[{i}] has a shape "
+                f"of {t._shape}."
+            )
+        out.append(g)
+    return out
+
+
+class _Program:
+    """A graph flattened into index form: what the fused trace and the per-node loop both run."""
+
+    __slots__ = ("nodes", "leaves", "entries", "key", "roots", "wanted")
+
+    def __init__(self, root_edges: list, wanted_edges: list | None) -> None:
+        # Depth-first post-order from the roots; reversed it is a topological order.
+        order: list = []
+        seen: set = set()
+        leaves: list = []
+        leaf_index: dict = {}
+        stack = [(e[0], False) for e in reversed(root_edges)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, AccumulateGrad):
+                leaf_index[id(node)] = len(leaves)
+                leaves.append(node)
+                continue
+            stack.append((node, True))
+            for nxt, _ in reversed(node.edges):
+                if id(nxt) not in seen:
+                    stack.append((nxt, False))
+        order.reverse()
+        node_index = {id(n): i for i, n in enumerate(order)}
+        self.nodes = order
+        self.leaves = leaves
+
+        def target(edge: tuple) -> tuple:
+            n, nr = edge
+            if isinstance(n, AccumulateGrad):
+                return ("l", leaf_index[id(n)])
+            return ("n", node_index[id(n)], nr)
+
+        entries = []
+        for n in order:
+            if n.freed and n.needs_saved:
+                raise RuntimeError(_ERR_FREED)
+            if n.freed:
+                raise RuntimeError(_ERR_FREED)
+            entries.append((n.kernel, n.diff, tuple(target(e) for e in n.edges), _arg_sig(n.args)))
+        self.entries = entries
+        self.roots = tuple(target(e) for e in root_edges)
+        self.wanted = None if wanted_edges is None else tuple(
+            None if e is None else target(e) for e in wanted_edges
+        )
+        self.key = (tuple(entries), self.roots, self.wanted)
+
+
+def _arg_sig(args: list) -> tuple:
+    sig = []
+    for a in args:
+        if isinstance(a, list):
+            sig.append(len(a))
+        elif a is None:
+            sig.append(None)
+        elif isinstance(a, (bool, int, float, complex)):
+            sig.append(type(a))
+        else:
+            sig.append(0)
+    return tuple(sig)
+
+
+def _check_versions(nodes: list) -> None:
+    for n in nodes:
+        for vc, v, (dt, shape, producer, nr) in n.saved:
+            if vc.v != v:
+                from .._core import dtype as D
+
+                what = f"[torch.{D.cpp_name(dt)}Tensor [{', '.join(map(str, shape))}]]"
+                if producer is not None:
+                    pname = type(producer).__name__
+                    base = pname[: pname.rfind("Backward")] if "Backward" in pname else pname
+                    what += f", which is output {nr} of {base},"
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: {what} is at version {vc.v}; expected version {v} instead. Hint: enable anomaly "
+                    "detection to find the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+                )
+
+
+def _node_vjp(kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
+    """Gradients of ``kernel(*args)`` w.r.t. the ``diff`` arguments, given output cotangents."""
+
+    def f(*dvals):
+        a = list(args)
+        for (pos, j), v in zip(diff, dvals):
+            if j is None:
+                a[pos] = v
+            else:
+                a[pos] = list(a[pos])
+                a[pos][j] = v
+        return kernel(*a)
+
+    primals = [args[pos] if j is None else args[pos][j] for pos, j in diff]
+    out, vjp_fn = jax.vjp(f, *primals)
+    if isinstance(out, (tuple, list)):
+        full = tuple(_ct_or_zero(cts[k] if k < len(cts) else None, o) for k, o in enumerate(out))
+        return vjp_fn(type(out)(full) if isinstance(out, tuple) else list(full))
+    return vjp_fn(_ct_or_zero(cts[0], out))
+
+
+def _ct_or_zero(ct: Any, out: Any) -> Any:
+    if jnp.issubdtype(out.dtype, jnp.floating) or jnp.issubdtype(out.dtype, jnp.complexfloating):
+        return jnp.zeros_like(out) if ct is None else ct.astype(out.dtype)
+    return np.zeros(out.shape, dtype=jax.dtypes.float0)
+
+
+def _add(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    return a + b
+
+
+def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple, root_cts: Sequence,
+             wanted: tuple | None, vjp: Any, on_node: Any = None) -> tuple:
+    """Run the program. ``vjp(i, kernel, diff, args, cts)`` computes one node's input grads."""
+    slots: list[dict] = [dict() for _ in entries]
+    leaf_cts: list = [None] * n_leaves
+    wanted_cts: dict = {}
+
+    def send(target: tuple, g: Any) -> None:
+        if target[0] == "l":
+            leaf_cts[target[1]] = _add(leaf_cts[target[1]], g)
+        else:
+            slot = slots[target[1]]
+            slot[target[2]] = _add(slot.get(target[2]), g)
+
+    for t, g in zip(roots, root_cts):
+        send(t, g)
+    for i, (kernel, diff, targets, _) in enumerate(entries):
+        slot = slots[i]
+        if on_node is not None:
+            slot = on_node(i, slot)
+        if wanted is not None:
+            for w, tgt in enumerate(wanted):
+                if tgt is not None and tgt[0] == "n" and tgt[1] == i:
+                    wanted_cts[w] = slot.get(tgt[2])
+        if not slot:
+            continue
+        n_out = max(slot) + 1
+        cts = tuple(slot.get(k) for k in range(n_out))
+        grads = vjp(i, kernel, diff, node_args[i], cts)
+        for tgt, g in zip(targets, grads):
+            if g is not None and getattr(g, "dtype", None) != jax.dtypes.float0:
+                send(tgt, g)
+        slots[i] = None
+    if wanted is not None:
+        for w, tgt in enumerate(wanted):
+            if tgt is not None and tgt[0] == "l":
+                wanted_cts[w] = leaf_cts[tgt[1]]
+    return leaf_cts, wanted_cts
+
+
+# --- the fused path ----------------------------------------------------------------------------
+
+_programs: collections.OrderedDict = collections.OrderedDict()
+
+
+def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> Any:
+    def run(node_args, root_cts, old_grads):
+        leaf_cts, wanted_cts = _execute(
+            entries, node_args, n_leaves, roots, root_cts, wanted,
+            lambda i, kernel, diff, args, cts: _node_vjp(kernel, diff, args, cts),
+        )  # fmt: skip
+        new_grads = [
+            None if g is None else (g if old is None else old + g) for g, old in zip(leaf_cts, old_grads)
+        ]
+        return new_grads, [wanted_cts.get(w) for w in range(len(wanted or ()))]
+
+    return jax.jit(run)
+
+
+# --- the per-node path -------------------------------------------------------------------------
+
+_vjp_kernels: dict = {}
+
+
+def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
+    key = (kernel, diff, _arg_sig(args), tuple(c is None for c in cts))
+    k = _vjp_kernels.get(key)
+    if k is None:
+        if len(_vjp_kernels) > 4096:
+            _vjp_kernels.clear()
+        k = _vjp_kernels[key] = jax.jit(lambda a, c: _node_vjp(kernel, diff, a, c))
+    return k(args, cts)
+
+
+def _has_intermediate_hooks(nodes: list) -> bool:
+    return any(n.pre_hooks or n.retained or n.hooks or n.prehooks_node for n in nodes)
+
+
+def _hooks_on_node(nodes: list) -> Any:
+    def on_node(i: int, slot: dict) -> dict:
+        node = nodes[i]
+        if node.prehooks_node:
+            outs = tuple(_as_tensor(slot.get(k), node, k) for k in range(len(node.out_meta)))
+            for hook in node.prehooks_node:
+                r = hook(outs)
+                if r is not None:
+                    outs = r
+            slot = {k: o._data() for k, o in enumerate(outs) if o is not None}
+        if node.pre_hooks:
+            for nr, hooks in node.pre_hooks.items():
+                if nr in slot:
+                    for hook in hooks:
+                        r = hook(_as_tensor(slot[nr], node, nr))
+                        if r is not None:
+                            slot[nr] = r._data()
+        if node.retained:
+            for nr, ref in node.retained.items():
+                t = ref()
+                if t is not None and nr in slot:
+                    g = _as_tensor(slot[nr], node, nr)
+                    t._grad = g if t._grad is None else T.make(t._grad._data() + g._data(), g._buf.device)
+        return slot
+
+    return on_node
+
+
+def _as_tensor(arr: Any, node: Node, nr: int) -> Tensor | None:
+    if arr is None:
+        return None
+    from .._core import device as _device
+
+    return T.make(arr, _device.from_jax(next(iter(arr.devices()))) if hasattr(arr, "devices") else _device.CPU)
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def _root_edges(roots: Sequence[Tensor]) -> list:
+    from .graph import edge_of
+
+    return [edge_of(t) for t in roots]
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs: Any = None) -> None:
+    """torch.autograd.backward: accumulate gradients of ``tensors`` into leaves' ``.grad``."""
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+        grad_tensors = (grad_tensors,) * len(tensors) if grad_tensors is None else (grad_tensors,)
+    grads = _make_grads(tensors, grad_tensors, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    _run(tensors, grads, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """torch.autograd.grad: gradients of ``outputs`` w.r.t. ``inputs``, returned (not accumulated)."""
+    if is_grads_batched:
+        raise NotImplementedError("torchlike: autograd.grad(is_grads_batched=True) is not supported; use torch.func.vmap")
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
+    grads = _make_grads(outputs, grad_outputs, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, t in enumerate(inputs):
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _run(outputs, grads, retain_graph, create_graph, inputs, accumulate=False)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs, result)):
+        if g is None:
+            if materialize_grads:
+                from .._ops import creation
+
+                g = creation.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior."
+                )
+        out.append(g)
+    return tuple(out)
+
+
+def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph: bool,
+         inputs: Sequence[Tensor] | None, accumulate: bool) -> list:
+    root_edges = _root_edges(roots)
+    wanted_edges = None
+    if inputs is not None:
+        from .graph import edge_of
+
+        wanted_edges = [edge_of(t) for t in inputs]
+    prog = _Program(root_edges, wanted_edges)
+    _check_versions(prog.nodes)
+    node_args = [n.args for n in prog.nodes]
+    device = grads[0]._buf.device if grads else None
+
+    if create_graph:
+        from . import _higher
+
+        leaf_grads, wanted = _higher.run(prog, grads)
+    else:
+        root_cts = [g._data() for g in grads]
+        leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate)
+
+    if not retain_graph:
+        for n in prog.nodes:
+            n.args = None
+            n.freed = True
+
+    if not accumulate:
+        return [_wrap_grad(w, device, create_graph) for w in (wanted.get(i) for i in range(len(inputs)))]
+    only = None
+    if inputs is not None:
+        only = {id(e[0]) for e in wanted_edges if e is not None and isinstance(e[0], AccumulateGrad)}
+        # non-leaf inputs to backward(inputs=...) get their .grad like retain_grad
+        for i, t in enumerate(inputs):
+            if t._node is not None and wanted.get(i) is not None:
+                g = _wrap_grad(wanted[i], device, create_graph)
+                t._grad = g if t._grad is None else t._grad + g
+    for leaf, g in zip(prog.leaves, leaf_grads):
+        if g is None or (only is not None and id(leaf) not in only):
+            continue
+        _accumulate(leaf, g, create_graph)
+    return []
+
+
+def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
+    if g is None or isinstance(g, Tensor):
+        return g
+    return T.make(g, device)
+
+
+def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool) -> tuple:
+    nodes = prog.nodes
+    hooks = _has_intermediate_hooks(nodes) or any(l.hooks or l.variable._hooks for l in prog.leaves)
+    if not hooks:
+        entry = _programs.get(prog.key)
+        if entry is None:
+            _programs[prog.key] = 1
+            if len(_programs) > CACHE_SIZE:
+                _programs.popitem(last=False)
+        else:
+            _programs.move_to_end(prog.key)
+            if isinstance(entry, int):
+                entry += 1
+                if entry >= FUSE_AFTER:
+                    entry = _fused_fn(tuple(prog.entries), prog.roots, prog.wanted, len(prog.leaves))
+                    stats["fused_compiles"] += 1
+                _programs[prog.key] = entry
+            if not isinstance(entry, int):
+                olds = [
+                    (l.variable._grad._data() if accumulate and l.variable._grad is not None else None)
+                    for l in prog.leaves
+                ]
+                stats["fused_calls"] += 1
+                new_grads, wanted = entry(node_args, root_cts, olds)
+                wanted = dict(enumerate(wanted))
+                return [_Summed(g) if o is not None else g for g, o in zip(new_grads, olds)], wanted
+    stats["per_node_calls"] += 1
+    on_node = _hooks_on_node(nodes) if hooks else None
+    leaf_cts, wanted = _execute(
+        prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, _per_node_vjp, on_node
+    )
+    return leaf_cts, wanted
+
+
+class _Summed:
+    """A leaf gradient that already includes the old ``.grad`` (the fused path adds inside the jit)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+
+def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
+    t = leaf.variable
+    if isinstance(g, _Summed):
+        arr = g.array
+        summed = True
+    else:
+        arr = g
+        summed = False
+    if isinstance(arr, Tensor):  # create_graph: g is a Tensor with history
+        gt = arr
+        for hook in t._hooks or ():
+            r = hook(gt)
+            if r is not None:
+                gt = r
+        t._grad = gt if t._grad is None else t._grad + gt
+        return
+    if t._hooks:
+        gt = T.make(arr, t._buf.device)
+        for hook in t._hooks:
+            r = hook(gt)
+            if r is not None:
+                gt = r
+        arr = gt._data()
+    if leaf.hooks:
+        pass
+    if arr.dtype != t._dtype.np:
+        arr = arr.astype(t._dtype.np)
+    old = t._grad
+    if old is None:
+        t._grad = T.make(arr, t._buf.device)
+    elif summed:
+        old._assign(arr)
+    else:
+        old._assign(old._data() + arr)
+    if leaf.hooks:
+        for hook in leaf.hooks:
+            hook(t)

@@ -1,0 +1,142 @@
+"""Grad mode: no_grad, enable_grad, set_grad_enabled, inference_mode."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
+
+_enabled = True
+_inference = False
+
+
+def is_grad_enabled() -> bool:
+    return _enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _inference
+
+
+def _set(enabled: bool) -> None:
+    global _enabled
+    _enabled = bool(enabled)
+
+
+class _DecoratorContextManager:
+    """A context manager that is also usable as a decorator (on functions and generators)."""
+
+    def __call__(self, func: Callable) -> Callable:
+        if inspect.isclass(func):
+            raise RuntimeError("Cannot decorate a class with a grad mode context manager")
+        if inspect.isgeneratorfunction(func):
+
+            @functools.wraps(func)
+            def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+                gen = func(*args, **kwargs)
+                try:
+                    with self.clone():
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as e:
+                            with self.clone():
+                                response = gen.throw(e)
+                        else:
+                            with self.clone():
+                                response = gen.send(request)
+                except StopIteration as e:
+                    return e.value
+
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self) -> Any:
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _enabled
+        _set(False)
+
+    def __exit__(self, *exc: Any) -> None:
+        _set(self.prev)
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block."""
+
+    def __enter__(self) -> None:
+        self.prev = _enabled
+        _set(True)
+
+    def __exit__(self, *exc: Any) -> None:
+        _set(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode: takes effect immediately, and as a context manager restores it on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _enabled
+        self.mode = bool(mode)
+        _set(mode)
+
+    def __call__(self, func: Callable) -> Callable:
+        _set(self.prev)
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _set(self.mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        _set(self.prev)
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad (torchlike keeps no extra inference-only tensor state)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as a bare decorator: @inference_mode
+
+    def __enter__(self) -> None:
+        global _inference
+        self.prev = (_enabled, _inference)
+        if self.mode:
+            _set(False)
+            _inference = True
+
+    def __exit__(self, *exc: Any) -> None:
+        global _inference
+        _set(self.prev[0])
+        _inference = self.prev[1]
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)

@@ -1,0 +1,361 @@
+"""The tape: backward nodes recorded by ops, torch's grad_fn objects.
+
+A ``Node`` keeps the op's kernel (a pure JAX function of its dynamic arguments), the
+arguments as they were passed (immutable arrays, so they are exactly the saved values) and,
+for each argument that needs a gradient, the edge it came from. The engine replays nodes
+through ``jax.vjp`` of the kernel.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Callable
+
+from .._core import tensor as T
+from .._core.tensor import Tensor
+
+_node_classes: dict[str, type] = {}
+
+
+class Node:
+    """Base of torch's grad_fn classes (``AddBackward0`` ...); one subclass per name, made on demand."""
+
+    __slots__ = (
+        "kernel",  # callable(*args) -> output(s); None for nodes the engine treats specially
+        "args",  # the kernel's arguments: arrays, lists of arrays, Python scalars, None
+        "diff",  # ((position, index-in-list or None), ...) of arguments that get gradients
+        "edges",  # ((node, output_nr), ...) aligned with diff
+        "n_inputs",  # for next_functions: edges of every tensor/scalar input in torch's order
+        "input_edges",
+        "out_meta",  # ((shape, np dtype), ...) of outputs
+        "saved",  # ((version_counter, version, describe), ...) for torch's in-place check
+        "pre_hooks",  # {output_nr: [hook]} tensor hooks on this node's outputs
+        "retained",  # {output_nr: weakref(tensor)} for retain_grad
+        "hooks",
+        "prehooks_node",
+        "freed",
+        "metadata",
+        "needs_saved",
+        "__weakref__",
+    )
+
+    def __init__(self) -> None:
+        self.pre_hooks = None
+        self.retained = None
+        self.hooks = None
+        self.prehooks_node = None
+        self.freed = False
+        self.metadata = {}
+        self.needs_saved = True
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return self.input_edges
+
+    def register_hook(self, fn: Callable) -> Any:
+        if self.hooks is None:
+            self.hooks = []
+        self.hooks.append(fn)
+        return _RemovableHandle(self.hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> Any:
+        if self.prehooks_node is None:
+            self.prehooks_node = []
+        self.prehooks_node.append(fn)
+        return _RemovableHandle(self.prehooks_node, fn)
+
+    def _out_shapes(self) -> tuple:
+        return tuple(m[0] for m in self.out_meta)
+
+
+def node_class(name: str) -> type:
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name, (Node,), {"__slots__": ()})
+    return cls
+
+
+class AccumulateGrad:
+    """The sink of a leaf tensor that requires grad."""
+
+    __slots__ = ("variable", "hooks", "__weakref__", "metadata")
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self.hooks = None
+        self.metadata = {}
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
+
+    def register_hook(self, fn: Callable) -> Any:
+        if self.hooks is None:
+            self.hooks = []
+        self.hooks.append(fn)
+        return _RemovableHandle(self.hooks, fn)
+
+
+_handle_ids = itertools.count()
+
+
+class _RemovableHandle:
+    def __init__(self, container: list, fn: Callable) -> None:
+        self.container = container
+        self.fn = fn
+        self.id = next(_handle_ids)
+
+    def remove(self) -> None:
+        try:
+            self.container.remove(self.fn)
+        except ValueError:
+            pass
+
+    def __enter__(self) -> _RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+def accumulator(t: Tensor) -> AccumulateGrad:
+    acc = t.__dict__.get("_acc")
+    acc = acc() if acc is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t.__dict__["_acc"] = weakref.ref(acc)
+    return acc
+
+
+def edge_of(t: Tensor) -> tuple | None:
+    """The (node, output_nr) a gradient for ``t`` flows into, or None if it needs none."""
+    if not t._rg:
+        return None
+    node = t._node
+    if node is None:
+        return (accumulator(t), 0)
+    if t._base_t is not None and t._node_v != t._vc.v:
+        _refresh_view_node(t)
+        node = t._node
+    return (node, t._out_nr)
+
+
+def grad_fn_of(t: Tensor) -> Any:
+    if t._node is None:
+        return None
+    if t._base_t is not None and t._node_v != t._vc.v:
+        _refresh_view_node(t)
+    return t._node
+
+
+def _describe(t: Tensor) -> tuple:
+    return (t._dtype, tuple(t._shape), t._node, t._out_nr)
+
+
+def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, outputs: Any, dyn: tuple) -> None:
+    """Attach a backward node to ``outputs`` if any tensor argument requires grad."""
+    diff = []
+    edges = []
+    for pos, t in tensors:
+        if isinstance(t, Tensor):
+            if t._rg:
+                diff.append((pos, None))
+                edges.append(edge_of(t))
+        else:  # a list of tensors
+            for j, item in enumerate(t):
+                if item._rg:
+                    diff.append((pos, j))
+                    edges.append(edge_of(item))
+    if not diff:
+        return
+    name = op.grad_name if isinstance(op.grad_name, str) else op.grad_name(static, dyn)
+    node = node_class(name)()
+    node.kernel = kernel
+    node.args = args
+    node.diff = tuple(diff)
+    node.edges = tuple(edges)
+    node.input_edges = _input_edges(tensors, dyn)
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    node.out_meta = tuple((o._shape, o._dtype.np) for o in outs)
+    saves = op.saves
+    saved = []
+    if saves:
+        names = op.dyn_names
+        for pos, t in tensors:
+            if saves == ("*",) or names[pos] in saves:
+                for item in (t,) if isinstance(t, Tensor) else t:
+                    saved.append((item._vc, item._vc.v, _describe(item)))
+    node.saved = saved
+    node.needs_saved = bool(saves)
+    for i, o in enumerate(outs):
+        if o._dtype.is_floating_point or o._dtype.is_complex:
+            o._node = node
+            o._out_nr = i
+            o._node_v = o._vc.v
+            o._rg = True
+    if saves and "result" in saves:
+        for o in outs:
+            saved.append((o._vc, o._vc.v, _describe(o)))
+
+
+def _input_edges(tensors: list, dyn: tuple) -> tuple:
+    by_pos = dict(tensors)
+    edges = []
+    for pos, a in enumerate(dyn):
+        t = by_pos.get(pos)
+        if t is None:
+            if a is not None:
+                edges.append((None, 0))
+        elif isinstance(t, Tensor):
+            edges.append(edge_of(t) or (None, 0))
+        else:
+            edges.extend(edge_of(item) or (None, 0) for item in t)
+    return tuple(edges)
+
+
+def register_tensor_hook(t: Tensor, hook: Callable) -> _RemovableHandle:
+    if t._node is None:
+        if t._hooks is None:
+            t._hooks = []
+        t._hooks.append(hook)
+        return _RemovableHandle(t._hooks, hook)
+    node = grad_fn_of(t)
+    if node.pre_hooks is None:
+        node.pre_hooks = {}
+    hooks = node.pre_hooks.setdefault(t._out_nr, [])
+    hooks.append(hook)
+    return _RemovableHandle(hooks, hook)
+
+
+def retain(t: Tensor) -> None:
+    node = grad_fn_of(t)
+    if node.retained is None:
+        node.retained = {}
+    node.retained[t._out_nr] = weakref.ref(t)
+
+
+# --- in-place ops ------------------------------------------------------------------------------
+
+
+def check_inplace(t: Tensor) -> None:
+    """torch's refusal of in-place ops on leaves that require grad (and on their views)."""
+    if t._rg and t._node is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = t._base_t
+    if base is not None and base._rg and base._node is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def commit_inplace(t: Tensor, result: Tensor) -> None:
+    """Make ``t`` hold ``result`` (same shape): write its array, and move autograd history onto ``t``."""
+    from . import grad_mode
+
+    track = grad_mode._enabled and (result._rg or (t._base_t is not None and t._base_t._rg) or t._rg)
+    if not track:
+        t._assign(result._data())
+        return
+    base = t._base_t
+    if base is None:
+        t._assign(result._data())
+        t._node = result._node
+        t._out_nr = result._out_nr
+        t._rg = result._rg
+        _refresh_saved(t)
+        return
+    # A write through a view: the base gets a CopySlices node, the view reads from the new base.
+    old_base = T._alias(base)
+    old_base._rg = base._rg
+    old_base._node = base._node
+    old_base._out_nr = base._out_nr
+    t._assign(result._data())
+    _record_copy_slices(base, old_base, t._view, result)
+    _refresh_saved(t)
+    _refresh_view_node(t)
+
+
+def _refresh_saved(t: Tensor) -> None:
+    node = t._node
+    if node is None or not node.saved:
+        return
+    node.saved = [(vc, vc.v if vc is t._vc else v, d) for vc, v, d in node.saved]
+
+
+def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:
+    from .._core import views
+
+    steps = view.steps
+    node = node_class("CopySlices")()
+    node.kernel = views.write_kernel(steps)
+    node.args = [old_base._data(), value._data(), *view.dyn]
+    diff, edges = [], []
+    for pos, src in ((0, old_base), (1, value)):
+        e = edge_of(src)
+        if e is not None:
+            diff.append((pos, None))
+            edges.append(e)
+    node.diff = tuple(diff)
+    node.edges = tuple(edges)
+    node.input_edges = tuple(edge_of(s) or (None, 0) for s in (old_base, value))
+    node.out_meta = ((base._shape, base._dtype.np),)
+    node.saved = []
+    node.needs_saved = False
+    base._node = node
+    base._out_nr = 0
+    base._rg = True
+
+
+def _refresh_view_node(t: Tensor) -> None:
+    """A view whose base changed in place reads its gradient through the base's new history."""
+    from .._core import views
+
+    base = t._base_t
+    t._node_v = t._vc.v
+    if not base._rg:
+        return
+    view = t._view
+    node = node_class("AsStridedBackward0")()
+    node.kernel = views.read_kernel(view.steps)
+    node.args = [base._data(), *view.dyn]
+    e = edge_of(base)
+    node.diff = ((0, None),)
+    node.edges = (e,)
+    node.input_edges = (e,)
+    node.out_meta = ((t._shape, t._dtype.np),)
+    node.saved = []
+    node.needs_saved = False
+    t._node = node
+    t._out_nr = 0
+    t._rg = True
+
+
+def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
+    """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
+    node = node_class(name)()
+    e = edge_of(input)
+    node.kernel = kernel
+    node.args = [input._data(), *dyn]
+    node.diff = ((0, None),)
+    node.edges = (e,)
+    node.input_edges = (e,)
+    node.out_meta = ((out._shape, out._dtype.np),)
+    node.saved = []
+    node.needs_saved = False
+    out._node = node
+    out._out_nr = 0
+    out._node_v = out._vc.v
+    out._rg = True
