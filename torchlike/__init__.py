@@ -28,14 +28,9 @@ from .autograd.grad_mode import (  # noqa: E402
 )  # fmt: skip
 from . import _ops  # noqa: E402
 from ._ops import return_types  # noqa: E402
-from ._ops.creation import *  # noqa: E402,F403
-from ._ops.registry import OPS as _OPS, VIEWS as _VIEWS  # noqa: E402
-from ._ops.reduction import max, min  # noqa: E402
-from ._ops.pointwise import where, allclose, equal, clamp_min, clamp_max  # noqa: E402
-from ._ops.views import (  # noqa: E402
-    flatten, unflatten, unbind, split, chunk, tensor_split, hsplit, vsplit, dsplit, swapaxes,
-)  # fmt: skip
 from ._public import *  # noqa: E402,F403
+
+globals().update(_ops.public_names())
 
 float = float32
 double = float64
@@ -45,15 +40,5 @@ cdouble = complex128
 long = int64
 int = int32
 short = int16
-
-for _name, _op in _OPS.items():
-    if not _name.startswith("_") and _name not in globals():
-        globals()[_name] = _op.wrapper
-for _name, _fn in _VIEWS.items():
-    if _name not in ("view",) and _name not in globals():
-        globals()[_name] = _fn
-moveaxis = _VIEWS["movedim"]
-swapdims = swapaxes
-del _name, _op, _fn
 
 __version__ = "2.13.0+torchlike0.1"

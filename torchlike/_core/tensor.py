@@ -71,6 +71,7 @@ class VersionCounter:
 
 
 _new = object.__new__
+_size_new = tuple.__new__
 
 
 class Tensor:
@@ -614,7 +615,7 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     t._vc = VersionCounter()
     t._view = None
     t._base_t = None
-    t._shape = Size(array.shape)
+    t._shape = _size_new(Size, array.shape)
     t._dtype = dtype if dtype is not None else _DTYPE_OF[array.dtype]
     t._cache = None
     t._cache_src = None
@@ -635,7 +636,7 @@ def make_view(base: Tensor, view: _views.View) -> Tensor:
     t._vc = base._vc
     t._view = view
     t._base_t = base if base._view is None else base._base_t
-    t._shape = Size(view.shape)
+    t._shape = _size_new(Size, view.shape)
     t._dtype = base._dtype
     t._cache = None
     t._cache_src = None

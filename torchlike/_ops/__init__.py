@@ -7,8 +7,33 @@ from typing import Any, Callable
 from .._core import dtype as D
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
+import importlib
+import pkgutil
+
 from . import creation, indexing, linalg, pointwise, reduction, return_types, shape, views  # noqa: F401
 from .registry import METHODS, OPS, VIEWS
+
+# Every module of this package is an op family; importing them all fills the table.
+FAMILIES = [
+    importlib.import_module(f"{__name__}.{m.name}")
+    for m in pkgutil.iter_modules(__path__)
+    if m.name not in ("registry",)
+]
+
+
+def public_names() -> dict:
+    """The torchlike.* names the op families define: table ops, views, and each module's ``__all__``."""
+    names = {}
+    for fam in FAMILIES:
+        for n in getattr(fam, "__all__", ()):
+            names[n] = getattr(fam, n)
+    for n, op in OPS.items():
+        if not n.startswith("_") and op.method != "only":
+            names.setdefault(n, op.wrapper)
+    for n, fn in VIEWS.items():
+        if n != "view":
+            names.setdefault(n, fn)
+    return names
 
 
 def _inplace(op: Any) -> Callable:

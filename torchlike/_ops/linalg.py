@@ -9,6 +9,9 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .registry import RawTensor, defop
 
+_CROSS = (("input", "other"), ("other", "input"))
+_CROSS2 = (("input", "mat2"), ("mat2", "input"))
+
 _CPP_TYPE = {
     D.float32: "float", D.float64: "double", D.int64: "long int", D.int32: "int", D.int16: "short int",
     D.int8: "signed char", D.uint8: "unsigned char", D.bool: "bool", D.float16: "c10::Half",
@@ -69,13 +72,13 @@ def _check_matmul(a: Any, b: Any) -> None:
         )
 
 
-@defop(promote=None, out=True, grad_name=_matmul_name, autocast="lower")
+@defop(promote=None, out=True, grad_name=_matmul_name, autocast="lower", saves=_CROSS)
 def matmul(input: RawTensor, other: RawTensor) -> Any:
     _check_matmul(input, other)
     return jnp.matmul(input, other)
 
 
-@defop(promote=None, out=True, grad_name="MmBackward0", autocast="lower")
+@defop(promote=None, out=True, grad_name="MmBackward0", autocast="lower", saves=_CROSS2)
 def mm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -85,7 +88,7 @@ def mm(input: RawTensor, mat2: RawTensor) -> Any:
     return jnp.matmul(input, mat2)
 
 
-@defop(promote=None, out=True, grad_name="BmmBackward0", autocast="lower")
+@defop(promote=None, out=True, grad_name="BmmBackward0", autocast="lower", saves=_CROSS2)
 def bmm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")

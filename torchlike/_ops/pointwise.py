@@ -9,7 +9,9 @@ import jax.numpy as jnp
 from jax import lax
 
 from .._core import dtype as D
-from .registry import OptTensor, RawTensor, Scalar, TensorArg, TensorOrScalar, TensorOrStatic, defop
+from .registry import RawTensor, Scalar, TensorArg, TensorOrScalar, TensorOrStatic, defop
+
+__all__ = ["where", "allclose", "equal", "clamp_min", "clamp_max"]
 
 # --- checks that torch makes before computing ------------------------------------------------------
 
@@ -73,7 +75,10 @@ def rsub(input: TensorOrScalar, other: TensorOrScalar, *, alpha: Scalar = 1) -> 
     return other - input * alpha
 
 
-@defop(inplace=True, out=True, aliases=("multiply",), saves=("input", "other"))
+_CROSS = (("input", "other"), ("other", "input"))
+
+
+@defop(inplace=True, out=True, aliases=("multiply",), saves=_CROSS)
 def mul(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     return input * other if input.dtype != jnp.bool_ else input & other
 
@@ -94,7 +99,7 @@ def _int_div_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
 
 
 @defop(promote=_div_promote, inplace=True, out=True, grad_name=_div_name, check=_int_div_check,
-       aliases=("divide", "true_divide"))  # fmt: skip
+       aliases=("divide", "true_divide"), saves=(("input", "other"), "other"))  # fmt: skip
 def div(input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Any:
     """torch.div; integer division by zero is not checked (JAX returns an unspecified value)."""
     if rounding_mode is None:

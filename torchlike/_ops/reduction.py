@@ -12,6 +12,8 @@ from .._core.tensor import Tensor
 from . import return_types
 from .registry import RawTensor, TensorArg, defop
 
+__all__ = ["max", "min"]
+
 
 def dims(dim: Any, ndim: int) -> tuple | None:
     """Normalise torch's ``dim`` (None, int, or sequence) into sorted positive axes, with torch's errors."""
@@ -156,14 +158,14 @@ def _arg_select(input: Any, dim: int, keepdim: bool, largest: bool) -> tuple:
     return vals, idx.astype(jnp.int64)
 
 
-@defop(promote=None, method=False, grad_name="MaxBackward0", returns=return_types.max, dtypes="nocomplex")
+@defop(promote=None, method=False, out=True, grad_name="MaxBackward0", returns=return_types.max, dtypes="nocomplex")
 def _max_dim(input: RawTensor, dim: int, keepdim: bool = False) -> Any:
     (d,) = dims(dim, input.ndim) or (0,)
     _empty_check(input, "max", (d,))
     return _arg_select(input, d, keepdim, True)
 
 
-@defop(promote=None, method=False, grad_name="MinBackward0", returns=return_types.min, dtypes="nocomplex")
+@defop(promote=None, method=False, out=True, grad_name="MinBackward0", returns=return_types.min, dtypes="nocomplex")
 def _min_dim(input: RawTensor, dim: int, keepdim: bool = False) -> Any:
     (d,) = dims(dim, input.ndim) or (0,)
     _empty_check(input, "min", (d,))

@@ -79,7 +79,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "__dict__",
+        "check", "kind_seq", "__dict__",
     )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -129,8 +129,9 @@ def defop(
         op.kinds = {}
         for p in op.params:
             ann = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
-            op.kinds[p.name] = _DYN.get(ann)
+            op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
+        op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
         op.static_names = tuple(n for n, k in op.kinds.items() if k is None)
         op.promote = promote
         op.method = method
@@ -227,84 +228,103 @@ def _to_scalar(x: Any) -> Any:
     return x
 
 
+_promo_cache: dict = {}
+
+
+def _promote_key(op: OpDef, promo: tuple) -> D.dtype:
+    """torch's result type of the promoted arguments (cached by their (dtype, priority) tuple)."""
+    dims = tuple(d for d, p in promo if p == 2)
+    zeros = tuple(d for d, p in promo if p == 1)
+    scalars = tuple(d for d, p in promo if p == 0)
+    cdt = D.result_type_from(dims, zeros, scalars)
+    return D.get_default_dtype() if cdt is None else cdt
+
+
+def _arg_error(op: OpDef, i: int, a: Any, kind: str) -> TypeError:
+    name = op.dyn_names[i]
+    if kind in ("T", "R", "OT", "OR"):
+        return TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(a).__name__}")
+    return TypeError(f"{op.name}(): argument '{name}' must be Number, not {type(a).__name__}")
+
+
 def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd."""
-    kinds = op.kinds
-    names = op.dyn_names
     arrays = []
     tensors = []  # (position, tensor) of tensor arguments, for autograd
-    dims = []
-    zeros = []
-    scalars = []
+    promo = []
     device = None
-    baked = []
-    promote = op.promote
-    if promote is not None and not isinstance(promote, str):
-        promote = promote(static)
-    for i, a in enumerate(dyn):
-        kind = kinds[names[i]]
+    baked = None
+    any_rg = False
+    i = 0
+    for kind, a in zip(op.kind_seq, dyn):
         if isinstance(a, Tensor):
-            dev = a._buf.device
-            if device is None or (device is not dev and device != dev):
+            buf = a._buf
+            dev = buf.device
+            if dev is not device and device != dev:
                 device = _merge_device(device, dev, a)
-            arrays.append(a._data())
+            if a._view is None and buf.np is None:
+                arrays.append(buf.array)
+            else:
+                arrays.append(a._data())
             tensors.append((i, a))
+            any_rg = any_rg or a._rg
             if kind in _PROMOTED:
-                (dims if a._shape else zeros).append(a._dtype)
+                promo.append((a._dtype, 2 if a._shape else 1))
         elif kind == "TL":
             items = []
             for t in a:
                 if not isinstance(t, Tensor):
-                    raise TypeError(
-                        f"expected Tensor as element {len(items)} in argument 0, but got {type(t).__name__}"
-                    )
+                    raise TypeError(f"expected Tensor as element {len(items)} in argument 0, but got {type(t).__name__}")
                 dev = t._buf.device
-                if device is None or (device is not dev and device != dev):
+                if dev is not device and device != dev:
                     device = _merge_device(device, dev, t)
                 items.append(t._data())
-                (dims if t._shape else zeros).append(t._dtype)
+                any_rg = any_rg or t._rg
+                promo.append((t._dtype, 2 if t._shape else 1))
             arrays.append(items)
             tensors.append((i, a))
         elif a is None:
-            if kind not in ("OT", "OR"):
-                raise TypeError(f"{op.name}(): argument '{names[i]}' must be Tensor, not NoneType")
+            if kind != "OT" and kind != "OR":
+                raise TypeError(f"{op.name}(): argument '{op.dyn_names[i]}' must be Tensor, not NoneType")
             arrays.append(None)
         else:
-            a = _to_scalar(a)
-            if not isinstance(a, _SCALAR_TYPES):
-                if kind in ("T", "R", "OT", "OR"):
-                    raise TypeError(
-                        f"{op.name}(): argument '{names[i]}' (position {i + 1}) must be Tensor, not {type(a).__name__}"
-                    )
-                raise TypeError(f"{op.name}(): argument '{names[i]}' must be Number, not {type(a).__name__}")
-            if kind in ("T", "R", "OT", "OR"):
-                raise TypeError(
-                    f"{op.name}(): argument '{names[i]}' (position {i + 1}) must be Tensor, not {type(a).__name__}"
-                )
-            if kind == "TS" or kind == "TSS":
-                scalars.append(D.scalar_dtype(a))
-                if kind == "TSS":
-                    baked.append((i, type(a), a))
-                    a = None
+            if kind in _TENSOR_ONLY:
+                raise _arg_error(op, i, a, kind)
+            if type(a) not in _SCALAR_TYPES:
+                a = _to_scalar(a)
+                if not isinstance(a, _SCALAR_TYPES):
+                    raise _arg_error(op, i, a, kind)
+            if kind == "TS":
+                promo.append((D.scalar_dtype(a), 0))
+            elif kind == "TSS":
+                promo.append((D.scalar_dtype(a), 0))
+                baked = (baked or ()) + ((i, type(a), a),)
+                a = None
             arrays.append(a)
+        i += 1
 
+    promote = op.promote
     if promote is None:
         cdt = None
     else:
-        cdt = D.result_type_from(tuple(dims), tuple(zeros), tuple(scalars))
+        if type(promote) is not str:
+            promote = promote(static)
+        pkey = (promote, tuple(promo))
+        cdt = _promo_cache.get(pkey)
         if cdt is None:
-            cdt = D.get_default_dtype()
-        if promote != "default" and not (cdt.is_floating_point or cdt.is_complex):
-            cdt = D.get_default_dtype()
+            cdt = _promote_key(op, pkey[1])
+            if promote != "default" and not (cdt.is_floating_point or cdt.is_complex):
+                cdt = D.get_default_dtype()
+            _promo_cache[pkey] = cdt
         if op.dtypes is not None:
             _category_error(op, cdt)
     if op.check is not None:
         op.check(cdt, dyn, static)
 
-    key = (static, cdt, tuple(baked)) if baked else (static, cdt)
+    key = (static, cdt, baked) if baked else (static, cdt)
     kernel = op.kernels.get(key)
     if kernel is None:
-        kernel = _build_kernel(op, static, cdt, tuple(baked), key)
+        kernel = _build_kernel(op, static, cdt, baked or (), key)
     if _kernel_wrappers:
         for wrap in _kernel_wrappers:
             kernel = wrap(op, static, cdt, kernel)
@@ -312,16 +332,23 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
 
     if device is None:
         device = _default_device_for(result)
-    outputs = _wrap_outputs(op, result, device)
+    make = T.make
+    if type(result) is tuple or type(result) is list:
+        outputs = tuple(make(r, device) for r in result)
+    else:
+        outputs = make(result, device)
 
-    if grad_mode._enabled and op.differentiable and tensors:
+    if any_rg and op.differentiable and grad_mode._enabled:
         graph.record(op, kernel, static, arrays, tensors, outputs, dyn)
 
     if out is not None:
         return _write_out(op, outputs, out)
     if op.returns is not None:
         return op.returns(*outputs)
-    return outputs if isinstance(outputs, tuple) else outputs
+    return outputs
+
+
+_TENSOR_ONLY = frozenset(("T", "R", "OT", "OR"))
 
 
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple) -> Callable:
@@ -368,13 +395,6 @@ def _default_device_for(result: Any) -> Any:
     from .._core import device as _device
 
     return _device.CPU
-
-
-def _wrap_outputs(op: OpDef, result: Any, device: Any) -> Any:
-    make = T.make
-    if isinstance(result, (tuple, list)):
-        return tuple(make(r, device) for r in result)
-    return make(result, device)
 
 
 def _write_out(op: OpDef, outputs: Any, out: Any) -> Any:

@@ -12,6 +12,9 @@ from .._core.tensor import Tensor, wrap_dim
 from . import registry
 from .registry import defview
 
+__all__ = ["flatten", "unflatten", "unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit",
+           "swapaxes", "swapdims", "moveaxis"]  # fmt: skip
+
 
 def _ints(args: Sequence[Any], fname: str = "view") -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
@@ -441,6 +444,13 @@ def _mT(self: Tensor) -> Tensor:
 
 def _T(self: Tensor) -> Tensor:
     return permute(self, tuple(reversed(range(self.dim()))))
+
+
+swapdims = swapaxes
+
+
+def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
+    return movedim(input, source, destination)
 
 
 registry.METHODS.update(

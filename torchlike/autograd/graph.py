@@ -194,8 +194,9 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     saved = []
     if saves:
         names = op.dyn_names
+        wanted = _saved_names(saves, names, tensors) if saves != ("*",) else None
         for pos, t in tensors:
-            if saves == ("*",) or names[pos] in saves:
+            if wanted is None or names[pos] in wanted:
                 for item in (t,) if isinstance(t, Tensor) else t:
                     saved.append((item._vc, item._vc.v, _describe(item)))
     node.saved = saved
@@ -209,6 +210,20 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if saves and "result" in saves:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
+
+
+def _saved_names(saves: tuple, names: tuple, tensors: list) -> set:
+    """Which inputs torch saves: a name, or (name, other) = saved only if ``other`` needs a gradient
+    (torch saves ``self`` for mul only when ``other``'s gradient is needed)."""
+    rg = {names[pos] for pos, t in tensors if (t._rg if isinstance(t, Tensor) else any(x._rg for x in t))}
+    out = set()
+    for entry in saves:
+        if isinstance(entry, tuple):
+            if entry[1] in rg:
+                out.add(entry[0])
+        else:
+            out.add(entry)
+    return out
 
 
 def _input_edges(tensors: list, dyn: tuple) -> tuple:
@@ -275,7 +290,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
         t._node = result._node
         t._out_nr = result._out_nr
         t._rg = result._rg
-        _refresh_saved(t)
+        _refresh_saved(result._node, t)
         return
     # A write through a view: the base gets a CopySlices node, the view reads from the new base.
     old_base = T._alias(base)
@@ -284,12 +299,12 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
     old_base._out_nr = base._out_nr
     t._assign(result._data())
     _record_copy_slices(base, old_base, t._view, result)
-    _refresh_saved(t)
+    _refresh_saved(result._node, t)
     _refresh_view_node(t)
 
 
-def _refresh_saved(t: Tensor) -> None:
-    node = t._node
+def _refresh_saved(node: Node | None, t: Tensor) -> None:
+    """The op that just wrote ``t`` in place saw its final version: only later writes are errors."""
     if node is None or not node.saved:
         return
     node.saved = [(vc, vc.v if vc is t._vc else v, d) for vc, v, d in node.saved]

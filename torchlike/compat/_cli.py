@@ -100,15 +100,14 @@ def _parse_compare(args: list[str]) -> tuple[dict[str, str], str | None, list[st
 
 
 def _compare(args: list[str]) -> int:
-    from torchlike.compat._compare import CompareResult, compare_script, find_scripts
-    from torchlike.compat._lines import DEFAULT_ATOL, DEFAULT_RTOL
+    from torchlike.compat._compare import CompareResult, compare_script, find_scripts, script_options
     from torchlike.compat._report import format_result, format_summary, write_report
 
     try:
         options, target, script_args = _parse_compare(args)
-        rtol = float(options.get("--rtol", DEFAULT_RTOL))
-        atol = float(options.get("--atol", DEFAULT_ATOL))
-        timeout = float(options.get("--timeout", 600))
+        rtol = float(options["--rtol"]) if "--rtol" in options else None
+        atol = float(options["--atol"]) if "--atol" in options else None
+        timeout = float(options["--timeout"]) if "--timeout" in options else None
         jobs = max(1, int(options.get("--jobs", 1)))
         ignore = re.compile(options["--ignore"]) if "--ignore" in options else None
     except (ValueError, re.error) as e:
@@ -124,6 +123,12 @@ def _compare(args: list[str]) -> int:
         scripts = [Path(target)]
     else:
         return _usage_error(f"compare: no such file or directory: {target}")
+
+    for script in scripts:  # a bad '# compare:' line is a usage error, found before anything runs
+        try:
+            script_options(script)
+        except (OSError, ValueError, re.error) as e:
+            return _usage_error(f"compare: {e}")
 
     def one(script: Path) -> CompareResult:
         result = compare_script(script, script_args, rtol, atol, timeout, ignore)

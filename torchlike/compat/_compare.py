@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -147,27 +148,61 @@ def _first(text: str | None) -> str | None:
     return text.splitlines()[0] if text else text
 
 
+_DIRECTIVE = re.compile(r"^#\s*compare:(.*)$")
+
+
+@dataclass
+class Options:
+    """How to compare a script; None means "not set here"."""
+
+    rtol: float | None = None
+    atol: float | None = None
+    timeout: float | None = None
+    ignore: re.Pattern[str] | None = None
+
+
+def script_options(script: str | os.PathLike[str]) -> Options:
+    """Options a script asks for in a `# compare: --rtol 1e-2 --ignore '^took'` comment line."""
+    options = Options()
+    with open(script, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = _DIRECTIVE.match(line.strip())
+            if not m:
+                continue
+            words = shlex.split(m.group(1))
+            for name, value in zip(words[::2], words[1::2]):
+                field_name = name.removeprefix("--")
+                if field_name not in ("rtol", "atol", "timeout", "ignore"):
+                    raise ValueError(f"{script}: unknown option {name!r} in its '# compare:' line")
+                setattr(options, field_name, re.compile(value) if field_name == "ignore" else float(value))
+    return options
+
+
 def compare_script(
     script: str | os.PathLike[str],
     args: Sequence[str] = (),
-    rtol: float = DEFAULT_RTOL,
-    atol: float = DEFAULT_ATOL,
-    timeout: float = DEFAULT_TIMEOUT,
+    rtol: float | None = None,
+    atol: float | None = None,
+    timeout: float | None = None,
     ignore: re.Pattern[str] | None = None,
-    torch_cmd: Sequence[str] | None = None,
-    torchlike_cmd: Sequence[str] | None = None,
 ) -> CompareResult:
     """Run `script` as `python script args` and as `python -m torchlike run script args`, and compare.
 
-    `torch_cmd`/`torchlike_cmd` replace the two command prefixes (the script and args are appended);
-    the torchlike one always gets torchlike and the alias on its PYTHONPATH.
+    Options left None come from the script's `# compare:` line, else the defaults.
     """
     script = os.fspath(script)
-    torch_argv = [*torch_cmd, script, *args] if torch_cmd else torch_command(script, args)
-    torchlike_argv = [*torchlike_cmd, script, *args] if torchlike_cmd else torchlike_command(script, args)
-    torch_run = run_command(torch_argv, _env(aliased=False), timeout)
-    torchlike_run = run_command(torchlike_argv, _env(aliased=True), timeout)
+    own = script_options(script)
+    rtol = _first_set(rtol, own.rtol, DEFAULT_RTOL)
+    atol = _first_set(atol, own.atol, DEFAULT_ATOL)
+    timeout = _first_set(timeout, own.timeout, DEFAULT_TIMEOUT)
+    ignore = ignore if ignore is not None else own.ignore
+    torch_run = run_command(torch_command(script, args), _env(aliased=False), timeout)
+    torchlike_run = run_command(torchlike_command(script, args), _env(aliased=True), timeout)
     return compare_runs(script, args, torch_run, torchlike_run, rtol, atol, ignore)
+
+
+def _first_set(*values: float | None) -> float:
+    return next(v for v in values if v is not None)
 
 
 def find_scripts(directory: str | os.PathLike[str]) -> list[Path]:

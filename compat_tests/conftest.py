@@ -1,0 +1,7 @@
+"""Compat tests import both real torch and torchlike and compare them."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

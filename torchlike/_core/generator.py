@@ -1,0 +1,978 @@
+"""torch's CPU random number generator, reproduced bit for bit with numpy.
+
+torch's ``CPUGeneratorImpl`` is a plain mt19937 seeded by ``init_genrand(seed & 0xffffffff)``;
+numpy's ``MT19937`` with legacy seeding produces the same 32-bit words, so it serves as the engine.
+``Generator`` adds torch's bookkeeping (initial seed, the cached Box-Muller sample, the 5056-byte
+state layout), and the sampling functions apply torch 2.13's CPU transforms to those words. Every
+function returns a numpy array in the order torch's serial kernels visit a contiguous output (C
+order); the tensor layer permutes for non-contiguous outputs.
+
+What the transforms need, found by reading ATen and checking against torch 2.13 (x86-64, glibc):
+
+* float32 ``normal_`` with >= 16 contiguous elements runs ``normal_fill_16_AVX2`` (also on AVX-512
+  CPUs, which torch does not dispatch for ``normal_stub``): Cephes polynomial log/sincos from
+  ``avx_mathfun.h``, compiled with fused multiply-adds. float16/bfloat16 run the same float kernel
+  and round. The fused steps are emulated exactly (``_fma32``).
+* The double-precision kernels (uniform/normal for float64, exponential, cauchy, log-normal,
+  geometric, the scalar Box-Muller path) call glibc's ``log``/``log1p``/``sin``/``cos``/``tan``/
+  ``exp``. numpy's SIMD versions differ from glibc in the last bit, so these go through CPython's
+  ``math`` module (which calls the same libm) element-wise in C via ``map``; the multiply-adds that
+  GCC contracts are emulated exactly (``_fma64``).
+* Casts from double to float16/bfloat16 go through float32, as ``c10::Half(double)`` does.
+
+Not reproduced: ``multinomial`` without replacement orders tied keys (zero-probability categories
+drawn when ``num_samples`` exceeds the non-zero ones) the way libstdc++'s ``nth_element``/
+``partial_sort`` happen to leave them; that case raises NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from torchlike._core import dtype as D
+
+__all__ = [
+    "Generator",
+    "uniform",
+    "normal",
+    "normal_tensor",
+    "randint",
+    "random_",
+    "random_from_to",
+    "randperm",
+    "exponential",
+    "geometric",
+    "log_normal",
+    "cauchy",
+    "bernoulli",
+    "multinomial",
+]
+
+_N = 624
+_DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val
+_STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState)
+_U64 = (1 << 64) - 1
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+class Generator:
+    """torch.Generator(device='cpu'): an mt19937 stream plus torch's cached normal samples."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        if str(device) != "cpu":
+            raise RuntimeError(f"torchlike's numpy Generator only supports device 'cpu', got '{device}'")
+        self.device = "cpu"
+        self._mt = np.random.MT19937()
+        self._set_seed(_DEFAULT_SEED)
+
+    def __repr__(self) -> str:
+        return f"<torchlike.Generator object at {id(self):#x}>"
+
+    # --- seeding -----------------------------------------------------------------
+
+    def _set_seed(self, seed: int) -> None:
+        self._seed = seed
+        self._mt._legacy_seeding(seed & 0xFFFFFFFF)
+        self._pending = np.empty(0, np.uint64)  # words of a torch state whose `next` lags numpy's pos
+        self._next_at_end = 0  # torch's `next` while numpy's pos is 624 (0 right after seeding)
+        self._next_double_normal: float | None = None
+        self._next_float_normal: float | None = None
+
+    def manual_seed(self, seed: int) -> Generator:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            if isinstance(seed, np.integer):
+                raise TypeError("an integer is required")
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not _I64_MIN <= seed <= _U64:
+            raise ValueError("Overflow when unpacking long long")
+        self._set_seed(seed & _U64)  # torch: negative seeds wrap to uint64
+        return self
+
+    def seed(self) -> int:
+        s = int.from_bytes(os.urandom(8), "little")
+        self._set_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_offset(self) -> int:
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def set_offset(self, offset: int) -> None:
+        raise RuntimeError("CPU Generator does not use offset")
+
+    def clone_state(self) -> Generator:
+        g = Generator()
+        g.set_state(self.get_state())
+        return g
+
+    # --- state bytes (torch's CPUGeneratorImplState) ---------------------------------
+
+    def get_state(self) -> np.ndarray:
+        st = self._mt.state["state"]
+        key, pos = st["key"], int(st["pos"])
+        if len(self._pending):
+            left, nxt = len(self._pending) + 1, self._pending_next
+        else:
+            left, nxt = _N + 1 - pos, (pos if pos < _N else self._next_at_end)
+        out = np.zeros(_STATE_SIZE, np.uint8)
+        struct.pack_into("<QiiQ", out, 0, self._seed, left, 1, nxt)
+        out[24 : 24 + 8 * _N] = key.astype("<u8").view(np.uint8)
+        normal_y = self._next_double_normal
+        struct.pack_into("<dddi", out, 5016, 0.0, normal_y or 0.0, 0.0, normal_y is not None)
+        normal_f = self._next_float_normal
+        struct.pack_into("<f?", out, 5048, normal_f or 0.0, normal_f is not None)
+        return out
+
+    def set_state(self, new_state: np.ndarray) -> Generator:
+        if not isinstance(new_state, np.ndarray) or new_state.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        if new_state.size != _STATE_SIZE:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG state "
+                f"size to be {new_state.size}"
+            )
+        buf = np.ascontiguousarray(new_state).reshape(-1)
+        seed, left, seeded, nxt = struct.unpack_from("<QiiQ", buf, 0)
+        nxt &= 0xFFFFFFFF  # torch: static_cast<uint32_t>(legacy next)
+        if not (seeded != 0 and 0 < left <= _N and nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
+        if left > 1 and nxt + left - 1 > _N:
+            raise NotImplementedError(
+                f"mt19937 state with left={left}, next={nxt} makes torch read past its 624-word array "
+                "(undefined behaviour); such a state cannot be reproduced"
+            )
+        key = buf[24 : 24 + 8 * _N].view("<u8").astype(np.uint32)  # torch: 64-bit slots copied into 32 bits
+        normal_y, normal_valid = struct.unpack_from("<d", buf, 5024)[0], struct.unpack_from("<i", buf, 5040)[0]
+        normal_f, normal_f_valid = struct.unpack_from("<f?", buf, 5048)
+        self._seed = seed
+        self._pending = np.empty(0, np.uint64)
+        self._next_at_end = nxt
+        if left == 1:
+            pos = _N
+        elif nxt + left - 1 == _N:
+            pos = nxt
+        else:  # consistent in torch but not expressible as numpy's single position
+            self._pending = _temper(key[nxt : nxt + left - 1])
+            self._pending_next = nxt
+            pos = _N
+        self._mt.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self._next_double_normal = float(normal_y) if normal_valid else None
+        self._next_float_normal = float(np.float32(normal_f)) if normal_f_valid else None
+        return self
+
+    # --- raw words -------------------------------------------------------------------
+
+    def _words(self, n: int) -> np.ndarray:
+        """The next n 32-bit outputs (as uint64, for wrap-free arithmetic)."""
+        if n <= 0:
+            return np.empty(0, np.uint64)
+        if len(self._pending):
+            k = min(n, len(self._pending))
+            head, self._pending = self._pending[:k], self._pending[k:]
+            self._pending_next += k
+            if not len(self._pending):
+                self._next_at_end = self._pending_next
+            return np.concatenate([head, self._words(n - k)]) if n > k else head
+        self._next_at_end = _N
+        return self._mt.random_raw(n)
+
+    def _words64(self, n: int) -> np.ndarray:
+        """torch's random64(): two words, the first one high."""
+        w = self._words(2 * n)
+        return (w[0::2] << np.uint64(32)) | w[1::2]
+
+
+def _temper(y: np.ndarray) -> np.ndarray:
+    y = y.astype(np.uint64)
+    y ^= y >> np.uint64(11)
+    y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
+    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
+    y ^= y >> np.uint64(18)
+    return y & np.uint64(0xFFFFFFFF)
+
+
+# --- exact arithmetic helpers ---------------------------------------------------------
+
+_F32_MID = np.uint64(0x10000000)  # low 29 bits of a float64 lying halfway between two float32s
+_LOW29 = np.uint64(0x1FFFFFFF)
+_EXP_BITS = np.uint64(0x7FF0000000000000)
+_F32_NORMAL_MIN = np.uint64(897 << 52)  # float64 exponent field of 2**-126
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b rounded to odd: rounding that result once more never double-rounds (Boldo-Melquiond)."""
+    s, e = _two_sum(a, b)
+    s = np.array(s, np.float64)
+    fix = (e != 0) & ((s.view(np.int64) & 1) == 0)
+    if fix.any():
+        s[fix] = np.nextafter(s[fix], np.where(np.broadcast_to(e, s.shape)[fix] > 0, np.inf, -np.inf))
+    return s
+
+
+def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float32 fused multiply-add, exactly rounded. The float64 product of two float32s is exact; the
+    sum rounds twice only when it lands exactly halfway between float32s (or below float32's normal
+    range), and those rare elements are redone with round-to-odd."""
+    p = np.multiply(a, b, dtype=np.float64)
+    s = np.add(p, c, dtype=np.float64)
+    r = s.astype(np.float32)
+    bits = s.view(np.uint64) if s.ndim else s.reshape(1).view(np.uint64)
+    bad = ((bits & _LOW29) == _F32_MID) | ((bits & _EXP_BITS) < _F32_NORMAL_MIN)
+    bad &= s.reshape(bad.shape) != 0
+    if bad.any():
+        p, c = np.broadcast_arrays(p, np.asarray(c, np.float64))
+        idx = bad.reshape(r.shape)
+        r[idx] = _add_round_odd(p[idx], c[idx]).astype(np.float32)
+    return r
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c = 134217729.0 * a  # Veltkamp split at 27 bits
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _fma64(a: Any, b: Any, c: Any) -> np.ndarray:
+    """float64 fused multiply-add, exactly rounded: Dekker's exact product, then the correctly
+    rounded sum of three via round-to-odd (valid away from overflow)."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    ph = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    pl = ((ah * bh - ph) + ah * bl + al * bh) + al * bl
+    sh, sl = _two_sum(c, ph)
+    out = sh + _add_round_odd(sl, pl)
+    # exact zeros/infinities/NaNs: the compensation terms are meaningless there
+    plain = ~np.isfinite(ph) | (ph == 0) | ~np.isfinite(out)
+    if plain.any():
+        out[plain] = (a * b + c)[plain]
+    return out
+
+
+def _libm(fn: Any, x: np.ndarray) -> np.ndarray:
+    """glibc's fn element-wise (CPython's math calls the same libm torch links)."""
+    flat = np.asarray(x, np.float64).reshape(-1)
+    return np.fromiter(map(fn, flat.tolist()), np.float64, len(flat)).reshape(np.shape(x))
+
+
+def _to_dtype(x: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """static_cast<scalar_t>(float or double): half and bfloat16 convert through float."""
+    if dtype in (D.float16, D.bfloat16):
+        return x.astype(np.float32).astype(dtype.np)
+    return x.astype(dtype.np)
+
+
+# --- messages --------------------------------------------------------------------------
+
+# caffe2::TypeMeta names, which some of torch's checks print
+_TYPEMETA = {
+    D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char", D.int16: "short int", D.int32: "int",
+    D.int64: "long int", D.uint16: "short unsigned int", D.uint32: "unsigned int",
+    D.uint64: "long unsigned int", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float",
+    D.float64: "double", D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>",
+}  # fmt: skip
+
+
+def _g(x: float) -> str:
+    """C++ ostream formatting of a double (precision 6)."""
+    return f"{x:g}"
+
+
+def _not_implemented(kernel: str, dtype: D.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{D.cpp_name(dtype)}\'')
+
+
+def _numel(shape: Sequence[int] | int) -> tuple[tuple[int, ...], int]:
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape, math.prod(shape)
+
+
+def _digits(dtype: D.dtype) -> int:
+    return {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}[dtype]
+
+
+def _u24(gen: Generator, n: int) -> np.ndarray:
+    """uniform_real_distribution<float>(0, 1): 24 random bits of one word."""
+    return (gen._words(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
+
+
+def _u53(gen: Generator, n: int) -> np.ndarray:
+    """uniform_real_distribution<double>(0, 1): 53 random bits of random64()."""
+    return (gen._words64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
+
+
+# --- normal_fill_16_AVX2: Cephes log/sincos from ATen's avx_mathfun.h, as GCC compiles them ------
+
+_f = np.float32
+_LOG_P = [_f(v) for v in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                          1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                          3.3333331174e-1)]  # fmt: skip
+_LOG_Q1, _LOG_Q2 = _f(-2.12194440e-4), _f(0.693359375)
+_SQRTHF = _f(0.707106781186547524)
+_DP = (_f(-0.78515625), _f(-2.4187564849853515625e-4), _f(-3.77489497744594108e-8))
+_SIN_P = (_f(-1.9515295891e-4), _f(8.3321608736e-3), _f(-1.6666654611e-1))
+_COS_P = (_f(2.443315711809948e-5), _f(-1.388731625493765e-3), _f(4.166664568298827e-2))
+_FOPI = _f(1.27323954473516)
+_TWO_PI = _f(2.0 * math.pi)
+
+
+def _log256(x: np.ndarray) -> np.ndarray:
+    """log256_ps for x in (0, 1]; every mul feeding an add is fused, as in torch's build."""
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 126).astype(np.float32)
+    m = ((bits & ~0x7F800000) | 0x3F000000).view(np.float32)  # mantissa scaled to [0.5, 1)
+    small = m < _SQRTHF
+    x = np.where(small, m + m - 1, m - 1)  # both exact, as the intrinsics' sequence is
+    e -= small
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = y * x
+    y = _fma32(y, z, e * _LOG_Q1)
+    y = _fma32(z, _f(-0.5), y)
+    return _fma32(e, _LOG_Q2, x + y)
+
+
+def _sincos256(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sincos256_ps for theta >= 0, with torch's fused multiply-adds."""
+    j = (theta * _FOPI).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    x = theta
+    for dp in _DP:
+        x = _fma32(y, dp, x)
+    sign_sin = ((j & 4) << 29).view(np.uint32)
+    sign_cos = ((~(j - 2) & 4) << 29).view(np.uint32)
+    use_sin_poly = (j & 2) == 0
+    z = x * x
+    c = _fma32(_COS_P[0], z, _COS_P[1])
+    c = _fma32(c, z, _COS_P[2])
+    c = _fma32(c * z, z, -(z * _f(0.5))) + _f(1)
+    s = _fma32(_SIN_P[0], z, _SIN_P[1])
+    s = _fma32(s, z, _SIN_P[2])
+    s = _fma32(s * z, x, x)
+    # the kernel selects by masking and adding +0.0, which turns -0.0 into +0.0
+    sin = np.where(use_sin_poly, s, c) + _f(0)
+    cos = np.where(use_sin_poly, c, s) + _f(0)
+    return (sin.view(np.uint32) ^ sign_sin).view(np.float32), (cos.view(np.uint32) ^ sign_cos).view(np.float32)
+
+
+def _normal_fill16(u: np.ndarray, mean: np.float32, std: np.float32) -> np.ndarray:
+    """Box-Muller over blocks of 16 uniforms (rows): pairs (j, j + 8)."""
+    out = np.empty_like(u)
+    rows = 1 << 13
+    for i in range(0, len(u), rows):  # chunks keep the temporaries in cache
+        blk = u[i : i + rows]
+        radius = np.sqrt(_f(-2) * _log256(_f(1) - blk[:, :8]))
+        sin, cos = _sincos256(_TWO_PI * blk[:, 8:])
+        n = np.concatenate([radius * cos, radius * sin], axis=1)
+        out[i : i + rows] = n + mean if std == 1 else _fma32(n, std, mean)
+    return out
+
+
+def _normal_fill_float(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """normal_fill_AVX2: all n uniforms first; a ragged tail redraws and redoes the last 16."""
+    m, s = _f(mean), _f(std)
+    u = _u24(gen, n)
+    k = n // 16
+    out = np.empty(n, np.float32)
+    out[: 16 * k] = _normal_fill16(u[: 16 * k].reshape(k, 16), m, s).reshape(-1)
+    if n % 16:
+        out[n - 16 :] = _normal_fill16(_u24(gen, 16).reshape(1, 16), m, s).reshape(-1)
+    return out
+
+
+def _normal_fill_reduced(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """float16/bfloat16: the float kernel one block of 16 at a time; a ragged tail is one more
+    block, drawn after the others and stored over the last 16 outputs."""
+    k = -(-n // 16)
+    buf = _normal_fill16(_u24(gen, 16 * k).reshape(k, 16), _f(mean), _f(std)).reshape(-1)
+    return np.concatenate([buf[: n - 16], buf[-16:]]) if n % 16 else buf
+
+
+def _normal_fill_double(gen: Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """normal_fill<double>: the same blocking, with glibc's log/cos/sin in double."""
+
+    def fill(u: np.ndarray) -> np.ndarray:
+        radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - u[:, :8]))
+        theta = (2.0 * math.pi) * u[:, 8:]
+        n = np.concatenate([radius * _libm(math.cos, theta), radius * _libm(math.sin, theta)], axis=1)
+        return _fma64(n, std, mean)
+
+    u = _u53(gen, n)
+    k = n // 16
+    out = np.empty(n, np.float64)
+    out[: 16 * k] = fill(u[: 16 * k].reshape(k, 16)).reshape(-1)
+    if n % 16:
+        out[n - 16 :] = fill(_u53(gen, 16).reshape(1, 16)).reshape(-1)
+    return out
+
+
+def _normal_double_stream(gen: Generator, n: int) -> np.ndarray:
+    """n draws of normal_distribution<double>(0, 1): Box-Muller pairs whose sine is cached in the
+    generator and returned by the next draw."""
+    out = np.empty(n, np.float64)
+    if n == 0:
+        return out
+    start = 0
+    if gen._next_double_normal is not None:
+        out[0] = gen._next_double_normal
+        gen._next_double_normal = None
+        start = 1
+    pairs = (n - start + 1) // 2
+    u = _u53(gen, 2 * pairs).reshape(pairs, 2)
+    r = np.sqrt(-2.0 * _libm(math.log1p, -u[:, 1]))
+    theta = (2.0 * math.pi) * u[:, 0]
+    vals = np.stack([r * _libm(math.cos, theta), r * _libm(math.sin, theta)], axis=1).reshape(-1)
+    out[start:] = vals[: n - start]
+    if (n - start) % 2:
+        gen._next_double_normal = float(vals[-1])
+    return out
+
+
+# --- uniform and normal ---------------------------------------------------------------------
+
+
+def _complex_view(x: np.ndarray, dtype: D.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    return np.ascontiguousarray(x).view(dtype.np).reshape(shape)
+
+
+def uniform(
+    gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, low: float = 0.0, high: float = 1.0
+) -> np.ndarray:
+    """torch.rand / Tensor.uniform_(low, high)."""
+    shape, n = _numel(shape)
+    if dtype.is_complex:
+        real = uniform(gen, (*shape, 2), dtype.to_real(), low, high) if n else np.empty(0)
+        return _complex_view(real, dtype, shape)
+    if not dtype.is_floating_point:
+        raise _not_implemented("check_uniform_bounds", dtype)
+    info = D.finfo(dtype)
+    lo, hi = info.min, info.max
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {_TYPEMETA[dtype]}")
+    if not lo <= high <= hi:
+        raise RuntimeError(f"to is out of bounds for {_TYPEMETA[dtype]}")
+    if not low <= high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_g(low)} > to={_g(high)}")
+    if not high - low <= hi:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{D.cpp_name(dtype)}>::max(), but found "
+            f"to={_g(high)} and from={_g(low)} which result in to-from to exceed the limit"
+        )
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    if dtype is D.float64:
+        x = _u53(gen, n)
+        r = x if (low, high) == (0.0, 1.0) else _fma64(x, high - low, low)
+        to, frm = high, low
+    else:  # float, half and bfloat16 all compute in float
+        x = _u24(gen, n)
+        f, t = _f(low), _f(high)
+        r = x if (low, high) == (0.0, 1.0) else _fma32(x, t - f, f)
+        r = _to_dtype(r, dtype)
+        to, frm = _to_dtype(np.array(high), dtype), _to_dtype(np.array(low), dtype)
+    # torch: a value rounded up to `to` is replaced by `from`, keeping [from, to)
+    r = np.where(r >= to, frm, r).astype(dtype.np)
+    return r.reshape(shape)
+
+
+def normal(
+    gen: Generator,
+    shape: Sequence[int] | int,
+    dtype: D.dtype,
+    mean: float = 0.0,
+    std: float = 1.0,
+    contiguous: bool = True,
+) -> np.ndarray:
+    """torch.randn / Tensor.normal_(mean, std) / torch.normal(mean, std, size).
+
+    ``contiguous=False`` selects the element-wise path torch takes for non-contiguous outputs."""
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    shape, n = _numel(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    if dtype.is_complex:  # torch: the real view, with half the variance in each part
+        real = normal(gen, (*shape, 2), dtype.to_real(), mean, std / math.sqrt(2), contiguous)
+        return _complex_view(real, dtype, shape)
+    if not dtype.is_floating_point:
+        raise _not_implemented("normal_kernel_cpu", dtype)
+    if n >= 16 and contiguous:
+        if dtype is D.float64:
+            out = _normal_fill_double(gen, n, mean, std)
+        elif dtype is D.float32:
+            out = _normal_fill_float(gen, n, mean, std)
+        else:
+            out = _to_dtype(_normal_fill_reduced(gen, n, mean, std), dtype)
+    else:
+        out = _to_dtype(_fma64(_normal_double_stream(gen, n), std, mean), dtype)
+    return out.reshape(shape)
+
+
+def normal_tensor(gen: Generator, mean: Any, std: Any, contiguous: bool = True) -> np.ndarray:
+    """torch.normal(mean, std) with a tensor (numpy array) for mean and/or std.
+
+    As torch does: draw N(0, 1) (or N(0, std) for a scalar std) into the output, then multiply by
+    std and add mean as separate in-place ops in the output's dtype."""
+    mean_t, std_t = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
+    if not (mean_t or std_t):
+        raise TypeError("normal_tensor needs mean or std as an array; use normal() for scalars")
+    if std_t:
+        if std.dtype.kind == "c":
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        if std.size and not np.min(std) >= 0:
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+    out_dt = D.from_numpy_dtype(mean.dtype if mean_t else std.dtype)
+    shape = np.broadcast_shapes(mean.shape if mean_t else (), std.shape if std_t else ())
+    if not std_t:
+        return _inplace(normal(gen, shape, out_dt, 0.0, std, contiguous), mean, np.add)
+    out = normal(gen, shape, out_dt, 0.0, 1.0, contiguous)
+    out = _inplace(out, std, np.multiply)
+    return _inplace(out, mean if mean_t else _to_dtype(np.array(float(mean)), out_dt), np.add)
+
+
+def _inplace(out: np.ndarray, other: np.ndarray, op: Any) -> np.ndarray:
+    """out.op_(other): computed in the promoted dtype, stored in out's dtype."""
+    common = D.promote_types(D.from_numpy_dtype(out.dtype), D.from_numpy_dtype(other.dtype))
+    res = op(out.astype(common.np), np.asarray(other).astype(common.np))
+    return _to_dtype(np.broadcast_to(res, out.shape), D.from_numpy_dtype(out.dtype))
+
+
+# --- integers ---------------------------------------------------------------------------------
+
+_INT_RANGE = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in
+              (D.uint8, D.int8, D.int16, D.int32, D.int64, D.uint16, D.uint32, D.uint64)}  # fmt: skip
+_INT_RANGE[D.bool] = (0, 1)
+
+
+def _from_int64(v: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """static_cast<scalar_t>(int64_t) for every dtype (wrapping for narrow integers)."""
+    if dtype is D.bool:
+        return v != 0
+    return _to_dtype(v.astype(np.int64), dtype)
+
+
+def _wrap64(v: int) -> int:
+    v &= _U64
+    return v - (1 << 64) if v >> 63 else v
+
+
+def _round_trip(v: int, dtype: D.dtype) -> int:
+    """static_cast<int64_t>(static_cast<scalar_t>(v)) as x86 computes it (out of range: INT64_MIN)."""
+    f = float(_to_dtype(np.array([_wrap64(v)], np.int64), dtype).astype(np.float64)[0])
+    if math.isnan(f) or not -(2.0**63) <= f < 2.0**63:
+        return _I64_MIN
+    return int(f)
+
+
+def _update_from(frm: int, dtype: D.dtype) -> int:
+    """Move `from` right until casting to dtype cannot push a value below it (ATen's update_from)."""
+    plus1 = _round_trip(frm + 1, dtype)
+    if plus1 < frm:
+        n = abs(_wrap64(frm + 1)).bit_length() - 1
+        frm = _wrap64(plus1 + (1 << (n - _digits(dtype) + 1)))
+    return frm
+
+
+def _update_to(to: int, dtype: D.dtype) -> int:
+    minus1 = _round_trip(to - 1, dtype)
+    if minus1 >= to:
+        n = abs(_wrap64(to - 1)).bit_length() - 1
+        to = _wrap64(minus1 - (1 << (n - _digits(dtype) + 1)))
+    return to
+
+
+_WARN_AT = "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{}.)"
+
+
+def _check_from_to(frm: int, to_inc: int, dtype: D.dtype) -> None:
+    name = _TYPEMETA[dtype]
+    if dtype.is_floating_point:
+        info = D.finfo(dtype)
+        lo, hi = info.min, info.max
+    elif dtype is D.uint64:
+        lo, hi = 0, _I64_MAX
+    else:
+        lo, hi = _INT_RANGE[dtype]
+    if not lo <= frm <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= to_inc <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
+    if dtype.is_floating_point:
+        digits = _digits(dtype)
+        for var, what, line in ((frm, "from", 110), (to_inc, "to - 1", 111)):
+            if var < -(1 << digits) or var > (1 << digits):
+                warnings.warn(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} "
+                    "can support discrete uniform distribution only within this range. This warning will "
+                    f"become an error in version 1.7 release, please fix the code in advance {_WARN_AT.format(line)}",
+                    UserWarning,
+                    stacklevel=3,
+                )
+
+
+def random_from_to(
+    gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, from_: int, to: int | None
+) -> np.ndarray:
+    """Tensor.random_(from, to): [from, to), or [from, max of dtype] for to=None; from=INT64_MIN
+    with to=None draws the full 64-bit range."""
+    shape, n = _numel(shape)
+    if dtype.is_complex:
+        if to is not None:
+            raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
+        if from_ != _I64_MIN:
+            raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
+    if to is not None:
+        if not from_ < to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+        if dtype.is_floating_point:
+            from_, to = _update_from(from_, dtype), _update_to(to, dtype)
+            if not from_ < to:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                    f"from={from_} >= to={to}"
+                )
+        _check_from_to(from_, to - 1, dtype)
+        rng = (to - from_) & _U64
+    elif from_ != _I64_MIN:
+        if dtype.is_floating_point:
+            to_inc = min(1 << _digits(dtype), _I64_MAX)
+            from_ = _update_from(from_, dtype)
+            if not from_ < to_inc:
+                raise RuntimeError(
+                    "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                    f"dtype, but got from={from_} > to_inc={to_inc}"
+                )
+        else:
+            to_inc = _wrap64(_INT_RANGE[dtype][1])
+        _check_from_to(from_, to_inc, dtype)
+        rng = (to_inc - from_ + 1) & _U64
+    else:
+        if dtype not in (D.int64, D.float64, D.float32, D.bfloat16):
+            if dtype in (D.float16, D.bool, D.uint16, D.uint32, D.uint64) or dtype.is_complex:
+                raise _not_implemented("random_full_64_bits_range_kernel_cpu", dtype)
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        return _from_int64(gen._words64(n).view(np.int64), dtype).reshape(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    # torch 2.13 switches to 64-bit draws from a range of 2**28 on, whatever the dtype
+    w = gen._words64(n) if rng >= 1 << 28 else gen._words(n)
+    v = (w % np.uint64(rng) + np.uint64(from_ & _U64)).view(np.int64)  # uint64 arithmetic wraps
+    return _from_int64(v, dtype).reshape(shape)
+
+
+def randint(gen: Generator, low: int, high: int, shape: Sequence[int] | int, dtype: D.dtype = D.int64) -> np.ndarray:
+    """torch.randint(low, high, size): random_(low, high) on a fresh tensor."""
+    return random_from_to(gen, shape, dtype, low, high)
+
+
+_RANDOM_MOD = {D.bool: 2, D.int64: 1 << 63, D.float16: (1 << 11) + 1, D.bfloat16: (1 << 8) + 1,
+               D.float32: (1 << 24) + 1, D.float64: (1 << 53) + 1}  # fmt: skip
+
+
+def random_(gen: Generator, shape: Sequence[int] | int, dtype: D.dtype) -> np.ndarray:
+    """Tensor.random_(): [0, max] for integers, [0, 2**mantissa] for floats, {0, 1} for bool."""
+    shape, n = _numel(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    if dtype.is_complex or dtype in (D.uint16, D.uint32, D.uint64):
+        raise _not_implemented("random_kernel_cpu", dtype)
+    mod = _RANDOM_MOD.get(dtype) or _INT_RANGE[dtype][1] + 1
+    w = gen._words64(n) if dtype in (D.int64, D.float64) else gen._words(n)
+    return _from_int64((w % np.uint64(mod)).view(np.int64), dtype).reshape(shape)
+
+
+_RANDPERM_SMALL = 0xFFFFFFFF // 20  # torch: below this, the classic Fisher-Yates with 32-bit draws
+
+
+def randperm(gen: Generator, n: int, dtype: D.dtype = D.int64) -> np.ndarray:
+    """torch.randperm(n)."""
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    if n > 0 and not dtype.is_floating_point and not dtype.is_complex and dtype is not D.bool:
+        lo, hi = _INT_RANGE[dtype]
+        if n - 1 > hi:
+            raise RuntimeError(f"value cannot be converted to type {dtype.np.name}_t without overflow")
+    limits = {D.float16: (2049, "2049 for Half"), D.float32: ((1 << 24) + 1, "2^24+1 for Float"),
+              D.float64: ((1 << 53) + 1, "2^53+1 for Double")}  # fmt: skip
+    if dtype in limits and n > limits[dtype][0]:
+        raise RuntimeError(f"n cannot be greater than {limits[dtype][1]} type.")
+    if dtype.is_complex or dtype in (D.bool, D.uint16, D.uint32, D.uint64):
+        raise _not_implemented("randperm", dtype)
+    perm = _fisher_yates(gen, n) if n < _RANDPERM_SMALL else _inside_out(gen, n)
+    return _to_dtype(perm, dtype)
+
+
+def _prev_same(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each i, the largest j < i with keys[j] == keys[i] (or -1); plus, per key group, its
+    last index (sorted keys, positions)."""
+    order = np.argsort(keys, kind="stable")
+    ks = keys[order]
+    same = np.empty(len(keys), bool)
+    same[:1] = False
+    same[1:] = ks[1:] == ks[:-1]
+    prev = np.full(len(keys), -1, np.int64)
+    prev[order[1:][same[1:]]] = order[:-1][same[1:]]
+    last = np.ones(len(keys), bool)
+    last[:-1] = ~same[1:]
+    return prev, ks[last], order[last]
+
+
+def _resolve(parent: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Follow parent pointers to the roots (parent[i] == i) by pointer jumping; return their values."""
+    while True:
+        grand = parent[parent]
+        if np.array_equal(grand, parent):
+            return value[parent]
+        parent = grand
+
+
+def _fisher_yates(gen: Generator, n: int) -> np.ndarray:
+    """for i < n-1: swap(a[i], a[i + random() % (n - i)]), resolved without a per-element loop.
+
+    Position i is final after step i, when it takes what position t_i = i + z_i held. A position
+    p > i last received something at the latest earlier step k with t_k == p (which brought k's
+    value D(k) then), else it still holds p; D(j) is what position j held just before step j."""
+    if n <= 1:
+        return np.arange(n, dtype=np.int64)
+    steps = np.arange(n - 1, dtype=np.int64)
+    t = steps + (gen._words(n - 1) % (np.uint64(n) - steps.astype(np.uint64))).astype(np.int64)
+    prev, keys, last = _prev_same(t)
+    # D(j): the latest k < j with t_k == j passes its D(k) on; otherwise j itself
+    last_for = np.full(n, -1, np.int64)
+    last_for[keys] = last
+    src = np.where(last_for == np.arange(n), np.append(prev, -1)[np.maximum(last_for, 0)], last_for)
+    parent = np.where(src >= 0, src, np.arange(n))
+    d = _resolve(parent, np.arange(n, dtype=np.int64))
+    out = np.empty(n, np.int64)
+    out[:-1] = np.where(t == steps, d[:-1], np.where(prev >= 0, d[np.maximum(prev, 0)], t))
+    out[-1] = d[-1]
+    return out
+
+
+def _inside_out(gen: Generator, n: int) -> np.ndarray:
+    """torch's large-n randperm: for i < n: z = random64() % (i + 1); a[i] = a[z]; a[z] = i.
+
+    Step p stores F(p): p if z_p == p, else what position z_p held, i.e. the latest step i in
+    (z_p, p) with z_i == z_p (it wrote i), or failing that F(z_p). Position p ends with the latest
+    i > p with z_i == p, or F(p)."""
+    idx = np.arange(n, dtype=np.int64)
+    z = (gen._words64(n) % (idx + 1).astype(np.uint64)).astype(np.int64)
+    prev, keys, last = _prev_same(z)
+    wrote = prev > z
+    parent = np.where((z == idx) | wrote, idx, z)
+    f = _resolve(parent, np.where(wrote, prev, idx))
+    last_for = np.full(n, -1, np.int64)
+    last_for[keys] = last
+    return np.where(last_for > idx, last_for, f)
+
+
+# --- other distributions -------------------------------------------------------------------------
+
+
+def _floating_only(what: str, dtype: D.dtype, name: str) -> None:
+    if not dtype.is_floating_point:
+        raise RuntimeError(
+            f"{what} distribution is a continuous probability distribution. dtype must be a floating point "
+            f"but you specified {name}"
+        )
+
+
+def exponential(gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, lambd: float = 1.0) -> np.ndarray:
+    """Tensor.exponential_(lambd): -1/lambd * log1p(-u) in double."""
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+    shape, n = _numel(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    _floating_only("Exponential", dtype, D.cpp_name(dtype))
+    return _to_dtype((-1.0 / lambd) * _libm(math.log1p, -_u53(gen, n)), dtype).reshape(shape)
+
+
+def geometric(gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, p: float) -> np.ndarray:
+    """Tensor.geometric_(p): ceil(log(u) / log(1 - p)) in double."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+    shape, n = _numel(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    if dtype.is_complex or dtype in (D.bool, D.uint16, D.uint32, D.uint64):
+        raise _not_implemented("geometric_cpu", dtype)
+    v = np.ceil(_libm(math.log, _u53(gen, n)) / math.log(1 - p))
+    if not dtype.is_floating_point:  # x86 converts through int32 (int64 for long): out of range wraps
+        with np.errstate(invalid="ignore"):
+            v = v.astype(np.int64 if dtype is D.int64 else np.int32)
+    return _to_dtype(v, dtype).reshape(shape)
+
+
+def log_normal(
+    gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, mean: float = 1.0, std: float = 2.0
+) -> np.ndarray:
+    """Tensor.log_normal_(mean, std): exp of normal_distribution<double>, sharing its cached sample."""
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+    shape, n = _numel(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    if not dtype.is_floating_point:
+        raise _not_implemented("log_normal_cpu", dtype)
+    return _to_dtype(_libm(math.exp, _fma64(_normal_double_stream(gen, n), std, mean)), dtype).reshape(shape)
+
+
+def cauchy(
+    gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, median: float = 0.0, sigma: float = 1.0
+) -> np.ndarray:
+    """Tensor.cauchy_(median, sigma): median + sigma * tan(pi * (u - 0.5)) in double."""
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
+    _floating_only("Cauchy", dtype, _TYPEMETA[dtype])
+    shape, n = _numel(shape)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    tan = _libm(math.tan, math.pi * (_u53(gen, n) - 0.5))
+    return _to_dtype(_fma64(sigma, tan, median), dtype).reshape(shape)
+
+
+_BERNOULLI_P_ERROR = (
+    "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+    "If so, please report an enhancement request to PyTorch.)"
+)
+
+
+def bernoulli(
+    gen: Generator, p: float | np.ndarray, shape: Sequence[int] | int | None = None, dtype: D.dtype | None = None
+) -> np.ndarray:
+    """Tensor.bernoulli_(p) / torch.bernoulli(p): 1 where a uniform draw is below p.
+
+    A Python float p draws in double (torch's scalar kernel); an array p (expanded to ``shape``)
+    draws in double when it is float64 and in float (24 bits) otherwise, as torch's tensor kernel."""
+    if not isinstance(p, np.ndarray):
+        if shape is None:
+            raise TypeError("bernoulli with a scalar p needs a shape")
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+        dtype = dtype or D.get_default_dtype()
+        shape, n = _numel(shape)
+        if n == 0:
+            return np.empty(shape, dtype.np)
+        if dtype.is_complex or dtype in (D.uint16, D.uint32, D.uint64):
+            raise _not_implemented("bernoulli_scalar_cpu_", dtype)
+        return _from_int64((_u53(gen, n) < p).astype(np.int64), dtype).reshape(shape)
+    shape, n = _numel(p.shape if shape is None else shape)
+    dtype = dtype or D.from_numpy_dtype(p.dtype)
+    if n == 0:
+        return np.empty(shape, dtype.np)
+    if dtype.is_complex or dtype in (D.uint16, D.uint32, D.uint64):
+        raise _not_implemented("bernoulli_tensor_cpu_self_", dtype)
+    p_dt = D.from_numpy_dtype(p.dtype)
+    if not p_dt.is_floating_point:
+        raise _not_implemented("bernoulli_tensor_cpu_p_", p_dt)
+    pe = _expand(p, shape).reshape(-1)
+    wide = p_dt is D.float64
+    pv = pe.astype(np.float64 if wide else np.float32)
+    bad = ~((pv >= 0) & (pv <= 1))
+    if bad.any():  # torch checks each p as it goes: earlier elements have drawn already
+        k = int(np.argmax(bad))
+        gen._words(2 * k if wide else k)
+        raise RuntimeError(_BERNOULLI_P_ERROR)
+    u = _u53(gen, n) if wide else _u24(gen, n)
+    return _from_int64((u < pv).astype(np.int64), dtype).reshape(shape)
+
+
+def _expand(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Tensor.expand(shape), with torch's message."""
+    pad = (1,) * (len(shape) - a.ndim) + a.shape
+    if len(pad) > len(shape) or any(s != t and s != 1 for s, t in zip(pad, shape)):
+        dim = next((i for i, (s, t) in enumerate(zip(pad, shape)) if s != t and s != 1), 0)
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[dim] if shape else 0}) must match the existing size "
+            f"({pad[dim]}) at non-singleton dimension {dim}.  Target sizes: {list(shape)}.  "
+            f"Tensor sizes: {list(a.shape)}"
+        )
+    return np.broadcast_to(a.reshape(pad), shape)
+
+
+def multinomial(gen: Generator, probs: np.ndarray, num_samples: int, replacement: bool = False) -> np.ndarray:
+    """torch.multinomial on a 1-D or 2-D array of weights; returns int64 indices."""
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    p_dt = D.from_numpy_dtype(probs.dtype)
+    if not p_dt.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {D.cpp_name(p_dt)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    cats = probs.shape[-1]
+    if not replacement and num_samples > cats:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if cats > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = probs.reshape(-1, cats)
+    out_shape = (num_samples,) if probs.ndim == 1 else (rows.shape[0], num_samples)
+    if rows.size == 0:
+        return np.empty(out_shape, np.int64)
+    acc = np.float64 if p_dt is D.float64 else np.float32
+    if not (np.max(rows.astype(acc)) < np.inf and np.min(rows.astype(acc)) >= 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(rows.astype(acc).sum(axis=1) == 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if replacement:
+        out = _multinomial_replacement(gen, rows.astype(acc), num_samples)
+    else:
+        out = _multinomial_no_replacement(gen, rows, p_dt, num_samples)
+    return out.reshape(out_shape)
+
+
+def _multinomial_replacement(gen: Generator, rows: np.ndarray, num_samples: int) -> np.ndarray:
+    """Per row: sequential cumulative sum in the accumulation dtype, normalised, last bucket set to 1;
+    each sample is the first bucket >= a double uniform (torch's binary search)."""
+    cum = np.cumsum(rows, axis=1, dtype=rows.dtype)  # sequential, like torch's loop
+    cum /= cum[:, -1:]
+    cum[:, -1] = 1
+    u = _u53(gen, rows.shape[0] * num_samples).reshape(rows.shape[0], num_samples)
+    cum = cum.astype(np.float64)
+    out = np.empty(u.shape, np.int64)
+    for r in range(len(cum)):  # one searchsorted per distribution
+        out[r] = np.searchsorted(cum[r], u[r], side="left")
+    return out
+
+
+def _multinomial_no_replacement(gen: Generator, rows: np.ndarray, p_dt: D.dtype, num_samples: int) -> np.ndarray:
+    """torch's Gumbel trick: the top num_samples of p / q with q ~ Exp(1), in p's dtype."""
+    q = exponential(gen, rows.shape, p_dt, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = rows / q
+    if num_samples == 1:  # argmax: the first maximum (NaN counts as the maximum)
+        return np.argmax(keys, axis=1, keepdims=True)
+    k = keys.astype(np.float64)
+    order = np.argsort(-k, axis=1, kind="stable")
+    srt = np.take_along_axis(k, order, axis=1)
+    upto = min(num_samples + 1, k.shape[1])
+    if np.isnan(k).any() or np.any(srt[:, 1:upto] == srt[:, : upto - 1]):
+        raise NotImplementedError(
+            "multinomial without replacement: equal sampling keys (e.g. zero-probability categories drawn "
+            "when num_samples exceeds the non-zero ones) are ordered by libstdc++'s partial_sort/nth_element "
+            "in torch; torchlike does not reproduce that order"
+        )
+    return order[:, :num_samples]
