@@ -937,7 +937,7 @@ def multinomial(gen: Generator, probs: np.ndarray, num_samples: int, replacement
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if np.any(rows.astype(acc).sum(axis=1) == 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if replacement:
+    if replacement and num_samples > 1:  # torch: a single sample always takes the argmax route
         out = _multinomial_replacement(gen, rows.astype(acc), num_samples)
     else:
         out = _multinomial_no_replacement(gen, rows, p_dt, num_samples)
@@ -969,10 +969,167 @@ def _multinomial_no_replacement(gen: Generator, rows: np.ndarray, p_dt: D.dtype,
     order = np.argsort(-k, axis=1, kind="stable")
     srt = np.take_along_axis(k, order, axis=1)
     upto = min(num_samples + 1, k.shape[1])
-    if np.isnan(k).any() or np.any(srt[:, 1:upto] == srt[:, : upto - 1]):
-        raise NotImplementedError(
-            "multinomial without replacement: equal sampling keys (e.g. zero-probability categories drawn "
-            "when num_samples exceeds the non-zero ones) are ordered by libstdc++'s partial_sort/nth_element "
-            "in torch; torchlike does not reproduce that order"
-        )
-    return order[:, :num_samples]
+    out = order[:, :num_samples]
+    # equal keys (common for float16/bfloat16, or zero weights) end up wherever libstdc++'s
+    # partial_sort / nth_element leave them: replay torch's topk for those rows
+    tied = np.isnan(k).any(axis=1) | np.any(srt[:, 1:upto] == srt[:, : upto - 1], axis=1)
+    for r in np.nonzero(tied)[0]:
+        out[r] = _stl_topk(k[r], num_samples)
+    return out
+
+
+# --- torch's CPU topk (largest, sorted) as libstdc++ runs it -----------------------------------------
+
+
+def _stl_topk(values: np.ndarray, k: int) -> np.ndarray:
+    """The indices torch.topk returns on CPU, ties included: partial_sort when k * 64 <= n, else
+    nth_element followed by sort of the first k - 1, with libstdc++'s algorithms replayed step by step."""
+    n = len(values)
+    # integer ranks compare exactly like torch's comparator (NaN above everything)
+    key = np.where(np.isnan(values), np.inf, values)
+    _, rank = np.unique(key, return_inverse=True)
+    rank = rank.astype(np.int64) + np.isnan(values)
+    v = rank.tolist()  # the value of each slot
+    ix = list(range(n))  # the original index in each slot
+    s = _StlSort(v, ix)
+    if k * 64 <= n:
+        s.partial_sort(0, k, n)
+    else:
+        s.nth_element(0, k - 1, n)
+        s.sort(0, k - 1)
+    return np.array(ix[:k], np.int64)
+
+
+class _StlSort:
+    """libstdc++ (GCC 13) sorting algorithms on parallel lists, with comp(a, b) = a > b."""
+
+    def __init__(self, v: list[int], ix: list[int]) -> None:
+        self.v, self.ix = v, ix
+
+    def _swap(self, a: int, b: int) -> None:
+        v, ix = self.v, self.ix
+        v[a], v[b], ix[a], ix[b] = v[b], v[a], ix[b], ix[a]
+
+    def _move(self, dst: int, src: int) -> None:
+        self.v[dst], self.ix[dst] = self.v[src], self.ix[src]
+
+    def _adjust_heap(self, first: int, hole: int, length: int, val: tuple[int, int]) -> None:
+        v, top, child = self.v, hole, hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if v[first + child] > v[first + child - 1]:
+                child -= 1
+            self._move(first + hole, first + child)
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            self._move(first + hole, first + child - 1)
+            hole = child - 1
+        parent = (hole - 1) // 2
+        while hole > top and v[first + parent] > val[0]:
+            self._move(first + hole, first + parent)
+            hole = parent
+            parent = (hole - 1) // 2
+        self.v[first + hole], self.ix[first + hole] = val
+
+    def _pop_heap(self, first: int, last: int, result: int) -> None:
+        val = (self.v[result], self.ix[result])
+        self._move(result, first)
+        self._adjust_heap(first, 0, last - first, val)
+
+    def _heap_select(self, first: int, middle: int, last: int) -> None:
+        length = middle - first
+        if length > 1:
+            parent = (length - 2) // 2
+            while True:
+                self._adjust_heap(first, parent, length, (self.v[first + parent], self.ix[first + parent]))
+                if parent == 0:
+                    break
+                parent -= 1
+        for i in range(middle, last):
+            if self.v[i] > self.v[first]:
+                self._pop_heap(first, middle, i)
+
+    def _sort_heap(self, first: int, last: int) -> None:
+        while last - first > 1:
+            last -= 1
+            self._pop_heap(first, last, last)
+
+    def partial_sort(self, first: int, middle: int, last: int) -> None:
+        self._heap_select(first, middle, last)
+        self._sort_heap(first, middle)
+
+    def _partition_pivot(self, first: int, last: int) -> int:
+        v = self.v
+        a, b, c = first + 1, first + (last - first) // 2, last - 1
+        if v[a] > v[b]:
+            m = b if v[b] > v[c] else (c if v[a] > v[c] else a)
+        else:
+            m = a if v[a] > v[c] else (c if v[b] > v[c] else b)
+        self._swap(first, m)
+        lo, hi, pivot = first + 1, last, first
+        while True:
+            while v[lo] > v[pivot]:
+                lo += 1
+            hi -= 1
+            while v[pivot] > v[hi]:
+                hi -= 1
+            if not lo < hi:
+                return lo
+            self._swap(lo, hi)
+            lo += 1
+
+    def _linear_insert(self, last: int) -> None:
+        v, val = self.v, (self.v[last], self.ix[last])
+        nxt = last - 1
+        while val[0] > v[nxt]:
+            self._move(last, nxt)
+            last, nxt = nxt, nxt - 1
+        self.v[last], self.ix[last] = val
+
+    def _insertion_sort(self, first: int, last: int) -> None:
+        for i in range(first + 1, last):
+            if self.v[i] > self.v[first]:
+                val = (self.v[i], self.ix[i])
+                self.v[first + 1 : i + 1], self.ix[first + 1 : i + 1] = self.v[first:i], self.ix[first:i]
+                self.v[first], self.ix[first] = val
+            else:
+                self._linear_insert(i)
+
+    def nth_element(self, first: int, nth: int, last: int) -> None:
+        if first == last or nth == last:
+            return
+        depth = 2 * ((last - first).bit_length() - 1)
+        while last - first > 3:
+            if depth == 0:
+                self._heap_select(first, nth + 1, last)
+                self._swap(first, nth)
+                return
+            depth -= 1
+            cut = self._partition_pivot(first, last)
+            if cut <= nth:
+                first = cut
+            else:
+                last = cut
+        self._insertion_sort(first, last)
+
+    def sort(self, first: int, last: int) -> None:
+        if last - first < 2:
+            return
+        self._introsort_loop(first, last, 2 * ((last - first).bit_length() - 1))
+        if last - first > 16:
+            self._insertion_sort(first, first + 16)
+            for i in range(first + 16, last):
+                self._linear_insert(i)
+        else:
+            self._insertion_sort(first, last)
+
+    def _introsort_loop(self, first: int, last: int, depth: int) -> None:
+        while last - first > 16:
+            if depth == 0:
+                self.partial_sort(first, last, last)
+                return
+            depth -= 1
+            cut = self._partition_pivot(first, last)
+            self._introsort_loop(cut, last, depth)
+            last = cut
