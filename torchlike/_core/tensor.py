@@ -549,6 +549,10 @@ class Tensor:
             if not self._rg:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
+        if not self._retains_grad:
+            from ..autograd import graph
+
+            graph.retain(self)
         self._retains_grad = True
 
     def register_hook(self, hook: Callable) -> Any:

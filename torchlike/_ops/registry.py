@@ -530,7 +530,7 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
     key = (kernel, treedef)
     flat = _flat_kernels.get(key)
     if flat is None:
-        flat = _flat_kernels[key] = lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs))
+        flat = _flat_kernels[key] = _flattened(kernel, treedef)
     result = flat(*arrays)
     if device is None:
         from .._core import device as _device
@@ -543,9 +543,13 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
         op = _fn_ops.get(name)
         if op is None:
             op = _fn_ops[name] = _FnOp(name)
-        kernel = _present_outputs(flat, [o is not None for o in outs])
-        graph.record(op, kernel, (), arrays, tensors, present, tuple(leaves))
+        graph.record(op, _present_outputs(flat, [o is not None for o in outs]), (), arrays, tensors, present,
+                     tuple(leaves))
     return outs[0] if single else outs
+
+
+def _flattened(kernel: Callable, treedef: Any) -> Callable:
+    return lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs))
 
 
 _present_cache: dict = {}

@@ -1,6 +1,25 @@
-"""torch.autograd: backward, grad, grad modes."""
+"""torch.autograd: backward, grad, grad modes, custom Functions, functional transforms."""
 
+from . import functional, graph
 from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
+           "FunctionCtx", "once_differentiable", "functional", "graph", "Variable"]  # fmt: skip
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        from .._core.tensor import Tensor
+
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """torch.autograd.Variable (deprecated in torch): ``Variable(t)`` returns the tensor itself."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data

@@ -386,6 +386,8 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         for n in prog.nodes:
             n.args = None
             n.freed = True
+            if n.kernel is None:
+                n._freed = True
 
     if not accumulate:
         return [_wrap_grad(w, device, create_graph) for w in (wanted.get(i) for i in range(len(inputs)))]
@@ -412,7 +414,11 @@ def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
 
 def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool) -> tuple:
     nodes = prog.nodes
-    hooks = _has_intermediate_hooks(nodes) or any(l.hooks or l.variable._hooks for l in prog.leaves)
+    hooks = (
+        _has_intermediate_hooks(nodes)
+        or any(l.hooks or l.variable._hooks for l in prog.leaves)
+        or any(e[0] is None for e in prog.entries)
+    )
     if not hooks:
         entry = _programs.get(prog.key)
         if entry is None:
@@ -438,10 +444,28 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
                 return [_Summed(g) if o is not None else g for g, o in zip(new_grads, olds)], wanted
     stats["per_node_calls"] += 1
     on_node = _hooks_on_node(nodes) if hooks else None
+
+    def vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> Any:
+        if kernel is None:  # a custom autograd.Function
+            from .function import run_backward
+
+            return run_backward(nodes[i], cts, device)
+        return _per_node_vjp(i, kernel, diff, args, cts)
+
+    device = _device_of(root_cts)
     leaf_cts, wanted = _execute(
-        prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, _per_node_vjp, on_node
+        prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node
     )
     return leaf_cts, wanted
+
+
+def _device_of(arrays: list) -> Any:
+    from .._core import device as _device
+
+    for a in arrays:
+        if hasattr(a, "devices"):
+            return _device.from_jax(next(iter(a.devices())))
+    return _device.CPU
 
 
 class _Summed:

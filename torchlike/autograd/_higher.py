@@ -1,0 +1,107 @@
+"""Backward with ``create_graph=True``: every VJP is itself run as a recorded op, so the gradients
+it produces have history and can be differentiated again (gradient penalties, Hessians)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from .graph import AccumulateGrad
+
+_vjp_fns: dict = {}
+
+
+def _vjp_fn(kernel: Any, diff: tuple) -> Any:
+    from .engine import _node_vjp
+
+    key = (kernel, diff)
+    f = _vjp_fns.get(key)
+    if f is None:
+        f = _vjp_fns[key] = jax.jit(lambda args, cts: tuple(_node_vjp(kernel, diff, args, cts)))
+    return f
+
+
+def _primal(node: Any, k: int, device: Any) -> Tensor:
+    """The input at the k-th differentiable position of ``node`` as a Tensor wired to its producer."""
+    pos, j = node.diff[k]
+    arr = node.args[pos] if j is None else node.args[pos][j]
+    src, nr = node.edges[k]
+    if isinstance(src, AccumulateGrad):
+        return src.variable
+    t = T.make(arr, device)
+    t._node = src
+    t._out_nr = nr
+    t._rg = True
+    t._node_v = t._vc.v
+    return t
+
+
+def run(prog: Any, grads: list) -> tuple:
+    from .._ops import registry
+
+    nodes = prog.nodes
+    device = grads[0]._buf.device
+    slots: list[dict] = [dict() for _ in nodes]
+    leaf: list = [None] * len(prog.leaves)
+    wanted: dict = {}
+
+    def send(target: tuple, g: Tensor) -> None:
+        if target[0] == "l":
+            leaf[target[1]] = g if leaf[target[1]] is None else leaf[target[1]] + g
+        else:
+            slot = slots[target[1]]
+            slot[target[2]] = g if target[2] not in slot else slot[target[2]] + g
+
+    for tgt, g in zip(prog.roots, grads):
+        send(tgt, g)
+    for i, node in enumerate(nodes):
+        slot = slots[i]
+        for nr, hooks in (node.pre_hooks or {}).items():
+            if nr in slot:
+                for hook in hooks:
+                    r = hook(slot[nr])
+                    if r is not None:
+                        slot[nr] = r
+        for nr, ref in (node.retained or {}).items():
+            t = ref()
+            if t is not None and nr in slot:
+                t._grad = slot[nr] if t._grad is None else t._grad + slot[nr]
+        if prog.wanted is not None:
+            for w, tgt in enumerate(prog.wanted):
+                if tgt is not None and tgt[0] == "n" and tgt[1] == i:
+                    wanted[w] = slot.get(tgt[2])
+        if not slot:
+            continue
+        n_out = max(slot) + 1
+        cts = tuple(slot.get(k) for k in range(n_out))
+        if node.kernel is None:  # a custom autograd.Function
+            from .function import run_backward
+
+            for tgt, g in zip(prog.entries[i][2], run_backward(node, cts, device, create_graph=True)):
+                if g is not None:
+                    send(tgt, g)
+            slots[i] = None
+            continue
+        args = list(node.args)
+        for k, (pos, j) in enumerate(node.diff):
+            p = _primal(node, k, device)
+            if j is None:
+                args[pos] = p
+            else:
+                args[pos] = list(args[pos])
+                args[pos][j] = p
+        name = type(node).__name__
+        outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
+        for tgt, g in zip(prog.entries[i][2], outs):
+            if g is not None:
+                send(tgt, g)
+        slots[i] = None
+    if prog.wanted is not None:
+        for w, tgt in enumerate(prog.wanted):
+            if tgt is not None and tgt[0] == "l":
+                wanted[w] = leaf[tgt[1]]
+    return leaf, wanted
+

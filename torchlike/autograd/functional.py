@@ -1,0 +1,150 @@
+"""torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp -- computed with JAX's own
+transforms over the user's function run on tracer-backed tensors."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from . import grad_mode
+
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
+
+
+def _tuple(x: Any) -> tuple[tuple, bool]:
+    if isinstance(x, Tensor):
+        return (x,), True
+    return tuple(x), False
+
+
+def _pure(func: Callable, devices: list, out_single: list) -> Callable:
+    """``func`` on Tensors as a function of arrays returning a tuple of arrays."""
+
+    def f(*arrays: Any) -> tuple:
+        with grad_mode.no_grad():
+            out = func(*[T.make(a, d) for a, d in zip(arrays, devices)])
+        outs, single = _tuple(out)
+        out_single.append(single)
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise TypeError(
+                    f"The outputs of the user-provided function given to jacobian must be either a Tensor or a tuple of "
+                    f"Tensors but the given outputs of the user-provided function has an output of type "
+                    f"{type(o).__name__}."
+                )
+        return tuple(o._data() for o in outs)
+
+    return f
+
+
+def _run(transform: Callable, func: Callable, inputs: tuple, extra: tuple, create_graph: bool) -> tuple:
+    devices = [t.device for t in inputs]
+    single_out: list = []
+    fn = _pure(func, devices, single_out)
+    kernel = jax.jit(lambda *xs: transform(fn, xs[: len(inputs)], xs[len(inputs) :]))
+    args = list(inputs) + list(extra)
+    if create_graph:
+        from .._ops import registry
+
+        result = registry.apply_pure("FunctionalBackward", kernel, args)
+    else:
+        arrays = kernel(*[a._data() for a in args])
+        result = jax.tree_util.tree_map(lambda a: T.make(a, devices[0]), arrays)
+    return result, single_out[0] if single_out else True
+
+
+def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode") -> Any:
+    ins, single_in = _tuple(inputs)
+
+    def transform(fn, xs, _):
+        jac = jax.jacfwd if strategy == "forward-mode" else jax.jacrev
+        return jac(fn, argnums=tuple(range(len(xs))))(*xs)  # outputs x inputs
+
+    jac, single_out = _run(transform, func, ins, (), create_graph)
+    if single_out and single_in:
+        return jac[0][0]
+    if single_out:
+        return tuple(jac[0])
+    if single_in:
+        return tuple(row[0] for row in jac)
+    return tuple(tuple(row) for row in jac)
+
+
+def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    ins, single_in = _tuple(inputs)
+
+    def transform(fn, xs, _):
+        scalar = lambda *a: fn(*a)[0]  # noqa: E731
+        return jax.hessian(scalar, argnums=tuple(range(len(xs))))(*xs)
+
+    h, _ = _run(transform, func, ins, (), create_graph)
+    if single_in:
+        return h[0][0]
+    return tuple(tuple(row) for row in h)
+
+
+def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    ins, single_in = _tuple(inputs)
+    vs = () if v is None else _tuple(v)[0]
+
+    def transform(fn, xs, vv):
+        out, pull = jax.vjp(fn, *xs)
+        if not vv:
+            if any(o.size != 1 for o in out):
+                raise RuntimeError(
+                    "The vector v can only be None if the user-provided function returns a single Tensor with a "
+                    "single element."
+                )
+            vv = tuple(jax.numpy.ones_like(o) for o in out)
+        return out, pull(tuple(vv))
+
+    (out, grads), single_out = _run(transform, func, ins, vs, create_graph)
+    return (out[0] if single_out else tuple(out)), (grads[0] if single_in else tuple(grads))
+
+
+def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    ins, single_in = _tuple(inputs)
+    vs = () if v is None else _tuple(v)[0]
+
+    def transform(fn, xs, vv):
+        if not vv:
+            vv = tuple(jax.numpy.ones_like(x) for x in xs)
+        return jax.jvp(fn, tuple(xs), tuple(vv))
+
+    (out, tangents), single_out = _run(transform, func, ins, vs, create_graph)
+    return (out[0] if single_out else tuple(out)), (tangents[0] if single_out else tuple(tangents))
+
+
+def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    ins, single_in = _tuple(inputs)
+    vs = _tuple(v)[0] if v is not None else ()
+
+    def transform(fn, xs, vv):
+        scalar = lambda *a: fn(*a)[0]  # noqa: E731
+        out = scalar(*xs)
+        vv = vv or tuple(jax.numpy.ones_like(x) for x in xs)
+        _, pull = jax.vjp(jax.grad(scalar, argnums=tuple(range(len(xs)))), *xs)
+        return (out,), pull(tuple(vv))
+
+    (out, res), _ = _run(transform, func, ins, vs, create_graph)
+    return out[0], (res[0] if single_in else tuple(res))
+
+
+def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    ins, single_in = _tuple(inputs)
+    vs = _tuple(v)[0] if v is not None else ()
+
+    def transform(fn, xs, vv):
+        scalar = lambda *a: fn(*a)[0]  # noqa: E731
+        out = scalar(*xs)
+        vv = vv or tuple(jax.numpy.ones_like(x) for x in xs)
+        _, tang = jax.jvp(jax.grad(scalar, argnums=tuple(range(len(xs)))), tuple(xs), tuple(vv))
+        return (out,), tang
+
+    (out, res), _ = _run(transform, func, ins, vs, create_graph)
+    return out[0], (res[0] if single_in else tuple(res))
