@@ -60,6 +60,10 @@ class OptRawTensor:
     """``Tensor | None``, passed as is."""
 
 
+class OptTensorOrScalar:
+    """``Tensor | Number | None`` (``clamp``'s bounds), promoted when present."""
+
+
 _DYN = {
     "TensorArg": "T",
     "TensorOrScalar": "TS",
@@ -69,8 +73,9 @@ _DYN = {
     "TensorList": "TL",
     "OptTensor": "OT",
     "OptRawTensor": "OR",
+    "OptTensorOrScalar": "OTS",
 }
-_PROMOTED = {"T", "TS", "TSS", "TL", "OT"}
+_PROMOTED = {"T", "TS", "TSS", "TL", "OT", "OTS"}
 
 # --- the table ---------------------------------------------------------------------------------
 
@@ -284,7 +289,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             arrays.append(items)
             tensors.append((i, a))
         elif a is None:
-            if kind != "OT" and kind != "OR":
+            if kind != "OT" and kind != "OR" and kind != "OTS":
                 raise TypeError(f"{op.name}(): argument '{op.dyn_names[i]}' must be Tensor, not NoneType")
             arrays.append(None)
         else:
@@ -294,7 +299,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 a = _to_scalar(a)
                 if not isinstance(a, _SCALAR_TYPES):
                     raise _arg_error(op, i, a, kind)
-            if kind == "TS":
+            if kind == "TS" or kind == "OTS":
                 promo.append((D.scalar_dtype(a), 0))
             elif kind == "TSS":
                 promo.append((D.scalar_dtype(a), 0))
@@ -359,7 +364,7 @@ def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, k
     cast = []
     for n in names:
         k = op.kinds[n]
-        cast.append(cdt is not None and k in ("T", "TS", "TSS", "S", "TL", "OT"))
+        cast.append(cdt is not None and k in ("T", "TS", "TSS", "S", "TL", "OT", "OTS"))
     np_dt = cdt.np if cdt is not None else None
 
     def kernel(*args):
