@@ -29,7 +29,9 @@ from torchlike.compat._compare import (
     TIMEOUT,
     RunResult,
     compare_runs,
+    compare_script,
     exception_text,
+    script_options,
 )
 from torchlike.compat._coverage import lookup, torch_names
 
@@ -354,6 +356,17 @@ def test_compare_match_with_tolerance_args_and_report(tmp_path: Path) -> None:
     assert "| `suite/area/bad.py` | **diverged** | line 3 | `A` | `B` |" in md
     html = (tmp_path / "report.html").read_text()
     assert "area/bad.py" in html and '<span class="bad">   3  A</span>' in html
+
+
+def test_script_directive_sets_tolerances(tmp_path: Path) -> None:
+    body = 'import sys\nprint(1.0 if "torchlike" in sys.modules else 1.001)\nprint("took", 1.5 if "torchlike" in sys.modules else 2)\n'
+    _script(tmp_path, "# compare: --rtol 1e-2 --ignore '^took'\n" + body, name="own.py")
+    options = script_options(tmp_path / "own.py")
+    assert options.rtol == 1e-2 and options.atol is None and options.ignore.pattern == "^took"
+    assert compare_script(tmp_path / "own.py").ok
+    assert not compare_script(tmp_path / "own.py", rtol=1e-5).ok  # an explicit option wins
+    _script(tmp_path, "# compare: --bogus 1\n", name="bad.py")
+    assert _torchlike("compare", "bad.py", cwd=tmp_path).returncode == 2
 
 
 def test_parse_compare_options() -> None:

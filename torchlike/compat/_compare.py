@@ -110,7 +110,13 @@ def exception_text(stderr: str) -> str | None:
     i = 0
     while i < len(body) and (body[i].startswith(" ") or not body[i].strip()):
         i += 1  # frames, source lines and carets are indented
-    return "\n".join(body[i:]).strip() or None
+    text = body[i:]
+    # JAX appends a note on its filtered frames after the exception; it is not part of it.
+    for j in range(len(text) - 1):
+        if text[j] == "-" * 20 and text[j + 1].startswith("For simplicity, JAX has removed"):
+            text = text[:j]
+            break
+    return "\n".join(text).strip() or None
 
 
 def compare_runs(
