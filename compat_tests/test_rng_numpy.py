@@ -57,16 +57,25 @@ def sweep(torch_fn, our_fn, dt, sizes=SIZES):
 
 FLOAT_CASES = {
     "rand": (lambda n, t: torch.rand(n, dtype=t), lambda g, n, d: G.uniform(g, n, d)),
-    "uniform_": (lambda n, t: torch.empty(n, dtype=t).uniform_(-3.7, 2.9), lambda g, n, d: G.uniform(g, n, d, -3.7, 2.9)),
+    "uniform_": (
+        lambda n, t: torch.empty(n, dtype=t).uniform_(-3.7, 2.9),
+        lambda g, n, d: G.uniform(g, n, d, -3.7, 2.9),
+    ),
     "randn": (lambda n, t: torch.randn(n, dtype=t), lambda g, n, d: G.normal(g, n, d)),
     "normal_": (lambda n, t: torch.empty(n, dtype=t).normal_(0.3, 2.7), lambda g, n, d: G.normal(g, n, d, 0.3, 2.7)),
     "normal_strided": (
         lambda n, t: torch.empty(2 * n, dtype=t)[::2].normal_(-1.5, 0.3),
         lambda g, n, d: G.normal(g, n, d, -1.5, 0.3, contiguous=False),
     ),
-    "exponential_": (lambda n, t: torch.empty(n, dtype=t).exponential_(1.7), lambda g, n, d: G.exponential(g, n, d, 1.7)),
+    "exponential_": (
+        lambda n, t: torch.empty(n, dtype=t).exponential_(1.7),
+        lambda g, n, d: G.exponential(g, n, d, 1.7),
+    ),
     "cauchy_": (lambda n, t: torch.empty(n, dtype=t).cauchy_(0.7, 2.3), lambda g, n, d: G.cauchy(g, n, d, 0.7, 2.3)),
-    "log_normal_": (lambda n, t: torch.empty(n, dtype=t).log_normal_(0.7, 2.3), lambda g, n, d: G.log_normal(g, n, d, 0.7, 2.3)),
+    "log_normal_": (
+        lambda n, t: torch.empty(n, dtype=t).log_normal_(0.7, 2.3),
+        lambda g, n, d: G.log_normal(g, n, d, 0.7, 2.3),
+    ),
     "geometric_": (lambda n, t: torch.empty(n, dtype=t).geometric_(0.3), lambda g, n, d: G.geometric(g, n, d, 0.3)),
     "bernoulli_": (lambda n, t: torch.empty(n, dtype=t).bernoulli_(0.37), lambda g, n, d: G.bernoulli(g, 0.37, n, d)),
     "random_": (lambda n, t: torch.empty(n, dtype=t).random_(), lambda g, n, d: G.random_(g, n, d)),
@@ -131,7 +140,9 @@ def test_randint_wide_ranges(lo, hi, dt):
 
 
 @pytest.mark.parametrize("frm", [-(2**63), -5, 0, 3, 2**63 - 2])
-@pytest.mark.parametrize("dt", (D.int64, D.int32, D.float64, D.float32, D.bfloat16, D.float16, D.int8, D.bool, D.uint16), ids=str)
+@pytest.mark.parametrize(
+    "dt", (D.int64, D.int32, D.float64, D.float32, D.bfloat16, D.float16, D.int8, D.bool, D.uint16), ids=str
+)
 def test_random_from_only(frm, dt):
     def theirs():
         return torch.empty(9, dtype=TORCH[dt]).random_(frm, None)
@@ -226,14 +237,16 @@ def test_topk_replay_matches_torch():
         assert_bits(G._stl_topk(vals, k), torch.topk(torch.tensor(vals), k).indices.numpy(), f"n={n} k={k}")
 
 
-@pytest.mark.parametrize(
-    "mean_kind,std_kind", [("t", "t"), ("t", "s"), ("s", "t"), ("t0", "t")], ids=lambda k: str(k)
-)
+@pytest.mark.parametrize("mean_kind,std_kind", [("t", "t"), ("t", "s"), ("s", "t"), ("t0", "t")], ids=lambda k: str(k))
 @pytest.mark.parametrize("dt", FLOATS, ids=str)
 def test_normal_tensor_mean_std(mean_kind, std_kind, dt):
     rng = np.random.default_rng(2)
     for n in (5, 40):
-        mean = {"t": torch.tensor(rng.normal(size=n), dtype=TORCH[dt]), "s": 0.25, "t0": torch.tensor(0.5, dtype=TORCH[dt])}[mean_kind]
+        mean = {
+            "t": torch.tensor(rng.normal(size=n), dtype=TORCH[dt]),
+            "s": 0.25,
+            "t0": torch.tensor(0.5, dtype=TORCH[dt]),
+        }[mean_kind]
         std = {"t": torch.tensor(rng.random(n) * 3, dtype=TORCH[dt]), "s": 1.75}[std_kind]
 
         def ours(g):
@@ -273,7 +286,9 @@ def test_state_round_trips_with_torch():
         ours = G.Generator().set_state(tg.get_state().numpy())
         assert ours.initial_seed() == tg.initial_seed()
         assert_bits(ours.get_state(), tg.get_state().numpy(), "loaded")
-        assert_bits(G.normal(ours, 3, D.float64), torch.randn(3, dtype=torch.float64, generator=tg).numpy(), "after load")
+        assert_bits(
+            G.normal(ours, 3, D.float64), torch.randn(3, dtype=torch.float64, generator=tg).numpy(), "after load"
+        )
         # and back: our state loaded into torch
         G.uniform(ours, 700, D.float64)
         tg.set_state(torch.from_numpy(ours.get_state()))
@@ -293,7 +308,9 @@ def test_unusual_but_valid_torch_states():
         t2 = torch.Generator().set_state(torch.from_numpy(raw))
         ours = G.Generator().set_state(raw)
         for n in (3, 200, 700):
-            assert_bits(G.random_(ours, n, D.int32), torch.empty(n, dtype=torch.int32).random_(generator=t2).numpy(), "w")
+            assert_bits(
+                G.random_(ours, n, D.int32), torch.empty(n, dtype=torch.int32).random_(generator=t2).numpy(), "w"
+            )
             assert_bits(ours.get_state(), t2.get_state().numpy(), f"state left={left} next={nxt}")
 
 
@@ -310,12 +327,18 @@ def test_seed_handling():
 
 ERRORS = [
     (lambda: torch.empty(3).uniform_(2, 1), lambda g: G.uniform(g, 3, D.float32, 2, 1)),
-    (lambda: torch.empty(3, dtype=torch.float16).uniform_(-60000, 60000), lambda g: G.uniform(g, 3, D.float16, -60000, 60000)),
+    (
+        lambda: torch.empty(3, dtype=torch.float16).uniform_(-60000, 60000),
+        lambda g: G.uniform(g, 3, D.float16, -60000, 60000),
+    ),
     (lambda: torch.empty(3, dtype=torch.float16).uniform_(0, 70000), lambda g: G.uniform(g, 3, D.float16, 0, 70000)),
     (lambda: torch.empty(3, dtype=torch.int64).uniform_(), lambda g: G.uniform(g, 3, D.int64)),
     (lambda: torch.empty(3).normal_(0, -1.5), lambda g: G.normal(g, 3, D.float32, 0, -1.5)),
     (lambda: torch.empty(3, dtype=torch.int64).normal_(), lambda g: G.normal(g, 3, D.int64)),
-    (lambda: torch.normal(torch.zeros(3), torch.tensor([1.0, -1.0, 2.0])), lambda g: G.normal_tensor(g, np.zeros(3, np.float32), np.array([1.0, -1.0, 2.0], np.float32))),
+    (
+        lambda: torch.normal(torch.zeros(3), torch.tensor([1.0, -1.0, 2.0])),
+        lambda g: G.normal_tensor(g, np.zeros(3, np.float32), np.array([1.0, -1.0, 2.0], np.float32)),
+    ),
     (lambda: torch.empty(3).exponential_(0), lambda g: G.exponential(g, 3, D.float32, 0)),
     (lambda: torch.empty(3, dtype=torch.int64).exponential_(), lambda g: G.exponential(g, 3, D.int64)),
     (lambda: torch.empty(3).geometric_(1), lambda g: G.geometric(g, 3, D.float32, 1)),
@@ -326,27 +349,60 @@ ERRORS = [
     (lambda: torch.empty(3, dtype=torch.int64).cauchy_(), lambda g: G.cauchy(g, 3, D.int64)),
     (lambda: torch.empty(3).bernoulli_(1.5), lambda g: G.bernoulli(g, 1.5, 3, D.float32)),
     (lambda: torch.empty(3, dtype=torch.uint16).bernoulli_(0.5), lambda g: G.bernoulli(g, 0.5, 3, D.uint16)),
-    (lambda: torch.empty(3).bernoulli_(torch.ones(4)), lambda g: G.bernoulli(g, np.ones(4, np.float32), (3,), D.float32)),
-    (lambda: torch.empty(3).bernoulli_(torch.tensor([1, 0, 1])), lambda g: G.bernoulli(g, np.array([1, 0, 1]), (3,), D.float32)),
+    (
+        lambda: torch.empty(3).bernoulli_(torch.ones(4)),
+        lambda g: G.bernoulli(g, np.ones(4, np.float32), (3,), D.float32),
+    ),
+    (
+        lambda: torch.empty(3).bernoulli_(torch.tensor([1, 0, 1])),
+        lambda g: G.bernoulli(g, np.array([1, 0, 1]), (3,), D.float32),
+    ),
     (lambda: torch.empty(3, dtype=torch.uint16).random_(), lambda g: G.random_(g, 3, D.uint16)),
     (lambda: torch.empty(3, dtype=torch.int8).random_(0, 300), lambda g: G.random_from_to(g, 3, D.int8, 0, 300)),
     (lambda: torch.empty(3, dtype=torch.bool).random_(-1, 2), lambda g: G.random_from_to(g, 3, D.bool, -1, 2)),
     (lambda: torch.randint(5, 3, (2,)), lambda g: G.randint(g, 5, 3, 2)),
-    (lambda: torch.empty(3, dtype=torch.bfloat16).random_(70000, 70002), lambda g: G.random_from_to(g, 3, D.bfloat16, 70000, 70002)),
-    (lambda: torch.empty(3, dtype=torch.int16).random_(-(2**63), None), lambda g: G.random_from_to(g, 3, D.int16, -(2**63), None)),
+    (
+        lambda: torch.empty(3, dtype=torch.bfloat16).random_(70000, 70002),
+        lambda g: G.random_from_to(g, 3, D.bfloat16, 70000, 70002),
+    ),
+    (
+        lambda: torch.empty(3, dtype=torch.int16).random_(-(2**63), None),
+        lambda g: G.random_from_to(g, 3, D.int16, -(2**63), None),
+    ),
     (lambda: torch.empty(3, dtype=torch.complex64).random_(0, 5), lambda g: G.random_from_to(g, 3, D.complex64, 0, 5)),
     (lambda: torch.randperm(300, dtype=torch.int8), lambda g: G.randperm(g, 300, D.int8)),
     (lambda: torch.randperm(3000, dtype=torch.float16), lambda g: G.randperm(g, 3000, D.float16)),
     (lambda: torch.randperm(2**24 + 2, dtype=torch.float32), lambda g: G.randperm(g, 2**24 + 2, D.float32)),
-    (lambda: torch.multinomial(torch.ones(3, dtype=torch.int64), 2), lambda g: G.multinomial(g, np.ones(3, np.int64), 2)),
+    (
+        lambda: torch.multinomial(torch.ones(3, dtype=torch.int64), 2),
+        lambda g: G.multinomial(g, np.ones(3, np.int64), 2),
+    ),
     (lambda: torch.multinomial(torch.ones(3), 0), lambda g: G.multinomial(g, np.ones(3, np.float32), 0)),
     (lambda: torch.multinomial(torch.ones(2, 2, 2), 1), lambda g: G.multinomial(g, np.ones((2, 2, 2), np.float32), 1)),
-    (lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 5), lambda g: G.multinomial(g, np.array([1.0, -1.0], np.float32), 5)),
-    (lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 1), lambda g: G.multinomial(g, np.array([1.0, -1.0], np.float32), 1)),
-    (lambda: torch.multinomial(torch.tensor([[1.0, 1.0], [0.0, 0.0]]), 1, True), lambda g: G.multinomial(g, np.array([[1.0, 1.0], [0.0, 0.0]], np.float32), 1, True)),
-    (lambda: torch.multinomial(torch.tensor([1.0, float("nan")]), 1, True), lambda g: G.multinomial(g, np.array([1.0, np.nan], np.float32), 1, True)),
-    (lambda: torch.Generator().set_state(torch.zeros(10, dtype=torch.uint8)), lambda g: g.set_state(np.zeros(10, np.uint8))),
-    (lambda: torch.Generator().set_state(torch.zeros(5056, dtype=torch.uint8)), lambda g: g.set_state(np.zeros(5056, np.uint8))),
+    (
+        lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 5),
+        lambda g: G.multinomial(g, np.array([1.0, -1.0], np.float32), 5),
+    ),
+    (
+        lambda: torch.multinomial(torch.tensor([1.0, -1.0]), 1),
+        lambda g: G.multinomial(g, np.array([1.0, -1.0], np.float32), 1),
+    ),
+    (
+        lambda: torch.multinomial(torch.tensor([[1.0, 1.0], [0.0, 0.0]]), 1, True),
+        lambda g: G.multinomial(g, np.array([[1.0, 1.0], [0.0, 0.0]], np.float32), 1, True),
+    ),
+    (
+        lambda: torch.multinomial(torch.tensor([1.0, float("nan")]), 1, True),
+        lambda g: G.multinomial(g, np.array([1.0, np.nan], np.float32), 1, True),
+    ),
+    (
+        lambda: torch.Generator().set_state(torch.zeros(10, dtype=torch.uint8)),
+        lambda g: g.set_state(np.zeros(10, np.uint8)),
+    ),
+    (
+        lambda: torch.Generator().set_state(torch.zeros(5056, dtype=torch.uint8)),
+        lambda g: g.set_state(np.zeros(5056, np.uint8)),
+    ),
     (lambda: torch.Generator().set_state(torch.zeros(5056)), lambda g: g.set_state(np.zeros(5056, np.float32))),
     (lambda: torch.Generator().get_offset(), lambda g: g.get_offset()),
 ]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import os
 import struct
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -202,8 +203,8 @@ def _temper(y: np.ndarray) -> np.ndarray:
 
 # --- exact arithmetic helpers ---------------------------------------------------------
 
-_F32_MID = np.uint64(0x10000000)  # low 29 bits of a float64 lying halfway between two float32s
-_LOW29 = np.uint64(0x1FFFFFFF)
+_TOP = np.uint64(1 << 63)  # a float64 shifted left by 35 equals this exactly when it lies halfway
+_S35 = np.uint64(35)  # between two float32s (low 29 bits 0x10000000)
 _EXP_BITS = np.uint64(0x7FF0000000000000)
 _F32_NORMAL_MIN = np.uint64(897 << 52)  # float64 exponent field of 2**-126
 
@@ -224,21 +225,33 @@ def _add_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return s
 
 
+def _redo_halfway(s: np.ndarray, mask: np.ndarray, a: Any, b: Any, c: Any) -> None:
+    """s = RN64(a*b + c) with a*b exact: rounding s to float32 can only go wrong where s landed
+    exactly halfway between float32s; redo those elements (rare) with round-to-odd."""
+    if mask.any():
+        i = np.flatnonzero(mask)
+        a, b, c = (v.reshape(-1)[i] if np.ndim(v) else v for v in (a, b, c))
+        s.reshape(-1)[i] = _add_round_odd(np.multiply(a, b, dtype=np.float64), np.float64(c))
+
+
+def _fma_in64(a: Any, b: Any, c: Any) -> np.ndarray:
+    """RN32(a*b + c) for float32 values carried in float64 (results assumed normal, as in the
+    AVX2 kernel); returns float64."""
+    s = a * b
+    s += c
+    _redo_halfway(s, np.left_shift(s.view(np.uint64), _S35) == _TOP, a, b, c)
+    return s.astype(np.float32).astype(np.float64)
+
+
 def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
-    """float32 fused multiply-add, exactly rounded. The float64 product of two float32s is exact; the
-    sum rounds twice only when it lands exactly halfway between float32s (or below float32's normal
-    range), and those rare elements are redone with round-to-odd."""
-    p = np.multiply(a, b, dtype=np.float64)
-    s = np.add(p, c, dtype=np.float64)
-    r = s.astype(np.float32)
-    bits = s.view(np.uint64) if s.ndim else s.reshape(1).view(np.uint64)
-    bad = ((bits & _LOW29) == _F32_MID) | ((bits & _EXP_BITS) < _F32_NORMAL_MIN)
-    bad &= s.reshape(bad.shape) != 0
-    if bad.any():
-        p, c = np.broadcast_arrays(p, np.asarray(c, np.float64))
-        idx = bad.reshape(r.shape)
-        r[idx] = _add_round_odd(p[idx], c[idx]).astype(np.float32)
-    return r
+    """float32 fused multiply-add, exactly rounded (any range, subnormal results included)."""
+    a, b, c = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
+    s = np.array(a * b + c, np.float64, ndmin=1)
+    bits = s.view(np.uint64)
+    risky = (np.left_shift(bits, _S35) == _TOP) | (((bits & _EXP_BITS) < _F32_NORMAL_MIN) & (s != 0))
+    a, b, c = np.broadcast_arrays(a, b, c)
+    _redo_halfway(s, risky.reshape(s.shape), a.reshape(s.shape), b.reshape(s.shape), c.reshape(s.shape))
+    return s.astype(np.float32).reshape(np.shape(a))
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -294,7 +307,7 @@ def _g(x: float) -> str:
 
 
 def _not_implemented(kernel: str, dtype: D.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{D.cpp_name(dtype)}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{D.cpp_name(dtype)}'")
 
 
 def _numel(shape: Sequence[int] | int) -> tuple[tuple[int, ...], int]:
@@ -309,9 +322,14 @@ def _digits(dtype: D.dtype) -> int:
     return {D.float16: 11, D.bfloat16: 8, D.float32: 24, D.float64: 53}[dtype]
 
 
+_LOW_HALF = slice(0, None, 2) if sys.byteorder == "little" else slice(1, None, 2)
+
+
 def _u24(gen: Generator, n: int) -> np.ndarray:
     """uniform_real_distribution<float>(0, 1): 24 random bits of one word."""
-    return (gen._words(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0**-24)
+    x = (gen._words(n).view(np.uint32)[_LOW_HALF] & np.uint32(0xFFFFFF)).astype(np.float32)
+    x *= np.float32(2.0**-24)
+    return x
 
 
 def _u53(gen: Generator, n: int) -> np.ndarray:
@@ -334,42 +352,46 @@ _FOPI = _f(1.27323954473516)
 _TWO_PI = _f(2.0 * math.pi)
 
 
-def _log256(x: np.ndarray) -> np.ndarray:
-    """log256_ps for x in (0, 1]; every mul feeding an add is fused, as in torch's build."""
-    bits = x.view(np.int32)
-    e = ((bits >> 23) - 126).astype(np.float32)
+def _r32(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32).astype(np.float64)
+
+
+def _log256(u: np.ndarray) -> np.ndarray:
+    """log256_ps for u in (0, 1] (float32), every mul feeding an add fused as in torch's build.
+    Values are carried in float64, rounded to float32 after each step."""
+    bits = u.view(np.int32)
+    e = ((bits >> 23) - 126).astype(np.float64)
     m = ((bits & ~0x7F800000) | 0x3F000000).view(np.float32)  # mantissa scaled to [0.5, 1)
     small = m < _SQRTHF
-    x = np.where(small, m + m - 1, m - 1)  # both exact, as the intrinsics' sequence is
+    x = np.where(small, m + m - 1, m - 1).astype(np.float64)  # both exact, as the intrinsics are
     e -= small
-    z = x * x
-    y = np.full_like(x, _LOG_P[0])
-    for p in _LOG_P[1:]:
-        y = _fma32(y, x, p)
-    y = y * x
-    y = _fma32(y, z, e * _LOG_Q1)
-    y = _fma32(z, _f(-0.5), y)
-    return _fma32(e, _LOG_Q2, x + y)
+    z = _r32(x * x)
+    y = _fma_in64(x, float(_LOG_P[0]), float(_LOG_P[1]))
+    for p in _LOG_P[2:]:
+        y = _fma_in64(y, x, float(p))
+    y = _fma_in64(_r32(y * x), z, _r32(e * float(_LOG_Q1)))
+    y = _fma_in64(z, -0.5, y)
+    return _fma_in64(e, float(_LOG_Q2), _r32(x + y)).astype(np.float32)
 
 
 def _sincos256(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """sincos256_ps for theta >= 0, with torch's fused multiply-adds."""
+    """sincos256_ps for theta in [0, 2pi) (float32), with torch's fused multiply-adds."""
     j = (theta * _FOPI).astype(np.int32)
     j = (j + 1) & ~1
-    y = j.astype(np.float32)
-    x = theta
-    for dp in _DP:
-        x = _fma32(y, dp, x)
+    y = j.astype(np.float64)
+    x = theta.astype(np.float64)
+    for dp in _DP:  # exact in float64: theta >= 0.5 when j > 0, so each sum fits 48 bits
+        x = _r32(y * float(dp) + x)
+    z = _r32(x * x)
+    c = _fma_in64(z, float(_COS_P[0]), float(_COS_P[1]))
+    c = _fma_in64(c, z, float(_COS_P[2]))
+    c = (_fma_in64(_r32(c * z), z, -0.5 * z) + 1.0).astype(np.float32)
+    s = _fma_in64(z, float(_SIN_P[0]), float(_SIN_P[1]))
+    s = _fma_in64(s, z, float(_SIN_P[2]))
+    s = _fma_in64(_r32(s * z), x, x).astype(np.float32)
     sign_sin = ((j & 4) << 29).view(np.uint32)
     sign_cos = ((~(j - 2) & 4) << 29).view(np.uint32)
     use_sin_poly = (j & 2) == 0
-    z = x * x
-    c = _fma32(_COS_P[0], z, _COS_P[1])
-    c = _fma32(c, z, _COS_P[2])
-    c = _fma32(c * z, z, -(z * _f(0.5))) + _f(1)
-    s = _fma32(_SIN_P[0], z, _SIN_P[1])
-    s = _fma32(s, z, _SIN_P[2])
-    s = _fma32(s * z, x, x)
     # the kernel selects by masking and adding +0.0, which turns -0.0 into +0.0
     sin = np.where(use_sin_poly, s, c) + _f(0)
     cos = np.where(use_sin_poly, c, s) + _f(0)
@@ -379,12 +401,13 @@ def _sincos256(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _normal_fill16(u: np.ndarray, mean: np.float32, std: np.float32) -> np.ndarray:
     """Box-Muller over blocks of 16 uniforms (rows): pairs (j, j + 8)."""
     out = np.empty_like(u)
-    rows = 1 << 13
+    rows = 2048
     for i in range(0, len(u), rows):  # chunks keep the temporaries in cache
         blk = u[i : i + rows]
-        radius = np.sqrt(_f(-2) * _log256(_f(1) - blk[:, :8]))
-        sin, cos = _sincos256(_TWO_PI * blk[:, 8:])
-        n = np.concatenate([radius * cos, radius * sin], axis=1)
+        k = len(blk)
+        radius = np.sqrt(_f(-2) * _log256((_f(1) - blk[:, :8]).reshape(-1))).reshape(k, 8)
+        sin, cos = _sincos256((_TWO_PI * blk[:, 8:]).reshape(-1))
+        n = np.concatenate([radius * cos.reshape(k, 8), radius * sin.reshape(k, 8)], axis=1)
         out[i : i + rows] = n + mean if std == 1 else _fma32(n, std, mean)
     return out
 
