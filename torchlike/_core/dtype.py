@@ -45,7 +45,9 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> dtype:
-        return {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}.get(self, self)
+        if self is float16:
+            raise NotImplementedError("torchlike: complex32 (torch.chalf) is not supported; JAX has no complex32")
+        return {bfloat16: complex64, float32: complex64, float64: complex128}.get(self, self)
 
 
 def _dtype_by_name(name: str) -> dtype:
