@@ -1,4 +1,10 @@
-"""``Tensor.__getitem__`` / ``__setitem__``: basic indexing makes views, advanced indexing gathers.
+"""``Tensor.__getitem__`` / ``__setitem__`` with torch's rules, and ``copy_`` / ``fill_`` / ``zero_``.
+
+As in torch, a key is applied in two stages: integers, slices, None and Ellipsis become views
+(select/slice/unsqueeze, recorded for autograd); what is left (integer tensors, sequences, bool
+masks, Python bools) is advanced indexing over that view, with numpy's placement of the indexed
+dimensions. Bool masks are turned into integer indices on the host (the result shape depends on
+their values), so they cannot be used inside traced code.
 
 Integer positions are dynamic kernel arguments (``x[i]`` in a loop compiles once); slice
 bounds are resolved in Python so output shapes are static.
@@ -6,6 +12,8 @@ bounds are resolved in Python so output shapes are static.
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 import jax.numpy as jnp
@@ -16,40 +24,42 @@ from .._core import views as V
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
-from .registry import RawTensor, defop
+from .registry import RawTensor, TensorList, TensorOrScalar, defop
 from .views import select_spec, slice_spec
 
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _as_index_tensor(x: Any, device: Any) -> Tensor:
-    from . import creation
-
-    if isinstance(x, Tensor):
-        return x
-    t = creation.tensor(x, device=device)
-    if t._dtype.is_floating_point and t.numel() == 0:
-        t = t.long()
-    return t
+_SEQ_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
+    "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+    "x[torch.tensor(seq)], which will result either in an error or a different result"
+)
+_BAD_INDEX = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})"
+_INT_TYPES = (int, np.integer)
+_BOOL_TYPES = (bool, np.bool_)
 
 
-def _normalize(key: Any) -> tuple:
-    if not isinstance(key, tuple):
-        key = (key,)
-    return key
+def _shape_str(shape: Any) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _as_tuple(key: Any) -> tuple:
+    """torch's treatSequenceAsTuple: a short list holding slices/None/Ellipsis/sequences is a tuple."""
+    if type(key) is tuple:
+        return key
+    if type(key) is list and len(key) < 32:
+        for k in key:
+            if k is None or k is Ellipsis or isinstance(k, (Tensor, list, tuple, slice, np.ndarray)):
+                warnings.warn(_SEQ_WARNING, UserWarning, stacklevel=3)
+                return tuple(key)
+    return (key,)
 
 
 def _count_dims(key: tuple) -> int:
     n = 0
     for k in key:
-        if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)):
+        if k is None or k is Ellipsis or isinstance(k, _BOOL_TYPES):
             continue
-        if isinstance(k, Tensor) and k._dtype in (D.bool, D.uint8):
-            n += k.dim()
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            n += k.ndim
+        if isinstance(k, Tensor):
+            n += k.dim() if k._dtype is D.bool or k._dtype is D.uint8 else 1
         else:
             n += 1
     return n
@@ -67,75 +77,7 @@ def _slice_bounds(s: slice, n: int) -> tuple:
         stop = max(stop + n, 0)
     start = min(start, n)
     stop = min(max(stop, start), n)
-    size = (stop - start + step - 1) // step
-    return start, size, step
-
-
-def _bad_index(k: Any) -> IndexError:
-    return IndexError(
-        "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-        f"(got {type(k).__name__})"
-    )
-
-
-def _is_advanced(k: Any) -> bool:
-    return isinstance(k, (Tensor, list, np.ndarray)) or (isinstance(k, tuple))
-
-
-def _basic(self: Tensor, key: tuple, record: bool) -> tuple[Tensor, list]:
-    """Apply the basic part of ``key`` as views. Returns the view and the advanced entries left
-    (each as (dim_in_result, index)) -- the dims they address in the view."""
-    ndim = self.dim()
-    used = _count_dims(key)
-    if used > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    single = len(key) == 1
-    t = self
-    dim = 0
-    advanced = []
-    for k in key:
-        if k is Ellipsis:
-            dim += ndim - used
-            continue
-        if k is None:
-            t = _view(t, _unsqueeze_spec(t, dim), "UnsqueezeBackward0", record)
-            dim += 1
-            continue
-        if isinstance(k, (bool, np.bool_)):
-            t = _view(t, _unsqueeze_spec(t, dim), "UnsqueezeBackward0", record)
-            advanced.append((dim, bool(k)))
-            dim += 1
-            continue
-        if _is_int(k):
-            n = t._shape[dim]
-            k = int(k)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
-            t = _view(t, select_spec(t, dim, k % n), "SelectBackward0", record)
-            continue
-        if isinstance(k, slice):
-            n = t._shape[dim]
-            start, size, step = _slice_bounds(k, n)
-            if single or not (start == 0 and size == n and step == 1):
-                t = _view(t, slice_spec(t, dim, start, size, step), "SliceBackward0", record)
-            dim += 1
-            continue
-        if isinstance(k, Tensor) and k.dim() == 0 and not k._dtype.is_floating_point and k._dtype is not D.bool:
-            n = t._shape[dim]
-            i = int(k)
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
-            t = _view(t, select_spec(t, dim, i % n), "SelectBackward0", record)
-            continue
-        if isinstance(k, (Tensor, list, tuple, np.ndarray)):
-            idx = _as_index_tensor(k, self.device)
-            if idx._dtype.is_floating_point or idx._dtype.is_complex:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            advanced.append((dim, idx))
-            dim += idx.dim() if idx._dtype in (D.bool, D.uint8) else 1
-            continue
-        raise _bad_index(k)
-    return t, advanced
+    return start, (stop - start + step - 1) // step, step
 
 
 def _unsqueeze_spec(t: Tensor, d: int) -> tuple:
@@ -150,153 +92,402 @@ def _view(t: Tensor, spec: tuple, name: str, record: bool) -> Tensor:
         return registry.make_view_of(t, spec, name)
     from .._core import tensor as T
 
-    kind, static, dyn, shape, stride, offset = spec
     view = t._view
+    kind, static, dyn, shape, stride, offset = spec
     new = V.View(((kind, static),), dyn, shape, stride, offset) if view is None else view.then(*spec)
     return T.make_view(t, new)
 
 
-def _advanced_key(t: Tensor, advanced: list) -> tuple:
-    """The static index structure and dynamic index arrays for JAX's numpy-style gather."""
-    key: list = [slice(None)] * t.dim()
-    arrays = []
-    check = t.device.type == "cpu"
+def _select(t: Tensor, dim: int, index: int, real_dim: int, record: bool) -> Tensor:
+    n = t._shape[dim]
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {n}")
+    return _view(t, select_spec(t, dim, index % n), "SelectBackward0", record)
+
+
+def _to_index_tensor(k: Any, device: Any) -> Tensor:
+    from . import creation
+
+    t = creation.tensor(k, device=device)
+    if t.numel() == 0 and t._dtype.is_floating_point:  # torch: x[[]] indexes with an empty long tensor
+        t = t.long()
+    return t
+
+
+def _basic(self: Tensor, key: tuple, record: bool, single_slice_view: bool) -> tuple[Tensor, list]:
+    """Apply the view part of ``key``. Returns the view and the advanced entries left, each
+    ``(dim, index)`` where ``index`` is a Tensor or a Python bool, addressing dims of the view."""
+    ndim = self.dim()
+    used = _count_dims(key)
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    t = self
+    dim = 0
+    advanced = []
+    for real_dim, k in enumerate(key):
+        if k is Ellipsis:
+            dim += ndim - used
+        elif k is None:
+            t = _view(t, _unsqueeze_spec(t, dim), "UnsqueezeBackward0", record)
+            dim += 1
+        elif isinstance(k, _BOOL_TYPES):
+            t = _view(t, _unsqueeze_spec(t, dim), "UnsqueezeBackward0", record)
+            advanced.append((dim, bool(k)))
+            dim += 1
+        elif isinstance(k, _INT_TYPES):
+            t = _select(t, dim, int(k), real_dim, record)
+        elif isinstance(k, slice):
+            start, size, step = _slice_bounds(k, t._shape[dim])
+            if single_slice_view or not (start == 0 and size == t._shape[dim] and step == 1):
+                t = _view(t, slice_spec(t, dim, start, size, step), "SliceBackward0", record)
+            dim += 1
+        else:
+            if not isinstance(k, Tensor):
+                if isinstance(k, str):
+                    raise TypeError("new(): invalid data type 'str'")
+                if not isinstance(k, (list, tuple, np.ndarray)):
+                    raise IndexError(_BAD_INDEX.format(type(k).__name__))
+                k = _to_index_tensor(k, self.device)
+            if k.dim() == 0 and not (k._dtype.is_floating_point or k._dtype.is_complex):
+                if k._dtype is D.bool or k._dtype is D.uint8:
+                    t = _view(t, _unsqueeze_spec(t, dim), "UnsqueezeBackward0", record)
+                    advanced.append((dim, bool(k.item())))
+                    dim += 1
+                else:
+                    t = _select(t, dim, int(k.item()), real_dim, record)
+                continue
+            advanced.append((dim, k))
+            dim += k.dim() if k._dtype is D.bool or k._dtype is D.uint8 else 1
+    return t, advanced
+
+
+_BOOL_INDEX = {True: np.zeros(1, np.int64), False: np.zeros(0, np.int64)}
+
+
+def _advanced(t: Tensor, advanced: list) -> tuple:
+    """Torch's checks of the advanced part of a key, then the static key structure (per dim of
+    ``t``: ("s",) for a full slice, ("a", i) for index array i) and the index arrays."""
+    for _, idx in advanced:
+        if isinstance(idx, Tensor) and (idx._dtype.is_floating_point or idx._dtype.is_complex):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    key: list = [("s",)] * t.dim()
+    arrays: list = []
+    dims: list = []
     for dim, idx in advanced:
         if isinstance(idx, bool):
-            key[dim] = ("b", idx)
+            key[dim] = ("a", len(arrays))
+            arrays.append(_BOOL_INDEX[idx])
+            dims.append(dim)
             continue
-        if idx._dtype in (D.bool, D.uint8):
-            mask = np.asarray(idx._data()).astype(bool)
-            shape = t._shape[dim : dim + idx.dim()]
-            if mask.shape != tuple(shape):
-                for i, (a, b) in enumerate(zip(mask.shape, shape)):
-                    if a != b:
-                        raise IndexError(
-                            f"The shape of the mask [{', '.join(map(str, mask.shape))}] at index {i} does not match "
-                            f"the shape of the indexed tensor [{', '.join(map(str, t._shape))}] at index {dim + i}"
-                        )
+        if idx._dtype is D.bool or idx._dtype is D.uint8:
+            if idx._dtype is D.uint8:
+                warnings.warn(
+                    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            mask = idx._host()
+            for i, n in enumerate(mask.shape):
+                if n != t._shape[dim + i]:
+                    raise IndexError(
+                        f"The shape of the mask {_shape_str(mask.shape)} at index {i} does not match the shape of "
+                        f"the indexed tensor {_shape_str(t._shape)} at index {dim + i}"
+                    )
             for j, nz in enumerate(np.nonzero(mask)):
                 key[dim + j] = ("a", len(arrays))
-                arrays.append(jnp.asarray(nz))
+                arrays.append(nz)
+                dims.append(dim + j)
             continue
-        n = t._shape[dim]
-        arr = idx._data()
-        if check and idx.numel():
-            host = np.asarray(arr)
-            lo, hi = host.min(), host.max()
-            if hi >= n or lo < -n:
-                bad = hi if hi >= n else lo
-                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
         key[dim] = ("a", len(arrays))
-        arrays.append(arr)
-    # drop trailing full slices so the key stays small
-    while key and key[-1] == slice(None):
+        arrays.append(idx)
+        dims.append(dim)
+    shapes = [tuple(a.shape) for a in arrays]
+    try:
+        bshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + ", ".join(_shape_str(s) for s in shapes)
+        ) from None
+    _check_bounds(t, arrays, dims, bshape)
+    while key and key[-1] == ("s",):
         key.pop()
-    return tuple(_freeze(k) for k in key), arrays
+    return tuple(key), arrays, dims, bshape
 
 
-def _freeze(k: Any) -> Any:
-    return ("s",) if k == slice(None) else k
+def _bounds(idx: Any) -> tuple:
+    """(min, max) of an index tensor, cached on it while its array is unchanged."""
+    if not isinstance(idx, Tensor):
+        return (idx.min(), idx.max()) if idx.size else (0, 0)
+    arr = idx._data()
+    cached = idx.__dict__.get("_index_bounds")
+    if cached is not None and cached[0] is arr:
+        return cached[1]
+    host = np.asarray(arr)
+    b = (int(host.min()), int(host.max())) if host.size else (0, 0)
+    idx.__dict__["_index_bounds"] = (arr, b)
+    return b
 
 
-def _thaw(key: tuple, arrays: list) -> tuple:
-    out = []
-    for k in key:
-        if k == ("s",):
-            out.append(slice(None))
-        elif k[0] == "b":
-            out.append(slice(None) if k[1] else slice(0, 0))
-        else:
-            out.append(arrays[k[1]])
-    return tuple(out)
+def _check_bounds(t: Tensor, arrays: list, dims: list, bshape: tuple) -> None:
+    if t._buf.device.type != "cpu":
+        return  # torch checks on the device asynchronously; JAX clamps
+    bad = False
+    for a, d in zip(arrays, dims):
+        lo, hi = _bounds(a)
+        n = t._shape[d]
+        if hi >= n or lo < -n:
+            bad = True
+    if not bad:
+        return
+    # torch reports the first bad element of the broadcast index, numbering the indexed dims
+    hosts = [np.broadcast_to(a._host() if isinstance(a, Tensor) else a, bshape).reshape(-1) for a in arrays]
+    sizes = [t._shape[d] for d in dims]
+    bad_at = [np.flatnonzero((h >= n) | (h < -n)) for h, n in zip(hosts, sizes)]
+    first = min(b[0] for b in bad_at if b.size)
+    j = next(j for j, b in enumerate(bad_at) if b.size and b[0] == first)
+    raise IndexError(f"index {hosts[j][first]} is out of bounds for dimension {j} with size {sizes[j]}")
+
+
+def _result_shape(t: Tensor, dims: list, bshape: tuple) -> tuple:
+    """numpy's advanced-indexing shape: the broadcast index shape replaces the indexed dims where
+    they are adjacent, else goes first."""
+    shape = tuple(t._shape)
+    ds = sorted(set(dims))
+    if ds == list(range(ds[0], ds[-1] + 1)):
+        return shape[: ds[0]] + tuple(bshape) + shape[ds[-1] + 1 :]
+    return tuple(bshape) + tuple(s for i, s in enumerate(shape) if i not in ds)
+
+
+def _thaw(key: tuple, indices: list) -> tuple:
+    return tuple(slice(None) if k[0] == "s" else indices[k[1]] for k in key)
 
 
 @defop(promote=None, method=False, grad_name="IndexBackward0", saves=("indices",))
-def _index(input: RawTensor, indices: registry.TensorList, key: tuple) -> Any:
+def _index(input: RawTensor, indices: TensorList, key: tuple) -> Any:
     return input[_thaw(key, indices)]
 
 
-@defop(promote=None, method=False, inplace=False, grad_name="IndexPutBackward0", saves=("indices",))
-def _index_put_key(input: RawTensor, values: RawTensor, indices: registry.TensorList, key: tuple,
-                   accumulate: bool) -> Any:
+@defop(promote=None, method=False, grad_name="IndexPutBackward0", saves=("indices",))
+def _index_put(input: RawTensor, indices: TensorList, values: TensorOrScalar, key: tuple, accumulate: bool) -> Any:
     k = _thaw(key, indices)
-    values = values.astype(input.dtype)
-    return input.at[k].add(values) if accumulate else input.at[k].set(values)
+    v = jnp.asarray(values).astype(input.dtype)
+    if accumulate:
+        if input.dtype == jnp.bool_:
+            return input.at[k].max(v)
+        return input.at[k].add(v)
+    return input.at[k].set(v)
+
+
+def _index_tensors(arrays: list, device: Any) -> list:
+    from .._core import tensor as T
+
+    return [a if isinstance(a, Tensor) else T.make(jnp.asarray(a), device) for a in arrays]
 
 
 def getitem(self: Tensor, key: Any) -> Tensor:
-    key = _normalize(key)
+    key = _as_tuple(key)
     record = self._rg and grad_mode._enabled
-    t, advanced = _basic(self, key, record)
+    t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)
     if not advanced:
-        if t is self:  # x[...] or x[()] : torch returns an alias
+        if t is self:  # x[...] or x[:, :]: torch returns an alias
             return registry.make_view_of(self, ("reshape", (tuple(self._shape),), (), *self._geometry()), "AliasBackward0")
         return t
-    k, arrays = _advanced_key(t, advanced)
-    from .._core import tensor as T
-
-    return _index(t, [T.make(a, t.device) for a in arrays], k)
+    k, arrays, _, _ = _advanced(t, advanced)
+    return _index(t, _index_tensors(arrays, t.device), k)
 
 
-def setitem(self: Tensor, key: Any, value: Any) -> None:
-    from . import creation
+# --- writing -------------------------------------------------------------------------------------
 
-    key = _normalize(key)
-    if not isinstance(value, Tensor):
-        value = creation.tensor(value, dtype=self._dtype, device=self.device) if not isinstance(
-            value, (int, float, bool, complex)) else value  # fmt: skip
-    track = grad_mode._enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
-    if track:
-        graph.check_inplace(self)
-    t, advanced = _basic(self, key, record=False)
-    if not advanced:
-        if not track:
-            _write_basic(t, value)
-        else:
-            t = _basic(self, key, record=True)[0]
-            copy_(t, value)
-        return
-    k, arrays = _advanced_key(t, advanced)
-    from .._core import tensor as T
+_CPP_SCALAR = {
+    D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t", D.int32: "int", D.int64: "int64_t",
+    D.float32: "float", D.float64: "double", D.float16: "double", D.bfloat16: "double",
+}  # fmt: skip
 
-    if not isinstance(value, Tensor):
-        value = creation.tensor(value, dtype=self._dtype, device=self.device)
-    if t is self:
-        result = _index_put_key(self, value, [T.make(a, self.device) for a in arrays], k, False)
-        graph.commit_inplace(self, result)
+
+def _tensor_type(t: Tensor) -> str:
+    from .shape import type_name
+
+    return type_name(t)
+
+
+def _scalar_value(self: Tensor, value: Any) -> Any:
+    """torch's valueToTensor: Python numbers become values of ``self``'s dtype (range-checked)."""
+    if isinstance(value, np.generic) and isinstance(value, (np.integer, np.bool_, np.float64)):
+        value = value.item()
+    if not isinstance(value, (bool, int, float, complex)):
+        tname = type(value).__name__
+        module = type(value).__module__
+        if module not in ("builtins", None):
+            tname = f"{module}.{type(value).__qualname__}"
+        raise TypeError(f"can't assign a {tname} to a {_tensor_type(self)}")
+    dt = self._dtype
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        raise ValueError("Overflow when unpacking long long")
+    if dt is D.bool or dt.is_complex:
+        return value
+    bad = isinstance(value, complex) and value.imag != 0
+    if isinstance(value, complex):
+        value = value.real
+    if dt.is_floating_point:
+        if dt in (D.float32,) and math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
+            bad = True
     else:
-        result = _index_put_key(t, value, [T.make(a, self.device) for a in arrays], k, False)
-        graph.commit_inplace(t, result)
+        info = np.iinfo(dt.np)
+        lo = -info.max if dt is D.uint8 else info.min  # torch lets negative values wrap into uint8
+        bad = bad or not math.isfinite(value) or not lo <= value <= info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_SCALAR.get(dt, dt.np.name)} without overflow")
+    return value
+
+
+def _strip_leading_ones(shape: tuple) -> tuple:
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return tuple(shape[i:])
+
+
+def _expand_check(value: Tensor, shape: tuple) -> None:
+    """torch's expand errors for broadcasting ``value`` to ``shape`` (setitem's copy)."""
+    src = _strip_leading_ones(tuple(value._shape))
+    if len(src) > len(shape):
+        raise RuntimeError(
+            f"expand({_tensor_type(value)}{{{_shape_str(src)}}}, size={_shape_str(shape)}): the number of sizes "
+            f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor ({len(src)})"
+        )
+    lead = len(shape) - len(src)
+    for i, s in enumerate(src):
+        if s != 1 and s != shape[lead + i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size ({s}) at "
+                f"non-singleton dimension {lead + i}.  Target sizes: {_shape_str(shape)}.  Tensor sizes: "
+                f"{_shape_str(src)}"
+            )
+
+
+def _fill_name(static: tuple, dyn: tuple) -> str:
+    return "FillBackward3" if isinstance(dyn[1], Tensor) else "FillBackward2"
+
+
+@defop(promote=None, method=False, grad_name=_fill_name, saves=())
+def fill(input: RawTensor, value: TensorOrScalar) -> Any:
+    return jnp.broadcast_to(jnp.asarray(value).astype(input.dtype), input.shape)
+
+
+def _fill_check(value: Any) -> None:
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+        )
+
+
+def fill_(self: Tensor, value: Any) -> Tensor:
+    _fill_check(value)
+    if grad_mode._enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
+        graph.check_inplace(self)
+        graph.commit_inplace(self, fill(self, value))
+        return self
+    self._assign_broadcast(value._data() if isinstance(value, Tensor) else value)
+    return self
+
+
+@defop(promote=None, method=False, grad_name="ZeroBackward0", saves=())
+def _zeros_of(input: RawTensor) -> Any:
+    return jnp.zeros_like(input)
+
+
+def zero_(input: Tensor) -> Tensor:
+    if grad_mode._enabled and (input._rg or input._base_t is not None):
+        graph.check_inplace(input)
+        graph.commit_inplace(input, _zeros_of(input))
+        return input
+    input._assign_broadcast(0)
+    return input
 
 
 def _write_basic(view: Tensor, value: Any) -> None:
-    """No-grad ``x[basic] = v``: one fused write kernel (broadcast, cast, scatter)."""
-    arr = value._data() if isinstance(value, Tensor) else value
+    """No-grad ``view[...] = value`` (value broadcast to the view): one fused write kernel."""
     if isinstance(value, Tensor):
-        _check_broadcast(value._shape, view._shape)
-    if view._view is None:
-        view._assign(jnp.broadcast_to(jnp.asarray(arr, view._dtype.np), view._shape))
-        return
-    if isinstance(value, Tensor) and value._buf.device != view._buf.device and value.dim() != 0:
-        raise RuntimeError(
-            f"Expected all tensors to be on the same device, but found at least two devices, {view.device} and "
-            f"{value.device}!"
-        )
-    view._assign_broadcast(arr)
-
-
-def _check_broadcast(src: tuple, dst: tuple) -> None:
-    if len(src) > len(dst) and any(s != 1 for s in src[: len(src) - len(dst)]):
-        raise RuntimeError(
-            f"shape mismatch: value tensor of shape [{', '.join(map(str, src))}] cannot be broadcast to indexing "
-            f"result of shape [{', '.join(map(str, dst))}]"
-        )
-    for a, b in zip(reversed(src), reversed(dst)):
-        if a != b and a != 1:
+        if value._buf.device != view._buf.device and value.dim() != 0:
             raise RuntimeError(
-                f"shape mismatch: value tensor of shape [{', '.join(map(str, src))}] cannot be broadcast to indexing "
-                f"result of shape [{', '.join(map(str, dst))}]"
+                f"Expected all tensors to be on the same device, but found at least two devices, {view.device} and "
+                f"{value.device}!"
             )
+        value = value._data()
+    view._assign_broadcast(value)
+
+
+def _copy_to(dst: Tensor, value: Any, track: bool) -> None:
+    """torch's setitem copy: same shape -> copy_, 0-dim -> fill_, else expand then copy_."""
+    if not isinstance(value, Tensor):
+        if track:
+            graph.commit_inplace(dst, fill(dst, value))
+        else:
+            _write_basic(dst, value)
+        return
+    if value._shape != dst._shape:
+        if value.dim() == 0:
+            if track:
+                graph.commit_inplace(dst, fill(dst, value))
+            else:
+                _write_basic(dst, value)
+            return
+        _expand_check(value, tuple(dst._shape))
+        from .views import reshape
+
+        value = reshape(value, _strip_leading_ones(tuple(value._shape)))
+    if track:
+        copy_(dst, value)
+    else:
+        _write_basic(dst, value)
+
+
+def setitem(self: Tensor, key: Any, value: Any) -> None:
+    if key is False:  # torch: x[False] = v does nothing
+        return
+    if not isinstance(value, Tensor):
+        value = _scalar_value(self, value)
+    key = _as_tuple(key)
+    track = grad_mode._enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
+    t, advanced = _basic(self, key, track, single_slice_view=False)
+    if grad_mode._enabled and (track or t._base_t is not None):
+        graph.check_inplace(t)
+    if not advanced:
+        _copy_to(t, value, track)
+        return
+    k, arrays, dims, bshape = _advanced(t, advanced)
+    if isinstance(value, Tensor):
+        _index_put_checks(t, value, advanced, _result_shape(t, dims, bshape))
+        if value.dim() and value._shape[0] == 1:
+            from .views import reshape
+
+            value = reshape(value, _strip_leading_ones(tuple(value._shape)))
+        if value._buf.device != t._buf.device and value.dim() == 0:
+            value = value.item()
+    result = _index_put(t, _index_tensors(arrays, t.device), value, k, False)
+    graph.commit_inplace(t, result)
+
+
+def _index_put_checks(t: Tensor, value: Tensor, advanced: list, shape: tuple) -> None:
+    vshape = _strip_leading_ones(tuple(value._shape))
+    if len(vshape) > len(shape) or any(a != 1 and a != b for a, b in zip(reversed(vshape), reversed(shape))):
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be broadcast to indexing result of "
+            f"shape {_shape_str(shape)}"
+        )
+    # torch: a one-element value with a single mask index goes through masked_fill_ (any dtype)
+    masks = [i for _, i in advanced if isinstance(i, Tensor) and i._dtype in (D.bool, D.uint8)]
+    if value.numel() == 1 and len(masks) == 1 and len(advanced) == 1:
+        return
+    if value._dtype is not t._dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got {D.cpp_name(t._dtype)} for the "
+            f"destination and {D.cpp_name(value._dtype)} for the source."
+        )
+
+
+# --- copy_ ---------------------------------------------------------------------------------------
 
 
 @defop(promote=None, method=False, grad_name="CopyBackwards", saves=())
@@ -310,29 +501,36 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
     if not isinstance(src, Tensor):
         src = creation.tensor(src)
-    _check_copy_shape(src._shape, self._shape)
+    _check_copy_shape(tuple(src._shape), tuple(self._shape))
     if src._buf.device != self._buf.device:
         src = src.to(self.device)
-    if grad_mode._enabled and (self._rg or src._rg):
+    if grad_mode._enabled and (self._rg or src._rg or self._base_t is not None):
         graph.check_inplace(self)
-        result = _copy_from(self, src)
-        graph.commit_inplace(self, result)
+    if grad_mode._enabled and (self._rg or src._rg):
+        graph.commit_inplace(self, _copy_from(self, src))
         return self
-    if self._view is None:
-        self._assign(_copy_from(self, src)._data())
-    else:
-        self._assign_broadcast(src._data())
+    self._assign_broadcast(src._data())
     return self
 
 
 def _check_copy_shape(src: tuple, dst: tuple) -> None:
-    if len(src) > len(dst) and any(s != 1 for s in src[: len(src) - len(dst)]) or any(
-        a != b and a != 1 for a, b in zip(reversed(src), reversed(dst))
-    ):
+    """torch's broadcasting errors for writing ``src`` into ``dst``."""
+    n = max(len(src), len(dst))
+    out = []
+    for i in range(n):
+        a = dst[len(dst) - n + i] if len(dst) - n + i >= 0 else 1
+        b = src[len(src) - n + i] if len(src) - n + i >= 0 else 1
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {i}"
+            )
+        out.append(a if b == 1 else b)
+    if tuple(out) != dst:
         raise RuntimeError(
-            f"The size of tensor a ({dst[-1] if dst else 1}) must match the size of tensor b "
-            f"({src[-1] if src else 1}) at non-singleton dimension {max(len(dst) - 1, 0)}"
+            f"output with shape {_shape_str(dst)} doesn't match the broadcast shape {_shape_str(out)}"
         )
 
 
-registry.METHODS.update(__getitem__=getitem, __setitem__=setitem, copy_=copy_)
+__all__ = ["fill", "fill_", "zero_"]
+
+registry.METHODS.update(__getitem__=getitem, __setitem__=setitem, copy_=copy_, fill_=fill_, zero_=zero_)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Sequence
 
 from .._core import dtype as D
@@ -85,11 +86,41 @@ def view(input: Tensor, *shape: Any) -> Any:
 def _view_dtype(input: Tensor, dt: D.dtype) -> Any:
     if dt is input._dtype:
         return ("reshape", (tuple(input._shape),), (), *input._geometry())
-    if dt.itemsize != input._dtype.itemsize:
-        raise NotImplementedError("torchlike: Tensor.view(dtype) with a different element size is not supported")
+    old, new = input._dtype.itemsize, dt.itemsize
     sh, st, off = input._geometry()
-    spec = ("bitcast", (dt.np,), (), sh, st, off)
-    out = registry.make_view_of(input, spec, "ViewBackward0")
+    if old == new:
+        out = registry.make_view_of(input, ("bitcast", (dt.np,), (), sh, st, off), "ViewBackward0")
+        out._dtype = dt
+        return out
+    what = f"to view {D.cpp_name(input._dtype)} as {D.cpp_name(dt)} (different element sizes)"
+    if not sh:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if st[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {st[-1]}")
+    if old > new:  # each element splits into `r` trailing ones
+        r = old // new
+        shape = sh[:-1] + (sh[-1] * r,)
+        stride = tuple(s * r for s in st[:-1]) + (1,)
+        steps = [("bitcast", (dt.np,), (), sh + (r,), st + (1,), off), ("reshape", (shape,), (), shape, stride, off * r)]
+    else:
+        r = new // old
+        for name, v in (("size(-1)", sh[-1]), ("storage_offset()", off)):
+            if v % r:
+                raise RuntimeError(f"self.{name} must be divisible by {r} {what}, but got {v}")
+        for i, s in enumerate(st[:-1]):
+            if s % r:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but got {s}")
+        shape = sh[:-1] + (sh[-1] // r,)
+        stride = tuple(s // r for s in st[:-1]) + (1,)
+        split = sh[:-1] + (sh[-1] // r, r)
+        steps = [("reshape", (split,), (), split, st[:-1] + (r, 1), off), ("bitcast", (dt.np,), (), shape, stride, off // r)]
+    # torch: a view between element sizes is not differentiable
+    from .._core import tensor as T
+
+    view = input._view
+    for kind, static, dyn, shp, strd, o in steps:
+        view = V.View(((kind, static),), dyn, shp, strd, o) if view is None else view.then(kind, static, dyn, shp, strd, o)
+    out = T.make_view(input, view)
     out._dtype = dt
     return out
 
@@ -362,8 +393,10 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, input.dim())
-    return tuple(select(input, d, i) for i in range(input._shape[d]))
+    return tuple(registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d]))
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -436,14 +469,46 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     return transpose(input, axis0, axis1)
 
 
-def _mT(self: Tensor) -> Tensor:
+def _mT(self: Tensor, name: str = "mT") -> Tensor:
     if self.dim() < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
     return transpose(self, -2, -1)
 
 
+def _mH(self: Tensor) -> Tensor:
+    return _mT(self, "mH")
+
+
+_warned_T: set = set()
+
+
 def _T(self: Tensor) -> Tensor:
-    return permute(self, tuple(reversed(range(self.dim()))))
+    n = self.dim()
+    if n != 2 and n != 0 and "nd" not in _warned_T:
+        _warned_T.add("nd")
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will "
+            "throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+            "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if n == 0 and "0d" not in _warned_T:
+        _warned_T.add("0d")
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=2
+        )
+    return permute(self, tuple(reversed(range(n))))
+
+
+def _H(self: Tensor) -> Tensor:
+    n = self.dim()
+    if n not in (0, 2):
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if n > 2 else "")
+        )
+    return permute(self, tuple(reversed(range(n))))
 
 
 swapdims = swapaxes
@@ -458,4 +523,4 @@ registry.METHODS.update(
     unbind=unbind, split=split, chunk=chunk, tensor_split=tensor_split, hsplit=hsplit, vsplit=vsplit,
     dsplit=dsplit, swapaxes=swapaxes, swapdims=swapaxes, moveaxis=movedim,
 )  # fmt: skip
-registry.PROPERTIES = {"T": _T, "mT": _mT, "H": _T, "mH": _mT}
+registry.PROPERTIES = {"T": _T, "mT": _mT, "H": _H, "mH": _mH}
