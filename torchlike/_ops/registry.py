@@ -333,7 +333,12 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     if _kernel_wrappers:
         for wrap in _kernel_wrappers:
             kernel = wrap(op, static, cdt, kernel)
-    result = kernel(*arrays)
+    try:
+        result = kernel(*arrays)
+    except ValueError as e:
+        if "Incompatible shapes for broadcasting" not in str(e):
+            raise
+        raise _broadcast_error(arrays) or e from None
 
     if device is None:
         device = _default_device_for(result)
@@ -354,6 +359,24 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
 
 
 _TENSOR_ONLY = frozenset(("T", "R", "OT", "OR"))
+
+
+def _broadcast_error(arrays: list) -> RuntimeError | None:
+    """torch's message when tensor arguments do not broadcast (JAX raises a ValueError while tracing)."""
+    shape: tuple = ()
+    for a in arrays:
+        if not hasattr(a, "shape") or isinstance(a, list):
+            continue
+        b = tuple(a.shape)
+        n = builtins.max(len(shape), len(b))
+        sa, sb = (1,) * (n - len(shape)) + shape, (1,) * (n - len(b)) + b
+        for i, (x, y) in enumerate(zip(sa, sb)):
+            if x != y and x != 1 and y != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}"
+                )
+        shape = tuple(y if x == 1 else x for x, y in zip(sa, sb))
+    return None
 
 
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple) -> Callable:
