@@ -1,0 +1,495 @@
+"""Random numbers: torch's CPU stream bit for bit, a jax.random stream for CUDA tensors.
+
+CPU draws come from ``_core.generator`` (numpy, vectorised) on the host and enter the op as an
+array, so op bodies stay pure. CUDA tensors draw from a ``jax.random`` key stream seeded by the
+same ``manual_seed`` (torch's Philox stream is not reproduced). A compiled step (torchlike.compile)
+installs ``trace_rng`` so draws come from a key carried as explicit state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import device as _device
+from .._core import dtype as D
+from .._core import generator as G
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from ..autograd import grad_mode, graph
+from . import registry
+from .creation import _dev
+
+__all__ = [
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+    "rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm", "normal", "bernoulli",
+    "multinomial", "poisson",
+]  # fmt: skip
+
+
+class Generator:
+    """torch.Generator: on 'cpu' torch's mt19937 stream; on 'cuda' a jax.random key stream."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        dev = _device.canonical(device)
+        self.device = dev
+        if dev.type == "cpu":
+            self._cpu = G.Generator()
+        else:
+            self._cpu = None
+            self._seed = G._DEFAULT_SEED
+            self._counter = 0
+
+    def manual_seed(self, seed: int) -> Generator:
+        if self._cpu is not None:
+            self._cpu.manual_seed(seed)
+        else:
+            self._seed = int(seed) & ((1 << 64) - 1)
+            self._counter = 0
+        return self
+
+    def seed(self) -> int:
+        if self._cpu is not None:
+            return self._cpu.seed()
+        s = int.from_bytes(np.random.bytes(8), "little")
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._cpu.initial_seed() if self._cpu is not None else self._seed
+
+    def get_state(self) -> Tensor:
+        if self._cpu is not None:
+            state = self._cpu.get_state()
+        else:
+            state = np.frombuffer(np.array([self._seed, self._counter], np.uint64).tobytes(), np.uint8)
+        return T.make(jnp.asarray(state), _device.CPU, D.uint8)
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
+            raise TypeError("expected a torch.ByteTensor")
+        arr = np.asarray(new_state._data())
+        if self._cpu is not None:
+            self._cpu.set_state(arr)
+        else:
+            self._seed, self._counter = (int(v) for v in np.frombuffer(arr.tobytes(), np.uint64))
+        return self
+
+    def get_offset(self) -> int:
+        if self._cpu is not None:
+            return self._cpu.get_offset()
+        return self._counter
+
+    def set_offset(self, offset: int) -> Generator:
+        if self._cpu is not None:
+            self._cpu.set_offset(offset)
+        self._counter = offset
+        return self
+
+    def clone_state(self) -> Generator:
+        g = Generator(self.device)
+        g.set_state(self.get_state())
+        return g
+
+    def _next_key(self) -> Any:
+        key = jax.random.fold_in(jax.random.PRNGKey(self._seed & 0xFFFFFFFF), self._counter)
+        self._counter += 1
+        return key
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {id(self):#x}>"
+
+
+default_generator = Generator("cpu")
+_cuda_generators: dict = {}
+
+
+def cuda_generator(index: int) -> Generator:
+    g = _cuda_generators.get(index)
+    if g is None:
+        g = _cuda_generators[index] = Generator(_device.device("cuda", index))
+        g.manual_seed(default_generator.initial_seed())
+    return g
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the CPU generator (torch's stream) and every CUDA key stream."""
+    seed = int(seed)
+    default_generator.manual_seed(seed)
+    for g in _cuda_generators.values():
+        g.manual_seed(seed)
+    return default_generator
+
+
+def seed() -> int:
+    s = default_generator.seed()
+    for g in _cuda_generators.values():
+        g.manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+# --- where the numbers come from -------------------------------------------------------------------
+
+trace_rng: Any = None  # set by torchlike.compile: an object with .draw(kind, shape, dtype, **params)
+
+
+def _generator_for(generator: Generator | None, dev: _device.device) -> Generator:
+    if generator is not None:
+        if generator.device.type != dev.type:
+            raise RuntimeError(
+                f"Expected a '{dev.type}' device type for generator but found '{generator.device.type}'"
+            )
+        return generator
+    return default_generator if dev.type == "cpu" else cuda_generator(dev.index)
+
+
+def _draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, contiguous: bool = True, **params: Any) -> Any:
+    """An array of random values in memory order for a tensor of ``shape`` (C order if contiguous)."""
+    if trace_rng is not None:
+        return trace_rng.draw(kind, shape, dt, **params)
+    if gen._cpu is None:
+        return _jax_draw(kind, gen._next_key(), shape, dt, **params)
+    cpu = gen._cpu
+    if kind == "uniform":
+        return G.uniform(cpu, shape, dt, params["low"], params["high"])
+    if kind == "normal":
+        return G.normal(cpu, shape, dt, params["mean"], params["std"], contiguous=contiguous)
+    if kind == "random":
+        return G.random_from_to(cpu, shape, dt, params["low"], params["high"])
+    if kind == "random_full":
+        return G.random_(cpu, shape, dt)
+    if kind == "exponential":
+        return G.exponential(cpu, shape, dt, params["lambd"])
+    if kind == "geometric":
+        return G.geometric(cpu, shape, dt, params["p"])
+    if kind == "log_normal":
+        return G.log_normal(cpu, shape, dt, params["mean"], params["std"])
+    if kind == "cauchy":
+        return G.cauchy(cpu, shape, dt, params["median"], params["sigma"])
+    if kind == "bernoulli":
+        return G.bernoulli(cpu, params["p"], shape, dt)
+    raise ValueError(kind)
+
+
+def _jax_draw(kind: str, key: Any, shape: tuple, dt: D.dtype, **p: Any) -> Any:
+    """The same distributions from a jax.random key (CUDA tensors and compiled code)."""
+    np_dt = dt.np
+    wide = jnp.float32 if dt.itemsize < 4 or not dt.is_floating_point else np_dt
+    if kind == "uniform":
+        return jax.random.uniform(key, shape, wide, p["low"], p["high"]).astype(np_dt)
+    if kind == "normal":
+        return (jax.random.normal(key, shape, wide) * p["std"] + p["mean"]).astype(np_dt)
+    if kind in ("random", "random_full"):
+        lo = p.get("low", 0)
+        hi = p.get("high")
+        if hi is None:
+            hi = 2 ** min(D.finfo(dt).bits if dt.is_floating_point else dt.itemsize * 8 - (dt.is_signed), 53) if dt is not D.bool else 2
+            hi = hi + 1 if dt.is_floating_point else hi
+        return jax.random.randint(key, shape, lo, hi, dtype=jnp.int64).astype(np_dt)
+    if kind == "exponential":
+        return (jax.random.exponential(key, shape, wide) / p["lambd"]).astype(np_dt)
+    if kind == "geometric":
+        return jax.random.geometric(key, p["p"], shape).astype(np_dt)
+    if kind == "log_normal":
+        return jnp.exp(jax.random.normal(key, shape, wide) * p["std"] + p["mean"]).astype(np_dt)
+    if kind == "cauchy":
+        return (jax.random.cauchy(key, shape, wide) * p["sigma"] + p["median"]).astype(np_dt)
+    if kind == "bernoulli":
+        prob = p["p"]
+        return jax.random.bernoulli(key, jnp.asarray(prob), shape).astype(np_dt)
+    raise ValueError(kind)
+
+
+def _memory_order(values: Any, shape: tuple, stride: tuple) -> Any:
+    """Arrange values drawn in memory order into C order (torch fills strided outputs by address)."""
+    if not shape or len(shape) == 1 and stride[0] >= 0:
+        return values.reshape(shape)
+    offsets = np.zeros(shape, np.int64)
+    for d, (n, st) in enumerate(zip(shape, stride)):
+        idx_shape = [1] * len(shape)
+        idx_shape[d] = n
+        offsets = offsets + (np.arange(n) * st).reshape(idx_shape)
+    rank = np.empty(offsets.size, np.int64)
+    rank[np.argsort(offsets.reshape(-1), kind="stable")] = np.arange(offsets.size)
+    return np.asarray(values).reshape(-1)[rank].reshape(shape)
+
+
+def _to_device(values: Any, dev: _device.device) -> Any:
+    if isinstance(values, np.ndarray):
+        arr = jnp.asarray(values)
+        return arr if dev.type == "cpu" else jax.device_put(arr, _device.jax_device(dev))
+    return values
+
+
+def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) -> Tensor:
+    """The in-place random ops: draw in the tensor's memory order and write through the door."""
+    if grad_mode._enabled and (self._rg or self._base_t is not None):
+        graph.check_inplace(self)
+    dev = self.device
+    gen = _generator_for(generator, dev)
+    shape, stride, _ = self._geometry()
+    contiguous = self.is_contiguous()
+    values = _draw(kind, gen, tuple(shape), self._dtype, contiguous, **params)
+    if not contiguous and isinstance(values, np.ndarray):
+        values = _memory_order(values, tuple(shape), tuple(stride))
+    self._assign(_to_device(values, dev).reshape(tuple(self._shape)).astype(self._dtype.np))
+    if self._rg and self._node is not None and grad_mode._enabled:
+        self._node = None  # the values no longer depend on the history
+    return self
+
+
+def _float_check(name: str, dt: D.dtype) -> None:
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for \'{D.cpp_name(dt)}\'')
+
+
+def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor:
+    _float_check("check_uniform_bounds", self._dtype)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    return _fill_(self, "uniform", generator, low=float(from_), high=float(to))
+
+
+def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor:
+    _float_check("normal_kernel_cpu", self._dtype)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill_(self, "normal", generator, mean=float(mean), std=float(std))
+
+
+def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
+            generator: Generator | None = None) -> Tensor:
+    if from_ is None and to is None:
+        return _fill_(self, "random_full", generator)
+    if to is None and from_ is not None:
+        from_, to = 0, from_
+    return _fill_(self, "random", generator, low=int(from_), high=None if to is None else int(to))
+
+
+def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> Tensor:
+    _float_check("exponential_cpu", self._dtype)
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill_(self, "exponential", generator, lambd=float(lambd))
+
+
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _fill_(self, "geometric", generator, p=float(p))
+
+
+def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Generator | None = None) -> Tensor:
+    _float_check("log_normal_cpu", self._dtype)
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _fill_(self, "log_normal", generator, mean=float(mean), std=float(std))
+
+
+def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Generator | None = None) -> Tensor:
+    _float_check("cauchy_cpu", self._dtype)
+    return _fill_(self, "cauchy", generator, median=float(median), sigma=float(sigma))
+
+
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
+    if isinstance(p, Tensor):
+        p = np.broadcast_to(np.asarray(p.detach()._host(), np.float64), tuple(self._shape))
+    elif not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill_(self, "bernoulli", generator, p=p)
+
+
+# --- out-of-place draws ------------------------------------------------------------------------------
+
+
+def _new(size: tuple, name: str, dtype: Any, device: Any, default: D.dtype | None = None) -> Tensor:
+    """An empty tensor for an out-of-place draw to fill."""
+    from .creation import _factory
+
+    dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
+    return _factory(name, size, 0, dt, device, False)
+
+
+def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
+    if out is not None:
+        registry.copy_to_out(t, out)
+        return out
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
+         layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    t = _new(size, "rand", dtype, device)
+    with grad_mode.no_grad():
+        uniform_(t, generator=generator)
+    return _finish(t, requires_grad, out)
+
+
+def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
+          layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    t = _new(size, "randn", dtype, device)
+    with grad_mode.no_grad():
+        normal_(t, generator=generator)
+    return _finish(t, requires_grad, out)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+              requires_grad: bool = False, memory_format: Any = None, generator: Generator | None = None) -> Tensor:
+    return rand(input._shape, dtype=dtype or input._dtype, device=device or input.device,
+                requires_grad=requires_grad, generator=generator)  # fmt: skip
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+               requires_grad: bool = False, memory_format: Any = None, generator: Generator | None = None) -> Tensor:
+    return randn(input._shape, dtype=dtype or input._dtype, device=device or input.device,
+                 requires_grad=requires_grad, generator=generator)  # fmt: skip
+
+
+def randint(*args: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
+            layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
+            size: Any = None, low: int | None = None, high: int | None = None) -> Tensor:
+    """torch.randint(high, size) or torch.randint(low, high, size)."""
+    args = list(args)
+    if size is None:
+        size = args.pop()
+    if high is None:
+        high = args.pop() if args else None
+    if low is None:
+        low = args.pop() if args else 0
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    t = _new((tuple(size),), "randint", dtype, device, default=D.int64)
+    with grad_mode.no_grad():
+        _fill_(t, "random", generator, low=int(low), high=int(high))
+    return _finish(t, requires_grad, out)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None, layout: Any = None,
+                 device: Any = None, requires_grad: bool = False, memory_format: Any = None,
+                 generator: Generator | None = None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input._shape), dtype=dtype or input._dtype, device=device or input.device,
+                   generator=generator)  # fmt: skip
+
+
+def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
+             layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    dt = D.to_dtype(dtype) if dtype is not None else D.int64
+    dev = _dev(device)
+    gen = _generator_for(generator, dev)
+    if trace_rng is not None:
+        values = trace_rng.permutation(n, dt)
+    elif gen._cpu is None:
+        values = jax.random.permutation(gen._next_key(), n).astype(dt.np)
+    else:
+        values = G.randperm(gen._cpu, n, dt)
+    t = T.make(_to_device(values, dev), dev, dt)
+    return _finish(t, requires_grad, out)
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
+           out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """torch.normal: (Tensor, Tensor), (Tensor, float), (float, Tensor) or (float, float, size)."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        gen = _generator_for(generator, ref.device)
+        m = mean.detach()._host() if isinstance(mean, Tensor) else mean
+        s = std.detach()._host() if isinstance(std, Tensor) else std
+        if isinstance(std, Tensor) and (np.asarray(s) < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        if gen._cpu is not None and trace_rng is None:
+            values = G.normal_tensor(gen._cpu, m, s)
+        else:
+            shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+            values = _draw("normal", gen, shape, ref._dtype, mean=0.0, std=1.0) * jnp.asarray(s) + jnp.asarray(m)
+        t = T.make(_to_device(np.asarray(values) if isinstance(values, np.ndarray) else values, ref.device).astype(ref._dtype.np), ref.device, ref._dtype)
+        return _finish(t, requires_grad, out)
+    if size is None:
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
+                        "(float mean, float std, tuple of ints size, *, torch.Generator generator, Tensor out, ...)")
+    t = _new((tuple(size),), "normal", dtype, device)
+    with grad_mode.no_grad():
+        normal_(t, float(mean), float(std), generator=generator)
+    return _finish(t, requires_grad, out)
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None,
+              out: Tensor | None = None) -> Tensor:
+    t = T.make(jnp.zeros(tuple(input._shape), input._dtype.np), input.device, input._dtype)
+    with grad_mode.no_grad():
+        bernoulli_(t, input if p is None else p, generator=generator)
+    return _finish(t, False, out)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
+    gen = _generator_for(generator, input.device)
+    probs = np.asarray(input.detach()._host(), np.float64)
+    if gen._cpu is None or trace_rng is not None:
+        key = gen._next_key() if gen._cpu is None else trace_rng.key()
+        logits = jnp.log(jnp.asarray(probs))
+        if replacement:
+            values = jax.random.categorical(key, logits, axis=-1, shape=(num_samples,) + logits.shape[:-1])
+            values = jnp.moveaxis(values, 0, -1)
+        else:
+            g = jax.random.gumbel(key, logits.shape)
+            values = jnp.argsort(-(logits + g), axis=-1)[..., :num_samples]
+    else:
+        values = G.multinomial(gen._cpu, probs, num_samples, replacement)
+    t = T.make(_to_device(values, input.device).astype(np.int64), input.device, D.int64)
+    return _finish(t, False, out)
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    raise NotImplementedError("torchlike: torch.poisson is not supported yet (torch's sampler is not reproduced)")
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Sequence[Any] = (), enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str = "cuda") -> Iterator[None]:
+    """torch.random.fork_rng: restore the generators' states on exit."""
+    if not enabled:
+        yield
+        return
+    cpu_state = default_generator.get_state()
+    cuda_states = {i: g.get_state() for i, g in _cuda_generators.items()}
+    try:
+        yield
+    finally:
+        default_generator.set_state(cpu_state)
+        for i, s in cuda_states.items():
+            _cuda_generators[i].set_state(s)
+
+
+registry.METHODS.update(
+    uniform_=uniform_, normal_=normal_, random_=random_, exponential_=exponential_, geometric_=geometric_,
+    log_normal_=log_normal_, cauchy_=cauchy_, bernoulli_=bernoulli_,
+    bernoulli=lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator),
+    multinomial=lambda self, num_samples, replacement=False, *, generator=None: multinomial(
+        self, num_samples, replacement, generator=generator),
+)  # fmt: skip
+
