@@ -335,8 +335,8 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             kernel = wrap(op, static, cdt, kernel)
     try:
         result = kernel(*arrays)
-    except ValueError as e:
-        if "Incompatible shapes for broadcasting" not in str(e):
+    except (ValueError, TypeError) as e:
+        if "ncompatible shapes for broadcasting" not in str(e):
             raise
         raise _broadcast_error(arrays) or e from None
 
