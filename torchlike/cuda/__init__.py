@@ -1,0 +1,164 @@
+"""torch.cuda: device queries and memory stats, answered by JAX's GPU backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._core import device as _device
+from . import amp  # noqa: F401
+
+__all__ = ["is_available", "device_count", "current_device", "get_device_name", "get_device_properties",
+           "set_device", "synchronize", "manual_seed", "manual_seed_all", "seed", "seed_all", "memory_allocated",
+           "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
+           "empty_cache", "is_bf16_supported", "device", "amp"]  # fmt: skip
+
+_current = 0
+
+
+def is_available() -> bool:
+    return _device.cuda_available()
+
+
+def device_count() -> int:
+    return len(_device._gpus())
+
+
+def _lazy_check() -> None:
+    if not is_available():
+        raise RuntimeError("No CUDA GPUs are available")
+
+
+def _index(device: Any) -> int:
+    if device is None:
+        return _current
+    if isinstance(device, int):
+        return device
+    d = _device.canonical(device)
+    return d.index if d.type == "cuda" else _current
+
+
+def _jax_dev(device: Any) -> Any:
+    _lazy_check()
+    return _device.jax_device(_device.device("cuda", _index(device)))
+
+
+def current_device() -> int:
+    _lazy_check()
+    return _current
+
+
+def set_device(device: Any) -> None:
+    global _current
+    _current = _index(device)
+
+
+def get_device_name(device: Any = None) -> str:
+    return _jax_dev(device).device_kind
+
+
+class _Properties:
+    def __init__(self, jdev: Any) -> None:
+        self.name = jdev.device_kind
+        stats = jdev.memory_stats() or {}
+        self.total_memory = stats.get("bytes_limit", 0)
+        self.multi_processor_count = getattr(jdev, "core_count", 0)
+        cc = getattr(jdev, "compute_capability", "0.0")
+        self.major, self.minor = (int(x) for x in str(cc).split(".")[:2])
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // 2**20}MB, multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device: Any = None) -> _Properties:
+    return _Properties(_jax_dev(device))
+
+
+def synchronize(device: Any = None) -> None:
+    """Wait for all queued work on the device (JAX's effects barrier)."""
+    _lazy_check()
+    import jax
+
+    jax.effects_barrier()
+
+
+def _stats(device: Any) -> dict:
+    if not is_available():
+        return {}
+    return _jax_dev(device).memory_stats() or {}
+
+
+def memory_allocated(device: Any = None) -> int:
+    return int(_stats(device).get("bytes_in_use", 0))
+
+
+def max_memory_allocated(device: Any = None) -> int:
+    return int(_stats(device).get("peak_bytes_in_use", 0))
+
+
+def memory_reserved(device: Any = None) -> int:
+    s = _stats(device)
+    return int(s.get("bytes_reserved", s.get("bytes_in_use", 0)))
+
+
+def max_memory_reserved(device: Any = None) -> int:
+    s = _stats(device)
+    return int(s.get("peak_bytes_reserved", s.get("peak_bytes_in_use", 0)))
+
+
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """Accepted; JAX's allocator keeps its own peak and cannot reset it."""
+
+
+def empty_cache() -> None:
+    """Free cached compiled kernels' buffers JAX no longer needs (a no-op for live arrays)."""
+    import gc
+
+    gc.collect()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    return is_available()
+
+
+def manual_seed(seed: int) -> None:
+    from .._ops import random
+
+    if is_available():
+        random.cuda_generator(_current).manual_seed(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    from .._ops import random
+
+    for i in range(device_count()):
+        random.cuda_generator(i).manual_seed(seed)
+
+
+def seed() -> None:
+    from .._ops import random
+
+    if is_available():
+        random.cuda_generator(_current).seed()
+
+
+def seed_all() -> None:
+    from .._ops import random
+
+    for i in range(device_count()):
+        random.cuda_generator(i).seed()
+
+
+class device:
+    """Context manager that changes the current CUDA device."""
+
+    def __init__(self, device: Any) -> None:
+        self.idx = _index(device)
+
+    def __enter__(self) -> None:
+        global _current
+        self.prev, _current = _current, self.idx
+
+    def __exit__(self, *exc: Any) -> None:
+        global _current
+        _current = self.prev

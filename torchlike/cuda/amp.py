@@ -1,0 +1,1 @@
+"""torch.cuda.amp: filled in by torchlike.amp (autocast and GradScaler for 'cuda')."""
