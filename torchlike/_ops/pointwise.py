@@ -1,32 +1,85 @@
-"""Pointwise ops. Each body is the JAX function; the table adds promotion, methods, in-place, out=."""
+"""Pointwise ops. Each body is the JAX function; the table adds promotion, methods, in-place, out=.
+
+Where torch's gradient convention differs from the one JAX derives from the body, the body is
+written so that its JAX gradient is torch's (marked ``# torch:``).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import builtins
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
+from jax.scipy import special as jsp
 
 from .._core import dtype as D
-from .registry import RawTensor, Scalar, TensorArg, TensorOrScalar, TensorOrStatic, defop
+from .._core.tensor import Tensor
+from .registry import (
+    METHODS,
+    OptTensorOrScalar,
+    RawTensor,
+    Scalar,
+    TensorArg,
+    TensorOrScalar,
+    TensorOrStatic,
+    defop,
+)
 
-__all__ = ["where", "allclose", "equal", "clamp_min", "clamp_max"]
+__all__ = ["where", "allclose", "equal", "isclose", "positive"]
 
 # --- checks that torch makes before computing ------------------------------------------------------
 
 
+def _integral(dt: D.dtype | None) -> bool:
+    return dt is not None and not (dt.is_floating_point or dt.is_complex)
+
+
+def _not_implemented(kernel: str, dt: D.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{D.cpp_name(dt)}\'')
+
+
+def _no_bool(kernel: str) -> Callable:
+    def check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+        if cdt is D.bool:
+            raise _not_implemented(kernel, cdt)
+
+    return check
+
+
+def _has_zero(x: Any) -> bool:
+    """Whether an integer divisor is zero somewhere (a host read, as torch's CPU kernels do)."""
+    if isinstance(x, Tensor):
+        arr = x._data()
+        if isinstance(arr, jax.core.Tracer):
+            return False
+        return bool((np.asarray(arr) == 0).any())
+    return x == 0
+
+
+def _int_division(kernel: str, pos: int = 1) -> Callable:
+    """torch: integer division by zero raises; bool has no kernel."""
+
+    def check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+        if cdt is D.bool:
+            raise _not_implemented(kernel, cdt)
+        if _integral(cdt) and _has_zero(dyn[pos]):
+            raise RuntimeError("ZeroDivisionError")
+
+    return check
+
+
 def _alpha_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
     alpha = dyn[-1]
-    if not (cdt.is_floating_point or cdt.is_complex) and isinstance(alpha, float):
+    if _integral(cdt) and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if cdt is D.bool and isinstance(alpha, int) and not isinstance(alpha, bool) and alpha not in (0, 1):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
 def _sub_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
-    from .._core.tensor import Tensor
-
     bools = [isinstance(a, Tensor) and a._dtype is D.bool or isinstance(a, bool) for a in dyn[:2]]
     if all(bools):
         raise RuntimeError(
@@ -49,10 +102,19 @@ def _neg_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         )
 
 
-def _pow_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
-    e = dyn[1]
-    if not (cdt.is_floating_point or cdt.is_complex) and isinstance(e, int) and e < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+def _is_int_array(x: Any) -> bool:
+    return jnp.issubdtype(x.dtype, jnp.integer) or x.dtype == jnp.bool_
+
+
+def _by_tensors(*names: str) -> Callable:
+    """A grad_name chooser: names[k] where k counts which of the first two arguments are not tensors
+    (torch numbers its overloads Tensor-Tensor, Scalar-Tensor, Tensor-Scalar that way for some ops)."""
+
+    def name(static: tuple, dyn: tuple) -> str:
+        a, b = (isinstance(x, Tensor) for x in dyn[:2])
+        return names[0] if a and b else names[1] if b else names[2]
+
+    return name
 
 
 # --- arithmetic ----------------------------------------------------------------------------------------
@@ -88,50 +150,78 @@ def _div_promote(static: tuple) -> str:
 
 
 def _div_name(static: tuple, dyn: tuple) -> str:
-    return "DivBackward0" if static[0] is None else "DivBackward3"
+    return "DivBackward0" if static[0] is None else "DivBackward2"
 
 
-def _int_div_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
-    if static and static[0] not in (None, "trunc", "floor"):
+def _div_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    mode = static[0]
+    if mode not in (None, "trunc", "floor"):
         raise RuntimeError(
-            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '" + str(static[0]) + "'"
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
         )
+    if mode is not None:
+        _int_division(f"div_{mode}_cpu")(cdt, dyn, static)
 
 
-@defop(promote=_div_promote, inplace=True, out=True, grad_name=_div_name, check=_int_div_check,
+@defop(promote=_div_promote, inplace=True, out=True, grad_name=_div_name, check=_div_check,
        aliases=("divide", "true_divide"), saves=(("input", "other"), "other"))  # fmt: skip
 def div(input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Any:
-    """torch.div; integer division by zero is not checked (JAX returns an unspecified value)."""
+    """torch.div. True division promotes integers to the default float dtype."""
     if rounding_mode is None:
         return input / other
     if rounding_mode == "trunc":
-        if jnp.issubdtype(input.dtype, jnp.integer):
+        if _is_int_array(input):
             return lax.div(input, other)
         return jnp.trunc(input / other)
-    return jnp.floor_divide(input, other)
+    return _floor_divide(input, other)
 
 
-@defop(inplace=True, out=True, differentiable=False, dtypes="nocomplex")
+def _floor_divide(a: Any, b: Any) -> Any:
+    if _is_int_array(a):
+        # eager calls raise on a zero divisor first; traced ones must not hit XLA's undefined result
+        return jnp.floor_divide(a, jnp.where(b == 0, 1, b))
+    return jnp.floor_divide(a, b)
+
+
+@defop(inplace=True, out=True, differentiable=False, dtypes="nocomplex", check=_int_division("div_floor_cpu"))
 def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Any:
-    return jnp.floor_divide(input, other)
+    """torch.floor_divide: rounds toward -inf (torch >= 1.13). torch has no derivative for it."""
+    return _floor_divide(input, other)
 
 
-@defop(inplace=True, out=True, dtypes="nocomplex")
+@defop(inplace=True, out=True, dtypes="nocomplex", check=_int_division("remainder_cpu"),
+       grad_name=_by_tensors("RemainderBackward1", "RemainderBackward1", "RemainderBackward0"))  # fmt: skip
 def remainder(input: TensorOrScalar, other: TensorOrScalar) -> Any:
+    """torch.remainder: the sign follows the divisor (Python's %)."""
     return jnp.remainder(input, other)
 
 
-@defop(inplace=True, out=True, dtypes="nocomplex")
-def fmod(input: TensorOrScalar, other: TensorOrScalar) -> Any:
+@defop(inplace=True, out=True, dtypes="nocomplex", check=_int_division("fmod_cpu"),
+       grad_name=_by_tensors("FmodBackward1", "FmodBackward1", "FmodBackward0"))  # fmt: skip
+def fmod(input: TensorArg, other: TensorOrScalar) -> Any:
+    """torch.fmod: the sign follows the dividend (C's fmod)."""
     return jnp.fmod(input, other)
 
 
 def _pow_name(static: tuple, dyn: tuple) -> str:
-    from .._core.tensor import Tensor
-
     if not isinstance(dyn[0], Tensor):
         return "PowBackward2"
     return "PowBackward1" if isinstance(dyn[1], Tensor) else "PowBackward0"
+
+
+def _pow_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    e = dyn[1]
+    if cdt is D.bool:
+        raise _not_implemented("pow", cdt)
+    if _integral(cdt) and isinstance(e, int) and e < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _int_pow(x: Any, e: Any) -> Any:
+    # torch: negative integer powers are 1 for base 1, +-1 for base -1 and 0 otherwise
+    r = jnp.power(x, jnp.where(e < 0, 0, e))
+    neg = jnp.where(x == 1, 1, jnp.where(x == -1, jnp.where(e % 2 == 0, 1, -1), 0)).astype(r.dtype)
+    return jnp.where(e < 0, neg, r)
 
 
 def _pow(x: Any, e: Any) -> Any:
@@ -141,10 +231,13 @@ def _pow(x: Any, e: Any) -> Any:
             return jnp.sqrt(x)
         if e == -0.5:
             return lax.rsqrt(x)
-        if float(e).is_integer() and abs(e) <= 3 and not jnp.issubdtype(x.dtype, jnp.integer):
+        if float(e).is_integer() and -3 <= e <= 3 and not _is_int_array(x):
             return lax.integer_pow(x, int(e))
-        if isinstance(e, int) and jnp.issubdtype(x.dtype, jnp.integer) and e >= 0:
+        if isinstance(e, int) and _is_int_array(x) and e >= 0:
             return lax.integer_pow(x, e)
+        return jnp.power(x, e)
+    if jnp.issubdtype(x.dtype, jnp.signedinteger):
+        return _int_pow(x, e)
     return jnp.power(x, e)
 
 
@@ -153,8 +246,13 @@ def pow(input: TensorOrScalar, exponent: TensorOrStatic) -> Any:
     return _pow(input, exponent)
 
 
-@defop(promote="float", inplace=True, out=True)
+def _float_power_name(static: tuple, dyn: tuple) -> str:
+    return "PowBackward1" if isinstance(dyn[1], Tensor) else "PowBackward0"
+
+
+@defop(promote="float", out=True, grad_name=_float_power_name)
 def float_power(input: TensorOrScalar, exponent: TensorOrScalar) -> Any:
+    """torch.float_power: computes and returns float64 (complex128 for complex inputs)."""
     return jnp.power(input.astype(_wide(input.dtype)), exponent.astype(_wide(exponent.dtype)))
 
 
@@ -162,14 +260,44 @@ def _wide(dt: Any) -> Any:
     return jnp.complex128 if jnp.issubdtype(dt, jnp.complexfloating) else jnp.float64
 
 
+def float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place float_power: torch only allows it on float64/complex128 tensors."""
+    want = D.complex128 if self._dtype.is_complex or isinstance(exponent, complex) else D.float64
+    if isinstance(exponent, Tensor) and exponent._dtype.is_complex:
+        want = D.complex128
+    if self._dtype is not want:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {D.cpp_name(self._dtype)} but the operation's result "
+            f"requires dtype {D.cpp_name(want)}"
+        )
+    return _inplace_commit(self, float_power(self, exponent))
+
+
+def _inplace_commit(self: Tensor, result: Tensor) -> Tensor:
+    from ..autograd import grad_mode, graph
+    from . import commit
+
+    if grad_mode._enabled and (self._rg or self._base_t is not None):
+        graph.check_inplace(self)
+    commit(self, result)
+    return self
+
+
 @defop(inplace=True, out=True, check=_neg_check, aliases=("negative",), saves=())
 def neg(input: TensorArg) -> Any:
     return -input
 
 
-@defop(inplace=True, out=True, aliases=("absolute",))
+def _abs0(x: Any) -> Any:
+    # torch: d|x|/dx = sign(x), 0 at 0 (JAX's abs gives 1 there)
+    return x * jnp.sign(x)
+
+
+@defop(inplace=True, out=True, aliases=("absolute",), dtypes="nobool")
 def abs(input: TensorArg) -> Any:
-    return jnp.abs(input) if input.dtype != jnp.bool_ else input
+    if jnp.issubdtype(input.dtype, jnp.floating):
+        return _abs0(input)
+    return jnp.abs(input)
 
 
 @defop(inplace=True, out=True, dtypes="nocomplex")
@@ -183,6 +311,22 @@ def sgn(input: TensorArg) -> Any:
         a = jnp.abs(input)
         return jnp.where(a == 0, 0, input / jnp.where(a == 0, 1, a)).astype(input.dtype)
     return jnp.sign(input) if input.dtype != jnp.bool_ else input
+
+
+def positive(input: Tensor) -> Tensor:
+    """torch.positive: returns ``input`` itself."""
+    if input._dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@defop(promote=None, out=True, differentiable=False)
+def signbit(input: RawTensor) -> Any:
+    if input.dtype == jnp.bool_:
+        return jnp.zeros(input.shape, bool)
+    if jnp.issubdtype(input.dtype, jnp.integer):
+        return input < 0
+    return jnp.signbit(input)
 
 
 @defop(promote="float", inplace=True, out=True)
@@ -200,8 +344,62 @@ def _unary_float(name: str, f: Any, **kw: Any) -> Any:
         return f(input)
 
     body.__name__ = name
-    body.__doc__ = f"torch.{name}"
+    body.__doc__ = f"torch.{name}; integer and bool inputs give the default float dtype."
     return defop(name, promote="float", inplace=True, out=True, **kw)(body)
+
+
+@jax.custom_jvp
+def _digamma(x: Any) -> Any:
+    # torch: digamma(+-0) = -+inf and NaN at negative integers (JAX gives NaN at 0)
+    r = jsp.digamma(x)
+    r = jnp.where((x < 0) & (x == jnp.floor(x)), jnp.nan, r)
+    return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), r).astype(x.dtype)
+
+
+def _trigamma(x: Any) -> Any:
+    """torch's trigamma (reflection below 0.5, 6 recurrence steps, asymptotic series); finite at negative
+    integers where JAX's polygamma gives NaN."""
+    pi = jnp.asarray(np.pi, x.dtype)
+    small = x < 0.5
+    s = jnp.sin(pi * x)
+    result = jnp.where(small, -(pi * pi) / (s * s), 0)
+    x = jnp.where(small, 1 - x, x)
+    for _ in range(6):
+        result = result + 1 / (x * x)
+        x = x + 1
+    ixx = 1 / (x * x)
+    result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+    return jnp.where(small, -result, result)
+
+
+@_digamma.defjvp
+def _digamma_jvp(primals: tuple, tangents: tuple) -> tuple:
+    (x,), (dx,) = primals, tangents
+    return _digamma(x), dx * _trigamma(x)
+
+
+@jax.custom_jvp
+def _lgamma(x: Any) -> Any:
+    return jsp.gammaln(x)
+
+
+@_lgamma.defjvp
+def _lgamma_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch: d lgamma = digamma with torch's values at the poles
+    (x,), (dx,) = primals, tangents
+    return _lgamma(x), dx * _digamma(x)
+
+
+@jax.custom_jvp
+def _i0(x: Any) -> Any:
+    return jsp.i0(x)
+
+
+@_i0.defjvp
+def _i0_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch: d i0 = i1 (JAX's i0 derivative is 1 at 0)
+    (x,), (dx,) = primals, tangents
+    return _i0(x), dx * jsp.i1(x)
 
 
 sqrt = _unary_float("sqrt", jnp.sqrt)
@@ -226,61 +424,115 @@ asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
 sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",))
-erf = _unary_float("erf", jax.scipy.special.erf)
-erfc = _unary_float("erfc", jax.scipy.special.erfc)
-erfinv = _unary_float("erfinv", jax.scipy.special.erfinv)
-lgamma = _unary_float("lgamma", jax.scipy.special.gammaln)
-digamma = _unary_float("digamma", jax.scipy.special.digamma)
+erf = _unary_float("erf", jsp.erf)
+erfc = _unary_float("erfc", jsp.erfc)
+erfinv = _unary_float("erfinv", jsp.erfinv)
+lgamma = _unary_float("lgamma", _lgamma)
+digamma = _unary_float("digamma", _digamma)
 deg2rad = _unary_float("deg2rad", jnp.deg2rad)
 rad2deg = _unary_float("rad2deg", jnp.rad2deg)
 sinc = _unary_float("sinc", jnp.sinc)
-i0 = _unary_float("i0", jax.scipy.special.i0)
+i0 = _unary_float("i0", _i0)
+
+
+def _logit_fn(x: Any, eps: float | None) -> Any:
+    @jax.custom_jvp
+    def f(x: Any) -> Any:
+        z = x if eps is None else jnp.clip(x, eps, 1 - eps)
+        return jnp.log(z / (1 - z))
+
+    @f.defjvp
+    def f_jvp(primals: tuple, tangents: tuple) -> tuple:
+        # torch: outside [eps, 1 - eps] the gradient is 0 (NaN outside [0, 1] without eps)
+        (x,), (dx,) = primals, tangents
+        lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+        coef = jnp.where((x < lo) | (x > hi), jnp.nan if eps is None else 0, 1 / (x * (1 - x)))
+        return f(x), dx * coef.astype(x.dtype)
+
+    return f(x)
 
 
 @defop(promote="float", inplace=True, out=True)
 def logit(input: TensorArg, eps: float | None = None) -> Any:
-    if eps is not None:
-        input = jnp.clip(input, eps, 1 - eps)
-    return jnp.log(input / (1 - input))
+    return _logit_fn(input, eps)
 
 
-def _rounding(name: str, f: Any) -> Any:
+def _rounding(name: str, f: Any, kernel: str, aliases: tuple = ()) -> Any:
     def body(input: TensorArg) -> Any:
-        if jnp.issubdtype(input.dtype, jnp.integer) or input.dtype == jnp.bool_:
+        if _is_int_array(input):
             return input
         return f(input)
 
     body.__name__ = name
-    return defop(name, inplace=True, out=True, dtypes="nocomplex")(body)
+    return defop(name, inplace=True, out=True, dtypes="nocomplex", check=_no_bool(kernel), aliases=aliases)(body)
 
 
-floor = _rounding("floor", jnp.floor)
-ceil = _rounding("ceil", jnp.ceil)
-trunc = _rounding("trunc", jnp.trunc)
-fix = _rounding("fix", jnp.trunc)
-frac = _rounding("frac", lambda x: x - jnp.trunc(x))
+floor = _rounding("floor", jnp.floor, "floor_vml_cpu")
+ceil = _rounding("ceil", jnp.ceil, "ceil_vml_cpu")
+trunc = _rounding("trunc", jnp.trunc, "trunc_vml_cpu", aliases=("fix",))
+
+
+def _frac_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    if _integral(cdt):
+        raise _not_implemented("frac_cpu", cdt)
+
+
+@defop(inplace=True, out=True, check=_frac_check)
+def frac(input: TensorArg) -> Any:
+    return input - jnp.trunc(input)
 
 
 def _round_name(static: tuple, dyn: tuple) -> str:
     return "RoundBackward0" if static[0] == 0 else "RoundBackward1"
 
 
-@defop(inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex")
+def _round_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    if _integral(cdt) and (static[0] != 0 or cdt is D.bool):
+        raise _not_implemented("round_cpu" if static[0] != 0 else "round_vml_cpu", cdt)
+
+
+@defop(inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex", check=_round_check)
 def round(input: TensorArg, *, decimals: int = 0) -> Any:
-    """torch.round: half to even; with decimals, torch scales by 10**decimals first."""
-    if jnp.issubdtype(input.dtype, jnp.integer):
+    """torch.round: half to even; with decimals, torch scales by 10**|decimals| in the input's dtype."""
+    if _is_int_array(input):
         return input
     if decimals == 0:
         return jnp.round(input)
-    scale = 10.0**decimals
+    scale = jnp.asarray(10.0 ** builtins.abs(decimals), input.dtype)
     if decimals > 0:
         return jnp.round(input * scale) / scale
-    return jnp.round(input / 10.0 ** (-decimals)) * 10.0 ** (-decimals)
+    return jnp.round(input / scale) * scale
+
+
+# --- clamp ---------------------------------------------------------------------------------------------
+
+
+def _clamp(x: Any, lo: Any, hi: Any) -> Any:
+    """torch's clamp; its gradient goes to x where lo <= x <= hi (bounds included), to lo where x < lo < hi,
+    to hi where x > hi or hi < lo. torch: JAX's clip would split ties at the bounds."""
+    ref = x
+    if lo is not None:
+        ref = jnp.maximum(ref, lo)  # NaN-propagating, as torch
+    if hi is not None:
+        ref = jnp.minimum(ref, hi)
+    take_x = jnp.ones(x.shape, bool)
+    if lo is not None:
+        take_x = take_x & (x >= lo)
+    if hi is not None:
+        take_x = take_x & (x <= hi)
+    out = lax.stop_gradient(ref)
+    if hi is not None:
+        take_hi = x > hi if lo is None else (x > hi) | (hi < lo)
+        out = jnp.where(take_hi, hi, out)
+    if lo is not None:
+        take_lo = x < lo if hi is None else (x < lo) & (lo < hi)
+        out = jnp.where(take_lo, lo, out)
+    out = jnp.where(take_x, x, out)
+    out = jnp.where(jnp.isnan(ref), lax.stop_gradient(ref), out) if not _is_int_array(ref) else out
+    return jnp.broadcast_to(out, ref.shape).astype(ref.dtype)
 
 
 def _clamp_name(static: tuple, dyn: tuple) -> str:
-    from .._core.tensor import Tensor
-
     return "ClampBackward0" if any(isinstance(a, Tensor) for a in dyn[1:]) else "ClampBackward1"
 
 
@@ -289,84 +541,195 @@ def _clamp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
 
 
-@defop(inplace=True, out=True, grad_name=_clamp_name, check=_clamp_check, aliases=("clip",))
-def clamp(input: TensorArg, min: TensorOrScalar = None, max: TensorOrScalar = None) -> Any:
-    """torch.clamp. torch: the gradient passes where min <= x <= max, including at the bounds
-    (``jnp.clip`` would split ties 0.5/0.5)."""
-    out = input
-    if min is not None:
-        out = jnp.where(out < min, min, out)
-    if max is not None:
-        out = jnp.where(out > max, max, out)
-    return out.astype(input.dtype) if min is None or max is None else out
+@defop(inplace=True, out=True, grad_name=_clamp_name, check=_clamp_check, aliases=("clip",), dtypes="nocomplex")
+def clamp(input: TensorArg, min: OptTensorOrScalar = None, max: OptTensorOrScalar = None) -> Any:
+    """torch.clamp: the result dtype promotes ``input`` with the bounds; NaN bounds give NaN."""
+    return _clamp(input, min, max)
 
 
-def clamp_min(input: Any, min: Any) -> Any:
-    return clamp(input, min=min)
+@defop(inplace=True, out=True, dtypes="nocomplex", grad_name=_by_tensors("ClampMinBackward1", "", "ClampMinBackward0"))
+def clamp_min(input: TensorArg, min: TensorOrScalar) -> Any:
+    return _clamp(input, min, None)
 
 
-def clamp_max(input: Any, max: Any) -> Any:
-    return clamp(input, max=max)
+@defop(inplace=True, out=True, dtypes="nocomplex", grad_name=_by_tensors("ClampMaxBackward1", "", "ClampMaxBackward0"))
+def clamp_max(input: TensorArg, max: TensorOrScalar) -> Any:
+    return _clamp(input, None, max)
 
 
-@defop(inplace=True, out=True, saves=())
-def lerp(input: TensorArg, end: TensorArg, weight: TensorOrScalar) -> Any:
-    # torch's formula switches at weight 0.5 for accuracy at both ends
-    return jnp.where(jnp.abs(weight) < 0.5, input + weight * (end - input), end - (end - input) * (1 - weight))
+# --- interpolation and fused arithmetic ------------------------------------------------------------------
 
 
-@defop(inplace=True, out=True)
+def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    input, end, weight = dyn
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._dtype is not input._dtype:
+            raise RuntimeError(
+                f"expected dtype {_c_type(input._dtype)} for `{name}` but got dtype {_c_type(t._dtype)}"
+            )
+    if not (input._dtype.is_floating_point or input._dtype.is_complex):
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise _not_implemented(f"lerp_kernel_{kind}", input._dtype)
+
+
+_C_TYPES = {
+    D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char", D.int16: "short int", D.int32: "int",
+    D.int64: "long int", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float",
+    D.float64: "double", D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>",
+    D.uint16: "unsigned short", D.uint32: "unsigned int", D.uint64: "unsigned long",
+}  # fmt: skip
+
+
+def _c_type(dt: D.dtype) -> str:
+    """The C++ type name some torch messages print (``float``, ``long int``)."""
+    return _C_TYPES[dt]
+
+
+@defop(promote=None, inplace=True, out=True, saves=(), check=_lerp_check,
+       grad_name=lambda static, dyn: "LerpBackward1" if isinstance(dyn[2], Tensor) else "LerpBackward0")  # fmt: skip
+def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
+    """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
+    # torch's formula switches at |weight| = 0.5 for accuracy at both ends
+    diff = end - input
+    return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(input.dtype)
+
+
+@defop(inplace=True, out=True, check=_no_bool("addcmul_cpu_out"))
 def addcmul(input: TensorArg, tensor1: TensorArg, tensor2: TensorArg, *, value: Scalar = 1) -> Any:
     return input + value * tensor1 * tensor2
 
 
-@defop(inplace=True, out=True)
+def _addcdiv_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    if _integral(dyn[1]._dtype) and _integral(dyn[2]._dtype):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+
+
+@defop(inplace=True, out=True, check=_addcdiv_check)
 def addcdiv(input: TensorArg, tensor1: TensorArg, tensor2: TensorArg, *, value: Scalar = 1) -> Any:
     return input + value * tensor1 / tensor2
 
 
-@defop(promote="float", inplace=True, out=True)
+@defop(promote="float", inplace=True, out=True, aliases=("arctan2",))
 def atan2(input: TensorArg, other: TensorArg) -> Any:
     return jnp.arctan2(input, other)
 
 
-@defop(promote="float", inplace=True, out=True)
+@defop(inplace=True, out=True, dtypes="real_float")
 def hypot(input: TensorArg, other: TensorArg) -> Any:
     return jnp.hypot(input, other)
 
 
-@defop(inplace=False, out=True, dtypes="nocomplex")
+@defop(out=True, dtypes="real_float")
+def logaddexp(input: TensorArg, other: TensorArg) -> Any:
+    return jnp.logaddexp(input, other)
+
+
+@defop(out=True, dtypes="real_float")
+def logaddexp2(input: TensorArg, other: TensorArg) -> Any:
+    return jnp.logaddexp2(input, other)
+
+
+@jax.custom_jvp
+def _nextafter(x: Any, y: Any) -> Any:
+    return jnp.nextafter(x, y)
+
+
+# torch: the gradient passes to ``input`` unchanged, none to ``other`` (XLA's nextafter has no derivative)
+_nextafter.defjvp(lambda primals, tangents: (_nextafter(*primals), tangents[0] + 0 * tangents[1]))
+
+
+@defop(inplace=True, out=True, dtypes="real_float")
+def nextafter(input: TensorArg, other: TensorArg) -> Any:
+    x, y = jnp.broadcast_arrays(input, other)
+    return _nextafter(x, y)
+
+
+def _gcd_check(name: str) -> Callable:
+    def check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+        if not _integral(cdt) or cdt is D.bool:
+            raise _not_implemented(f"{name}_cpu", cdt)
+
+    return check
+
+
+@defop(inplace=True, out=True, differentiable=False, check=_gcd_check("gcd"))
+def gcd(input: TensorArg, other: TensorArg) -> Any:
+    return jnp.gcd(input, other)
+
+
+@defop(inplace=True, out=True, differentiable=False, check=_gcd_check("lcm"))
+def lcm(input: TensorArg, other: TensorArg) -> Any:
+    return jnp.lcm(input, other)
+
+
+def _heaviside_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    if dyn[0]._dtype is not dyn[1]._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+@defop(promote=None, inplace=True, out=True, differentiable=False, check=_heaviside_check)
+def heaviside(input: RawTensor, values: RawTensor) -> Any:
+    return jnp.where(input == 0, values, (input > 0).astype(input.dtype)).astype(input.dtype)
+
+
+# torch: maximum/minimum split the gradient evenly at ties, as JAX does.
+@defop(out=True, dtypes="nocomplex")
 def maximum(input: TensorArg, other: TensorArg) -> Any:
     return jnp.maximum(input, other)
 
 
-@defop(inplace=False, out=True, dtypes="nocomplex")
+@defop(out=True, dtypes="nocomplex")
 def minimum(input: TensorArg, other: TensorArg) -> Any:
     return jnp.minimum(input, other)
 
 
-@defop(inplace=False, out=True, dtypes="nocomplex")
+@defop(out=True, dtypes="nocomplex")
 def fmax(input: TensorArg, other: TensorArg) -> Any:
-    return jnp.fmax(input, other)
+    # torch: ties send the whole gradient to ``input`` (jnp.fmax would split it)
+    return jnp.where((input >= other) | jnp.isnan(other), input, other)
 
 
-@defop(inplace=False, out=True, dtypes="nocomplex")
+@defop(out=True, dtypes="nocomplex")
 def fmin(input: TensorArg, other: TensorArg) -> Any:
-    return jnp.fmin(input, other)
+    # torch: ties send the whole gradient to ``input``
+    return jnp.where((input <= other) | jnp.isnan(other), input, other)
 
 
-@defop(promote="float", inplace=True, out=True)
+@defop(promote="float", inplace=True, out=True, grad_name=_by_tensors("CopysignBackward0", "", "CopysignBackward1"))
 def copysign(input: TensorArg, other: TensorOrScalar) -> Any:
-    return jnp.copysign(input, other)
+    # torch: the gradient is 0 where input == 0 (JAX's copysign gives +-1)
+    return _abs0(input) * jnp.where(jnp.signbit(other), -1, 1).astype(input.dtype)
 
 
-@defop(promote="float", inplace=True, out=True)
+@jax.custom_jvp
+def _xlogy(x: Any, y: Any) -> Any:
+    # torch: NaN when y is NaN even if x == 0
+    return jnp.where(jnp.isnan(y), jnp.nan, jnp.where(x == 0, 0, x * jnp.log(y))).astype(x.dtype)
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch: d/dx is 0 where x == 0 and y <= 0 (log(y) is NaN or -inf there)
+    (x, y), (dx, dy) = primals, tangents
+    gx = jnp.where((x == 0) & (y <= 0), 0, jnp.log(y))
+    return _xlogy(x, y), (dx * gx + dy * x / y).astype(x.dtype)
+
+
+@defop(promote="float", inplace=True, out=True, grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"))
 def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
-    return jax.scipy.special.xlogy(input, other)
+    x, y = jnp.broadcast_arrays(input, other)
+    return _xlogy(x, y)
 
 
 @defop(inplace=True, out=True)
 def nan_to_num(input: TensorArg, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Any:
+    """torch.nan_to_num: infinities default to the dtype's largest finite values."""
     return jnp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -407,19 +770,30 @@ def logical_not(input: RawTensor) -> Any:
     return input == 0
 
 
-def _bitwise(name: str, f: Any) -> Any:
+def _bitwise(name: str, f: Any, check: Callable | None = None) -> Any:
     def body(input: TensorOrScalar, other: TensorOrScalar) -> Any:
         return f(input, other)
 
     body.__name__ = name
-    return defop(name, inplace=True, out=True, differentiable=False, dtypes="int")(body)
+    dtypes = None if check else "int"
+    return defop(name, inplace=True, out=True, differentiable=False, dtypes=dtypes, check=check)(body)
+
+
+def _shift_check(kernel: str) -> Callable:
+    def check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+        if not _integral(cdt) or cdt is D.bool:
+            raise _not_implemented(kernel, cdt)
+
+    return check
 
 
 bitwise_and = _bitwise("bitwise_and", jnp.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", jnp.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", jnp.bitwise_xor)
-bitwise_left_shift = _bitwise("bitwise_left_shift", jnp.left_shift)
-bitwise_right_shift = _bitwise("bitwise_right_shift", jnp.right_shift)
+# torch: shifts by a negative amount or by >= the bit width give 0 (or -1 for negative right shifts),
+# which is what XLA's shifts do.
+bitwise_left_shift = _bitwise("bitwise_left_shift", jnp.left_shift, _shift_check("lshift_cpu"))
+bitwise_right_shift = _bitwise("bitwise_right_shift", jnp.right_shift, _shift_check("rshift_cpu"))
 
 
 @defop(inplace=True, out=True, differentiable=False, dtypes="int")
@@ -427,21 +801,21 @@ def bitwise_not(input: TensorArg) -> Any:
     return jnp.invert(input) if input.dtype != jnp.bool_ else ~input
 
 
-def _isx(name: str, f: Any) -> Any:
+def _isx(name: str, f: Any, int_value: bool) -> Any:
     def body(input: RawTensor) -> Any:
-        if jnp.issubdtype(input.dtype, jnp.integer) or input.dtype == jnp.bool_:
-            return jnp.full(input.shape, name == "isfinite")
+        if _is_int_array(input):
+            return jnp.full(input.shape, int_value)
         return f(input)
 
     body.__name__ = name
-    return defop(name, promote=None, differentiable=False)(body)
+    return defop(name, promote=None, differentiable=False, out=name in ("isposinf", "isneginf"))(body)
 
 
-isnan = _isx("isnan", jnp.isnan)
-isinf = _isx("isinf", jnp.isinf)
-isfinite = _isx("isfinite", jnp.isfinite)
-isposinf = _isx("isposinf", jnp.isposinf)
-isneginf = _isx("isneginf", jnp.isneginf)
+isnan = _isx("isnan", jnp.isnan, False)
+isinf = _isx("isinf", jnp.isinf, False)
+isfinite = _isx("isfinite", jnp.isfinite, True)
+isposinf = _isx("isposinf", jnp.isposinf, False)
+isneginf = _isx("isneginf", jnp.isneginf, False)
 
 
 @defop(promote=None, differentiable=False)
@@ -449,16 +823,41 @@ def isreal(input: RawTensor) -> Any:
     return jnp.isreal(input)
 
 
-@defop(differentiable=False)
-def isclose(input: TensorArg, other: TensorArg, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Any:
-    return jnp.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+@defop("isclose", promote=None, method=False, differentiable=False)
+def _isclose(input: RawTensor, other: RawTensor, rtol: float, atol: float, equal_nan: bool, fdt: Any) -> Any:
+    """torch's formula: equal, or finite |input - other| <= atol + |rtol * other|; bool compares as ``fdt``."""
+    close = input == other
+    floating = jnp.issubdtype(input.dtype, jnp.inexact)
+    if equal_nan and floating:
+        close = close | (jnp.isnan(input) & jnp.isnan(other))
+    if rtol == 0 and atol == 0:
+        return close
+    if input.dtype == jnp.bool_:
+        input, other = input.astype(fdt), other.astype(fdt)
+        floating = True
+    err_dt = input.dtype if floating else fdt
+    allowed = atol + jnp.abs(rtol * other.astype(err_dt))
+    actual = jnp.abs(input - other).astype(err_dt)
+    return close | (jnp.isfinite(actual) & (actual <= allowed))
 
 
-def allclose(input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """torch.isclose: both tensors must have the same dtype."""
+    if isinstance(other, Tensor) and isinstance(input, Tensor) and input._dtype is not other._dtype:
+        raise RuntimeError(f"{D.cpp_name(input._dtype)} did not match {D.cpp_name(other._dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return _isclose(input, other, float(rtol), float(atol), bool(equal_nan), D.get_default_dtype().np)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
-def equal(input: Any, other: Any) -> bool:
+def equal(input: Tensor, other: Tensor) -> bool:
+    """torch.equal: same shape and same values (after promotion)."""
     if input.shape != other.shape:
         return False
     return bool(eq(input, other).all())
@@ -467,32 +866,43 @@ def equal(input: Any, other: Any) -> bool:
 # --- selection ----------------------------------------------------------------------------------
 
 
-@defop(promote="default", method=False, out=True, saves=("condition",))
+@defop(promote="default", method=False, out=True, saves=("condition",), grad_name="WhereBackward0")
 def _where(condition: RawTensor, input: TensorOrScalar, other: TensorOrScalar) -> Any:
     return jnp.where(condition.astype(bool), input, other)
 
 
-def where(condition: Any, input: Any = None, other: Any = None, *, out: Any = None) -> Any:
-    """torch.where(condition, input, other) or torch.where(condition) (== nonzero(as_tuple=True))."""
+def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any:
+    """torch.where(condition, input, other), or torch.where(condition) == nonzero(condition, as_tuple=True)."""
     if input is None and other is None:
         from .indexing_ops import nonzero
 
         return nonzero(condition, as_tuple=True)
-    if condition._dtype is not D.bool:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {D.cpp_name(condition._dtype)}")
+    if isinstance(condition, Tensor) and condition._dtype not in (D.bool, D.uint8):
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{D.cpp_name(condition._dtype)}"
+        )
     return _where(condition, input, other, out=out)
 
 
-_where._op.grad_name = "WhereBackward0"
-
-
 def _mf_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
-    mask = dyn[1]
+    mask, value = dyn[1], dyn[2]
     if mask._dtype is not D.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask._dtype.name}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_c_type(mask._dtype)}")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(
+            f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
+        )
 
 
-@defop(promote=None, inplace=True, check=_mf_check, saves=("mask",))
+@defop(promote=None, inplace=True, check=_mf_check, saves=("mask",),
+       grad_name=lambda static, dyn: "MaskedFillBackward1" if isinstance(dyn[2], Tensor) else "MaskedFillBackward0")  # fmt: skip
 def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any:
-    v = jnp.asarray(value).astype(input.dtype)
-    return jnp.where(mask, v, input)
+    """torch.masked_fill: ``value`` (a number or 0-dim tensor) is cast to ``input``'s dtype."""
+    v = jnp.asarray(value)
+    if _is_int_array(input) and jnp.issubdtype(v.dtype, jnp.inexact) and input.dtype != jnp.bool_:
+        v = jnp.trunc(v)
+    return jnp.where(mask, v.astype(input.dtype), input)
+
+
+METHODS.update(float_power_=float_power_, positive=positive, isclose=isclose, allclose=allclose, equal=equal)
