@@ -31,6 +31,8 @@ from ._ops import return_types  # noqa: E402
 from ._public import *  # noqa: E402,F403
 from ._precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from . import backends, cuda, random  # noqa: E402
+from ._compile import compile  # noqa: E402
+from . import compiler, _dynamo  # noqa: E402,F401
 from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 

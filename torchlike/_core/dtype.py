@@ -254,6 +254,9 @@ def scalar_dtype(value: Any) -> dtype:
         return float64
     if isinstance(value, np.complexfloating):
         return complex128
+    kind = getattr(getattr(value, "dtype", None), "kind", None)  # a traced Python number
+    if kind is not None:
+        return {"b": bool, "i": int64, "u": int64, "f": _default_float, "c": default_complex()}[kind]
     raise TypeError(f"unsupported scalar type {t.__name__}")
 
 

@@ -23,6 +23,10 @@ from . import views as _views
 from .size import Size
 
 _getrefcount = sys.getrefcount
+
+# Set while torchlike.compile traces a function: sees every buffer created, read or written, so
+# that state living in pre-existing buffers becomes explicit inputs and outputs of the program.
+hook: Any = None
 _DTYPE_OF = {d.np: d for d in _dtype.ALL}
 
 
@@ -41,8 +45,12 @@ class Buffer:
         self.np = None
         self.np_strides = None
         self.device = device
+        if hook is not None:
+            hook.created(self)
 
     def get(self) -> Any:
+        if hook is not None:
+            hook.read(self)
         if self.np is None:
             return self.array
         if _getrefcount(self.np) > 2:  # shared with the user: they may have written to it
@@ -53,6 +61,8 @@ class Buffer:
         return self.array
 
     def set(self, array: Any) -> None:
+        if hook is not None:
+            hook.read(self)
         if self.np is not None:
             np.copyto(self.np, np.asarray(array), casting="unsafe")
         self.array = array

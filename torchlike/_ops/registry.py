@@ -227,6 +227,11 @@ def _category_error(op: OpDef, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{D.cpp_name(dt)}\'')
 
 
+def _is_traced_scalar(x: Any) -> bool:
+    """A 0-d JAX value standing for a Python number (a compiled program's lifted hyper-parameter)."""
+    return isinstance(x, jax.core.Tracer) and x.ndim == 0
+
+
 def _to_scalar(x: Any) -> Any:
     if isinstance(x, np.generic):
         return x.item()
@@ -267,7 +272,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             dev = buf.device
             if dev is not device and device != dev:
                 device = _merge_device(device, dev, a)
-            if a._view is None and buf.np is None:
+            if a._view is None and buf.np is None and T.hook is None:
                 arrays.append(buf.array)
             else:
                 arrays.append(a._data())
@@ -297,7 +302,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 raise _arg_error(op, i, a, kind)
             if type(a) not in _SCALAR_TYPES:
                 a = _to_scalar(a)
-                if not isinstance(a, _SCALAR_TYPES):
+                if not isinstance(a, _SCALAR_TYPES) and not _is_traced_scalar(a):
                     raise _arg_error(op, i, a, kind)
             if kind == "TS" or kind == "OTS":
                 promo.append((D.scalar_dtype(a), 0))

@@ -1,0 +1,573 @@
+"""torchlike.compile: run a torch-style function as ONE jax.jit program, by functionalization.
+
+A compiled function is called on ordinary tensors and touches ordinary state (parameters,
+``.grad``s, optimizer state, BatchNorm buffers, the RNG) through Python objects. To make that a
+pure program we lift every piece of state it touches into explicit inputs and outputs:
+
+1. The first call for a given signature runs eagerly, with a hook on tensor buffers that records
+   every pre-existing buffer it reads or writes (the state) and the tensors they belong to.
+2. The next call traces the function under ``jax.jit``: the state buffers and the arguments'
+   buffers temporarily hold tracers, random draws come from a key that is itself state, and the
+   final contents of the state buffers -- plus new tensors that outlive the call, like fresh
+   ``.grad``s -- are the program's outputs. A buffer the trace touches that discovery missed
+   triggers a retrace with it included, so no state is ever baked in as a constant.
+3. Later calls check guards (argument shapes/dtypes, static arguments, that state tensors still
+   own the buffers they had, which ``.grad``s are None) and run the compiled program, then write
+   the new state back through the buffers and replay ``.grad`` rebinding.
+
+Where Python needs a concrete value (``.item()``, ``if t:``, ``print(t)``, data-dependent shapes)
+the trace fails; that signature then runs eagerly with a one-time warning naming the line
+(``fullgraph=True`` raises instead).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import traceback
+import warnings
+import weakref
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+from .._core import tensor as T
+from .._core.tensor import Buffer, Tensor
+from ..autograd import grad_mode
+
+stats = collections.Counter()  # compiles, recompiles, calls, eager_calls, graph_breaks, retraces
+
+
+class config:
+    """Knobs mirroring torch._dynamo.config."""
+
+    recompile_limit = 8
+    cache_size_limit = 8  # torch's older name
+    check_calls = 2  # calls checked against eager under mode="check"
+
+
+class Unsupported(RuntimeError):
+    """What torch raises (torch._dynamo.exc.Unsupported) for a graph break under fullgraph=True."""
+
+
+class _NeedState(Exception):
+    def __init__(self, buf: Buffer) -> None:
+        self.buf = buf
+
+
+_TRACER_ERRORS = (
+    jax.errors.ConcretizationTypeError,
+    jax.errors.TracerArrayConversionError,
+    jax.errors.TracerIntegerConversionError,
+    jax.errors.TracerBoolConversionError,
+)
+
+
+class _Discover:
+    """Hook for the eager discovery call: which pre-existing buffers are state."""
+
+    def __init__(self) -> None:
+        self._created: weakref.WeakSet = weakref.WeakSet()
+        self.touched: dict[int, Buffer] = {}
+        self.scalars: dict = {}
+
+    def created(self, buf: Buffer) -> None:
+        self._created.add(buf)
+
+    def read(self, buf: Buffer) -> None:
+        if buf not in self._created:
+            self.touched[id(buf)] = buf
+
+
+class _NeedScalar(Exception):
+    def __init__(self, key: tuple, ref: tuple) -> None:
+        self.key = key
+        self.ref = ref
+
+
+class _TraceHook:
+    """Hook while tracing: lifted buffers hold tracers; anything else pre-existing is new state."""
+
+    def __init__(self, lifted: set, scalars: dict) -> None:
+        self.lifted = lifted
+        self.scalars = scalars  # (id(container), key) -> tracer
+        self._created: weakref.WeakSet = weakref.WeakSet()
+
+    def created(self, buf: Buffer) -> None:
+        self._created.add(buf)
+
+    def read(self, buf: Buffer) -> None:
+        if id(buf) in self.lifted or buf in self._created:
+            return
+        raise _NeedState(buf)
+
+
+class _TraceRNG:
+    """Random draws inside a compiled program: jax.random from a key that is program state."""
+
+    def __init__(self, key: Any) -> None:
+        self._key = key
+        self.count = 0
+
+    def key(self) -> Any:
+        self.count += 1
+        return jax.random.fold_in(self._key, self.count)
+
+    def draw(self, kind: str, shape: tuple, dt: Any, **params: Any) -> Any:
+        from .._ops import random
+
+        return random._jax_draw(kind, self.key(), shape, dt, **params)
+
+    def permutation(self, n: int, dt: Any) -> Any:
+        return jax.random.permutation(self.key(), n).astype(dt.np)
+
+    def next_key(self) -> Any:
+        return jax.random.split(self._key)[0]
+
+
+def _flatten(tree: Any) -> tuple[list, Any]:
+    return jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, Tensor))
+
+
+def _static_key(x: Any) -> Any:
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return ("id", id(x))
+
+
+class _Entry:
+    """One compiled program for one call signature."""
+
+    __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
+                 "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "__weakref__")  # fmt: skip
+
+
+def _user_frame(tb: Any) -> str:
+    """The innermost frame of user code (outside torchlike and jax) in a traceback."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(here) and "/jax/" not in f.filename
+              and "/jax/_src/" not in f.filename]  # fmt: skip
+    if not frames:
+        return "<unknown>"
+    f = frames[-1]
+    return f"{f.filename}:{f.lineno} ({f.line})"
+
+
+class CompiledFunction:
+    """The callable ``torchlike.compile(fn)`` returns."""
+
+    def __init__(self, fn: Callable, fullgraph: bool = False, dynamic: Any = None, mode: str | None = None,
+                 options: dict | None = None, disable: bool = False) -> None:
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.mode = mode
+        self.disable = disable
+        self.options = dict(options or {})
+        self.check = mode == "check" or os.environ.get("TORCHLIKE_COMPILE_CHECK") == "1"
+        self.cache: dict = {}
+        self.discovered: dict = {}  # key -> (state buffers, state tensors)
+        self.recompiles = 0
+        self._warned = False
+        self._rng_key = None
+        self.__wrapped__ = fn
+        self.__name__ = getattr(fn, "__name__", "compiled")
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    # --- the call path ------------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.disable or T.hook is not None:  # disabled, or called from inside another trace
+            return self.fn(*args, **kwargs)
+        leaves, tree = _flatten((args, kwargs))
+        key = self._key(leaves, tree)
+        entry = self.cache.get(key)
+        if entry is not None and not self._guards_hold(entry):
+            del self.cache[key]
+            self.discovered.pop(key, None)
+            entry = None
+            self._note_recompile(key, "a state tensor's buffer changed (e.g. `.data` was reassigned)")
+        if entry is None:
+            if key not in self.discovered:
+                return self._discover(key, args, kwargs)
+            if len(self.cache) >= config.recompile_limit:
+                self._limit_warning()
+                return self.fn(*args, **kwargs)
+            entry = self._trace(key, leaves, tree)
+            self.cache[key] = entry
+        if entry.eager:
+            stats["eager_calls"] += 1
+            return self.fn(*args, **kwargs)
+        if self.check and entry.calls < config.check_calls and not entry.has_random:
+            return self._checked_call(entry, args, kwargs, leaves)
+        return self._run(entry, leaves)
+
+    def _key(self, leaves: list, tree: Any) -> tuple:
+        parts = []
+        for x in leaves:
+            if isinstance(x, Tensor):
+                parts.append((tuple(x._shape), x._dtype, x._buf.device, x._rg))
+            else:
+                parts.append(("s", _static_key(x)))
+        return (tree, tuple(parts), grad_mode._enabled, _ambient())
+
+    def _guards_hold(self, entry: _Entry) -> bool:
+        for ref, buf, had_grad in entry.state_tensors:
+            t = ref()
+            if t is None:
+                continue
+            if t._buf is not buf or (t._grad is None) != had_grad:
+                return False
+        return True
+
+    def _note_recompile(self, key: Any, reason: str) -> None:
+        self.recompiles += 1
+        stats["recompiles"] += 1
+        self._last_reason = reason
+
+    def _limit_warning(self) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        code = getattr(self.fn, "__code__", None)
+        where = f"'{self.__name__}' ({code.co_filename}:{code.co_firstlineno})" if code else repr(self.fn)
+        warnings.warn(
+            f"torch._dynamo hit config.recompile_limit ({config.recompile_limit})\n   function: {where}\n"
+            f"   last reason: {getattr(self, '_last_reason', 'new input shapes, dtypes or static arguments')}\n"
+            "torchlike runs further new signatures of this function eagerly.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+    # --- discovery (eager) --------------------------------------------------------------------------
+
+    def _discover(self, key: Any, args: tuple, kwargs: dict) -> Any:
+        hook = _Discover()
+        input_bufs = {id(x._buf) for x in _flatten((args, kwargs))[0] if isinstance(x, Tensor)}
+        prev = T.hook
+        T.hook = hook
+        try:
+            result = self.fn(*args, **kwargs)
+        finally:
+            T.hook = prev
+        state = [b for i, b in hook.touched.items() if i not in input_bufs]
+        self.discovered[key] = (state, list(hook.scalars.values()))
+        stats["eager_calls"] += 1
+        return result
+
+    # --- tracing ------------------------------------------------------------------------------------
+
+    def _trace(self, key: Any, leaves: list, tree: Any) -> _Entry:
+        state, scalars = (list(x) for x in self.discovered[key])
+        for _ in range(64):
+            try:
+                return self._trace_with(state, scalars, leaves, tree)
+            except _NeedState as e:
+                state.append(e.buf)
+                stats["retraces"] += 1
+            except _NeedScalar as e:
+                scalars.append(e.ref)
+                stats["retraces"] += 1
+            except _TRACER_ERRORS as e:
+                where = _user_frame(e.__traceback__)
+                if self.fullgraph:
+                    raise Unsupported(
+                        f"torchlike.compile(fullgraph=True): the function needs a concrete tensor value at {where}: "
+                        f"{type(e).__name__}"
+                    ) from e
+                warnings.warn(
+                    f"torchlike.compile: graph break at {where} (a Python value depends on a tensor's contents); "
+                    "this call signature runs eagerly.",
+                    UserWarning,
+                    stacklevel=4,
+                )
+                stats["graph_breaks"] += 1
+                entry = _Entry()
+                entry.eager = True
+                entry.state_tensors = ()
+                return entry
+        raise RuntimeError("torchlike.compile: state discovery did not converge")
+
+    def _trace_with(self, state: list, scalars: list, leaves: list, tree: Any) -> _Entry:
+        from .._ops import random
+
+        fn = self.fn
+        in_tensors = [x for x in leaves if isinstance(x, Tensor)]
+        in_bufs: list = []
+        seen = set()
+        for t in in_tensors:
+            if id(t._buf) not in seen:
+                seen.add(id(t._buf))
+                in_bufs.append(t._buf)
+        state = [b for b in state if id(b) not in seen]
+        all_bufs = state + in_bufs
+        info: dict = {}
+
+        def pure(state_arrays: list, input_arrays: list, scalar_values: list, rng_key: Any) -> tuple:
+            saved = [(b, b.array, b.np) for b in all_bufs]
+            for b, a in zip(all_bufs, list(state_arrays) + list(input_arrays)):
+                b.array = a
+                b.np = None
+            lifted = {(id(c), k): v for (c, k), v in zip(scalars, scalar_values)}
+            hook = _TraceHook({id(b) for b in all_bufs}, lifted)
+            rng = _TraceRNG(rng_key)
+            prev_hook, prev_rng = T.hook, random.trace_rng
+            T.hook, random.trace_rng = hook, rng
+            owners = _owners(all_bufs)
+            grads_before = {id(t): (t, t._grad) for t in owners}
+            try:
+                args, kwargs = jax.tree_util.tree_unflatten(tree, leaves)
+                out = fn(*args, **kwargs)
+                out_leaves, out_tree = _flatten(out)
+                out_arrays = []
+                out_static = []
+                for o in out_leaves:
+                    if isinstance(o, Tensor):
+                        out_arrays.append(o._data())
+                        out_static.append(("t", o._dtype, o._buf.device))
+                    else:
+                        if isinstance(o, jax.core.Tracer):
+                            raise jax.errors.ConcretizationTypeError(o, "returned a traced non-tensor value")
+                        out_static.append(("v", o))
+                new_state = [b.array for b in state]
+                outs_ids = {id(a) for a in out_arrays}
+                escaped = [b for b in list(hook._created)
+                           if isinstance(b.array, jax.core.Tracer) and id(b.array) not in outs_ids]  # fmt: skip
+                escaped_arrays = [b.array for b in escaped]
+                effects = []
+                for t, before in grads_before.values():
+                    if t._grad is not before:
+                        effects.append((weakref.ref(t), t._grad))
+                info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
+                            has_random=rng.count > 0, owners=owners)  # fmt: skip
+                return out_arrays, new_state, escaped_arrays, rng.next_key()
+            finally:
+                T.hook, random.trace_rng = prev_hook, prev_rng
+                for b, a, n in saved:
+                    b.array = a
+                    b.np = n
+
+        state_arrays = [b.get() for b in state]
+        input_arrays = [b.get() for b in in_bufs]
+        scalar_values = [_scalar_value(c, k) for c, k in scalars]
+        jitted = jax.jit(pure)
+        lowered = jitted.lower(state_arrays, input_arrays, scalar_values, self._key_state())
+        compiled = lowered.compile()
+        stats["compiles"] += 1
+        if self.cache:
+            self._note_recompile(None, "new input shapes, dtypes, static arguments or grad mode")
+        entry = _Entry()
+        entry.eager = False
+        entry.state = state
+        entry.n_state = len(state)
+        entry.compiled = compiled
+        entry.pure = pure
+        entry.out_tree = info["out_tree"]
+        entry.out_static = info["out_static"]
+        entry.escaped = [weakref.ref(b) for b in info["escaped"]]
+        entry.grad_effects = info["effects"]
+        entry.has_random = info["has_random"]
+        entry.calls = 0
+        entry.scalars = list(scalars)
+        entry.fwd = None
+        entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
+        return entry
+
+    def _key_state(self) -> Any:
+        if self._rng_key is None:
+            from .._ops import random
+
+            self._rng_key = jax.random.PRNGKey(random.initial_seed() & 0xFFFFFFFF)
+        return self._rng_key
+
+    # --- running --------------------------------------------------------------------------------------
+
+    def _run(self, entry: _Entry, leaves: list) -> Any:
+        in_bufs: list = []
+        seen = set()
+        for x in leaves:
+            if isinstance(x, Tensor) and id(x._buf) not in seen:
+                seen.add(id(x._buf))
+                in_bufs.append(x._buf)
+        state_arrays = [b.get() for b in entry.state]
+        input_arrays = [b.get() for b in in_bufs]
+        scalar_values = [_scalar_value(c, k) for c, k in entry.scalars]
+        out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+            state_arrays, input_arrays, scalar_values, self._key_state()
+        )
+        self._rng_key = new_key
+        for b, a in zip(entry.state, new_state):
+            if b.array is not a:
+                b.set(a)
+        for ref, a in zip(entry.escaped, escaped_arrays):
+            b = ref()
+            if b is not None:
+                b.set(a)
+        for ref, g in entry.grad_effects:
+            t = ref()
+            if t is not None:
+                t._grad = g
+        entry.calls += 1
+        stats["calls"] += 1
+        out = self._wrap(entry, out_arrays)
+        self._maybe_record(entry, out, state_arrays, input_arrays, scalar_values, leaves)
+        return out
+
+    def _wrap(self, entry: _Entry, out_arrays: list) -> Any:
+        it = iter(out_arrays)
+        vals = []
+        for kind, *rest in entry.out_static:
+            if kind == "t":
+                vals.append(T.make(next(it), rest[1], rest[0]))
+            else:
+                vals.append(rest[0])
+        return jax.tree_util.tree_unflatten(entry.out_tree, vals)
+
+    def _maybe_record(self, entry: _Entry, out: Any, state_arrays: list, input_arrays: list, scalar_values: list,
+                      leaves: list) -> None:
+        """A compiled forward used with an eager backward: the whole program is one autograd node."""
+        if not grad_mode._enabled:
+            return
+        outs = [o for o in _flatten(out)[0] if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex)]
+        if not outs:
+            return
+        diff_state = []
+        for ref, buf, _ in entry.state_tensors:
+            t = ref()
+            if t is not None and t._rg and buf in entry.state:
+                diff_state.append((entry.state.index(buf), t))
+        in_tensors = [x for x in leaves if isinstance(x, Tensor)]
+        if not diff_state and not any(t._rg for t in in_tensors):
+            return
+        _record(self, entry, outs, out, state_arrays, input_arrays, scalar_values, diff_state, in_tensors)
+
+    def _checked_call(self, entry: _Entry, args: tuple, kwargs: dict, leaves: list) -> Any:
+        """mode='check': run compiled, then eagerly from the same state, and compare."""
+        snapshot = [(b, b.get()) for b in entry.state]
+        grads = [(ref(), ref()._grad) for ref, _, _ in entry.state_tensors if ref() is not None]
+        compiled_out = self._run(entry, leaves)
+        compiled_state = [b.get() for b in entry.state]
+        for b, a in snapshot:
+            b.set(a)
+        for t, g in grads:
+            t._grad = g
+        eager_out = self.fn(*args, **kwargs)
+        eager_state = [b.get() for b in entry.state]
+        _compare("output", _flatten(compiled_out)[0], _flatten(eager_out)[0])
+        _compare("state", compiled_state, eager_state)
+        return eager_out
+
+
+def _scalar_value(container: Any, key: Any) -> Any:
+    v = container[key]
+    return v._data() if isinstance(v, Tensor) else v
+
+
+def hyper(container: Any, key: Any) -> Any:
+    """``container[key]`` -- a Python number (an optimizer's lr, betas...) -- that a compiled program
+    takes as an input, so changing it (a scheduler) neither recompiles nor is baked in."""
+    hook = T.hook
+    if hook is None:
+        return container[key]
+    if isinstance(hook, _Discover):
+        hook.scalars[(id(container), key)] = (container, key)
+        return container[key]
+    v = hook.scalars.get((id(container), key))
+    if v is None:
+        raise _NeedScalar((id(container), key), (container, key))
+    return v
+
+
+class _CompiledOp:
+    """The op-like record graph.record needs for a compiled program used as one autograd node."""
+
+    __slots__ = ("grad_name", "saves", "dyn_names")
+
+    def __init__(self, name: str) -> None:
+        self.grad_name = name
+        self.saves = ()
+        self.dyn_names = ()
+
+
+def _record(cf: CompiledFunction, entry: _Entry, outs: list, out: Any, state_arrays: list, input_arrays: list,
+            scalar_values: list, diff_state: list, in_tensors: list) -> None:
+    from ..autograd import graph
+
+    if entry.fwd is None:
+        entry.fwd = jax.jit(_forward_only(entry))
+    state_t: list = [None] * len(state_arrays)
+    for idx, t in diff_state:
+        state_t[idx] = t
+    state_list = [t if t is not None else T.make(a, _cpu()) for t, a in zip(state_t, state_arrays)]
+    seen = {}
+    inputs = []
+    for t in in_tensors:
+        if id(t._buf) not in seen:
+            seen[id(t._buf)] = t
+            inputs.append(t)
+    all_outs = [o for o in _flatten(out)[0] if isinstance(o, Tensor)]
+    args = [list(state_arrays), list(input_arrays), list(scalar_values), cf._rng_key]
+    graph.record(_CompiledOp("CompiledFunctionBackward"), entry.fwd, (), args, [(0, state_list), (1, inputs)],
+                 tuple(all_outs), (state_list, inputs, scalar_values, None))
+    del outs
+
+
+def _forward_only(entry: _Entry) -> Callable:
+    """The program's outputs as a function of its inputs, for jax.vjp. Re-running the user's function
+    for that must not leave traced ``.grad``s behind, so they are restored afterwards."""
+    pure = entry.pure
+
+    def fwd(s: list, i: list, v: list, k: Any) -> tuple:
+        owners = [(t, t._grad) for t in (ref() for ref, _, _ in entry.state_tensors) if t is not None]
+        try:
+            return tuple(pure(s, i, v, k)[0])
+        finally:
+            for t, g in owners:
+                t._grad = g
+
+    return fwd
+
+
+def _cpu() -> Any:
+    from .._core import device
+
+    return device.CPU
+
+
+def _owners(bufs: list) -> list:
+    """Live tensors that own the given buffers (for guards and .grad effects)."""
+    import gc
+
+    ids = {id(b) for b in bufs}
+    return [o for o in gc.get_referrers(*bufs) if isinstance(o, Tensor) and id(o._buf) in ids]
+
+
+def _compare(what: str, a: list, b: list) -> None:
+    for i, (x, y) in enumerate(zip(a, b)):
+        xa = x._data() if isinstance(x, Tensor) else x
+        ya = y._data() if isinstance(y, Tensor) else y
+        if hasattr(xa, "shape"):
+            if not np.allclose(np.asarray(xa, np.float64), np.asarray(ya, np.float64), rtol=1e-4, atol=1e-5,
+                               equal_nan=True):  # fmt: skip
+                raise RuntimeError(
+                    f"torchlike.compile(mode='check'): compiled and eager runs differ in {what} {i}: "
+                    f"max abs difference {np.max(np.abs(np.asarray(xa, np.float64) - np.asarray(ya, np.float64)))}"
+                )
+        elif xa != ya:
+            raise RuntimeError(f"torchlike.compile(mode='check'): {what} {i} differs: {xa!r} vs {ya!r}")
+
+
+def _ambient() -> tuple:
+    from .._core import dtype as D
+
+    amb = [D.get_default_dtype()]
+    try:
+        from ..amp import _autocast
+
+        amb.append(_autocast.state_key())
+    except ImportError:
+        pass
+    return tuple(amb)
+
