@@ -1,32 +1,39 @@
 """torch's CPU random number generator, reproduced bit for bit with numpy.
 
 torch's ``CPUGeneratorImpl`` is a plain mt19937 seeded by ``init_genrand(seed & 0xffffffff)``;
-numpy's ``MT19937`` with legacy seeding produces the same 32-bit words, so it serves as the engine.
-``Generator`` adds torch's bookkeeping (initial seed, the cached Box-Muller sample, the 5056-byte
-state layout), and the sampling functions apply torch 2.13's CPU transforms to those words. Every
-function returns a numpy array in the order torch's serial kernels visit a contiguous output (C
-order); the tensor layer permutes for non-contiguous outputs.
+numpy's ``MT19937`` produces the same 32-bit words from the same key, so it serves as the engine.
+``Generator`` adds torch's bookkeeping (the 64-bit initial seed, the cached Box-Muller sample, the
+5056-byte state layout), and the sampling functions apply torch 2.13's CPU transforms to those
+words. Every function returns a numpy array in the order torch's serial kernels visit a contiguous
+output (C order); the tensor layer permutes for non-contiguous outputs, and passes
+``contiguous=False`` to ``normal``, whose algorithm depends on it.
 
 What the transforms need, found by reading ATen and checking against torch 2.13 (x86-64, glibc):
 
-* float32 ``normal_`` with >= 16 contiguous elements runs ``normal_fill_16_AVX2`` (also on AVX-512
-  CPUs, which torch does not dispatch for ``normal_stub``): Cephes polynomial log/sincos from
+* float32 ``normal_`` with >= 16 contiguous elements runs ``normal_fill_16_AVX2`` (AVX-512 CPUs
+  included: torch does not dispatch ``normal_stub`` there): Cephes polynomial log/sincos from
   ``avx_mathfun.h``, compiled with fused multiply-adds. float16/bfloat16 run the same float kernel
-  and round. The fused steps are emulated exactly (``_fma32``).
-* The double-precision kernels (uniform/normal for float64, exponential, cauchy, log-normal,
-  geometric, the scalar Box-Muller path) call glibc's ``log``/``log1p``/``sin``/``cos``/``tan``/
-  ``exp``. numpy's SIMD versions differ from glibc in the last bit, so these go through CPython's
-  ``math`` module (which calls the same libm) element-wise in C via ``map``; the multiply-adds that
-  GCC contracts are emulated exactly (``_fma64``).
+  16 elements at a time and round. The fused steps are emulated exactly (``_fma_in64``).
+* The double-precision kernels (float64 normal, exponential, cauchy, log-normal, geometric, the
+  element-wise Box-Muller path of small or strided outputs) call glibc's ``log``/``log1p``/
+  ``sin``/``cos``/``tan``/``exp``. numpy's SIMD versions differ from glibc in the last bit, so
+  these go through CPython's ``math`` (the same libm torch links) element-wise via ``map``; the
+  multiply-adds GCC contracts in them (``x * std + mean`` and friends) are emulated exactly
+  (``_fma64``).
+* ``random_(from, to)`` draws 64-bit words once the range reaches 2**28; ``bernoulli_`` draws one
+  double per element (no MKL stream in 2.13); ``multinomial`` without replacement (or with one
+  sample) takes torch's exponential/top-k route, and ties in that top-k are ordered as libstdc++'s
+  ``partial_sort``/``nth_element`` leave them (``_StlSort`` replays those algorithms).
 * Casts from double to float16/bfloat16 go through float32, as ``c10::Half(double)`` does.
 
-Not reproduced: ``multinomial`` without replacement orders tied keys (zero-probability categories
-drawn when ``num_samples`` exceeds the non-zero ones) the way libstdc++'s ``nth_element``/
-``partial_sort`` happen to leave them; that case raises NotImplementedError.
+Assumed, not reproducible otherwise: torch's x86-64 build on a CPU with AVX2 (torch's ARM and
+pre-AVX2 float kernels compute ``normal_`` differently), and torch-valid states only (a state
+whose ``left``/``next`` make torch read past its 624 words raises NotImplementedError).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import struct
@@ -80,7 +87,7 @@ class Generator:
 
     def _set_seed(self, seed: int) -> None:
         self._seed = seed
-        self._mt._legacy_seeding(seed & 0xFFFFFFFF)
+        self._mt.state = {"bit_generator": "MT19937", "state": {"key": _init_genrand(seed & 0xFFFFFFFF), "pos": _N}}
         self._pending = np.empty(0, np.uint64)  # words of a torch state whose `next` lags numpy's pos
         self._next_at_end = 0  # torch's `next` while numpy's pos is 624 (0 right after seeding)
         self._next_double_normal: float | None = None
@@ -127,10 +134,9 @@ class Generator:
         out = np.zeros(_STATE_SIZE, np.uint8)
         struct.pack_into("<QiiQ", out, 0, self._seed, left, 1, nxt)
         out[24 : 24 + 8 * _N] = key.astype("<u8").view(np.uint8)
-        normal_y = self._next_double_normal
-        struct.pack_into("<dddi", out, 5016, 0.0, normal_y or 0.0, 0.0, normal_y is not None)
-        normal_f = self._next_float_normal
-        struct.pack_into("<f?", out, 5048, normal_f or 0.0, normal_f is not None)
+        y, f = self._next_double_normal, self._next_float_normal
+        struct.pack_into("<dddi", out, 5016, 0.0, 0.0 if y is None else y, 0.0, y is not None)
+        struct.pack_into("<f?", out, 5048, 0.0 if f is None else f, f is not None)
         return out
 
     def set_state(self, new_state: np.ndarray) -> Generator:
@@ -192,6 +198,18 @@ class Generator:
         return (w[0::2] << np.uint64(32)) | w[1::2]
 
 
+@functools.lru_cache(maxsize=8)
+def _init_genrand(seed: int) -> np.ndarray:
+    """mt19937's init_genrand on the low 32 bits of the seed (torch's mt19937 constructor)."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, _N):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    out = np.array(key, np.uint32)
+    out.flags.writeable = False
+    return out
+
+
 def _temper(y: np.ndarray) -> np.ndarray:
     y = y.astype(np.uint64)
     y ^= y >> np.uint64(11)
@@ -230,7 +248,7 @@ def _redo_halfway(s: np.ndarray, mask: np.ndarray, a: Any, b: Any, c: Any) -> No
     exactly halfway between float32s; redo those elements (rare) with round-to-odd."""
     if mask.any():
         i = np.flatnonzero(mask)
-        a, b, c = (v.reshape(-1)[i] if np.ndim(v) else v for v in (a, b, c))
+        a, b, c = (np.broadcast_to(v, s.shape).reshape(-1)[i] if np.ndim(v) else v for v in (a, b, c))
         s.reshape(-1)[i] = _add_round_odd(np.multiply(a, b, dtype=np.float64), np.float64(c))
 
 
@@ -243,15 +261,21 @@ def _fma_in64(a: Any, b: Any, c: Any) -> np.ndarray:
     return s.astype(np.float32).astype(np.float64)
 
 
-def _fma32(a: Any, b: Any, c: Any) -> np.ndarray:
-    """float32 fused multiply-add, exactly rounded (any range, subnormal results included)."""
-    a, b, c = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
-    s = np.array(a * b + c, np.float64, ndmin=1)
-    bits = s.view(np.uint64)
-    risky = (np.left_shift(bits, _S35) == _TOP) | (((bits & _EXP_BITS) < _F32_NORMAL_MIN) & (s != 0))
-    a, b, c = np.broadcast_arrays(a, b, c)
-    _redo_halfway(s, risky.reshape(s.shape), a.reshape(s.shape), b.reshape(s.shape), c.reshape(s.shape))
-    return s.astype(np.float32).reshape(np.shape(a))
+def _fma32(a: Any, b: Any, c: Any, a_ulp: float = 0.0) -> np.ndarray:
+    """float32 fused multiply-add, exactly rounded. Results below float32's normal range need a
+    check too, skipped when ``a_ulp`` (a lower bound on the spacing of a's nonzero values) and
+    scalar b, c prove that no nonzero result can be that small."""
+    a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
+    s = np.array(a.astype(np.float64) * b.astype(np.float64), ndmin=1)
+    s += c.astype(np.float64)
+    risky = np.left_shift(s.view(np.uint64), _S35) == _TOP
+    grid = a_ulp * float(np.spacing(abs(b))) if b.ndim == 0 else 0.0
+    if c.ndim or c != 0:
+        grid = min(grid, float(np.spacing(abs(c)))) if c.ndim == 0 else 0.0
+    if grid < 2.0**-126:  # nonzero results are multiples of `grid`
+        risky |= (s.view(np.uint64) & _EXP_BITS) < _F32_NORMAL_MIN
+    _redo_halfway(s, risky, a, b, c)
+    return s.astype(np.float32).reshape(np.broadcast_shapes(a.shape, b.shape, c.shape))
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -262,7 +286,7 @@ def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _fma64(a: Any, b: Any, c: Any) -> np.ndarray:
     """float64 fused multiply-add, exactly rounded: Dekker's exact product, then the correctly
-    rounded sum of three via round-to-odd (valid away from overflow)."""
+    rounded sum of three via round-to-odd (valid away from overflow and underflow)."""
     a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
     ph = a * b
     ah, al = _split(a)
@@ -286,8 +310,8 @@ def _libm(fn: Any, x: np.ndarray) -> np.ndarray:
 def _to_dtype(x: np.ndarray, dtype: D.dtype) -> np.ndarray:
     """static_cast<scalar_t>(float or double): half and bfloat16 convert through float."""
     if dtype in (D.float16, D.bfloat16):
-        return x.astype(np.float32).astype(dtype.np)
-    return x.astype(dtype.np)
+        return x.astype(np.float32, copy=False).astype(dtype.np)
+    return x.astype(dtype.np, copy=False)
 
 
 # --- messages --------------------------------------------------------------------------
@@ -408,7 +432,8 @@ def _normal_fill16(u: np.ndarray, mean: np.float32, std: np.float32) -> np.ndarr
         radius = np.sqrt(_f(-2) * _log256((_f(1) - blk[:, :8]).reshape(-1))).reshape(k, 8)
         sin, cos = _sincos256((_TWO_PI * blk[:, 8:]).reshape(-1))
         n = np.concatenate([radius * cos.reshape(k, 8), radius * sin.reshape(k, 8)], axis=1)
-        out[i : i + rows] = n + mean if std == 1 else _fma32(n, std, mean)
+        # nonzero |n| >= 2**-60 (radius >= 2**-12, |sin|, |cos| >= 2**-48), so its spacing >= 2**-84
+        out[i : i + rows] = n + mean if std == 1 else _fma32(n, std, mean, a_ulp=2.0**-84)
     return out
 
 
@@ -504,18 +529,19 @@ def uniform(
         )
     if n == 0:
         return np.empty(shape, dtype.np)
+    unit = (low, high) == (0.0, 1.0)  # x * 1 + 0 is x itself, and stays below 1
     if dtype is D.float64:
         x = _u53(gen, n)
-        r = x if (low, high) == (0.0, 1.0) else _fma64(x, high - low, low)
+        r = x if unit else _fma64(x, high - low, low)
         to, frm = high, low
     else:  # float, half and bfloat16 all compute in float
         x = _u24(gen, n)
         f, t = _f(low), _f(high)
-        r = x if (low, high) == (0.0, 1.0) else _fma32(x, t - f, f)
-        r = _to_dtype(r, dtype)
+        r = _to_dtype(x if unit else _fma32(x, t - f, f, a_ulp=2.0**-24), dtype)
         to, frm = _to_dtype(np.array(high), dtype), _to_dtype(np.array(low), dtype)
-    # torch: a value rounded up to `to` is replaced by `from`, keeping [from, to)
-    r = np.where(r >= to, frm, r).astype(dtype.np)
+    if not (unit and dtype in (D.float32, D.float64)):
+        # torch: a value rounded up to `to` is replaced by `from`, keeping [from, to)
+        r = np.where(r >= to, frm, r).astype(dtype.np)
     return r.reshape(shape)
 
 
@@ -750,9 +776,15 @@ def randperm(gen: Generator, n: int, dtype: D.dtype = D.int64) -> np.ndarray:
 
 def _prev_same(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each i, the largest j < i with keys[j] == keys[i] (or -1); plus, per key group, its
-    last index (sorted keys, positions)."""
-    order = np.argsort(keys, kind="stable")
-    ks = keys[order]
+    last index (sorted keys, positions). Keys lie in [0, len(keys)]."""
+    n = len(keys)
+    bits = n.bit_length()
+    if 2 * bits < 63:  # pack (key, position) into one int64: a stable order from numpy's fast sort
+        packed = np.sort((keys << bits) | np.arange(n))
+        order, ks = packed & ((1 << bits) - 1), packed >> bits
+    else:
+        order = np.argsort(keys, kind="stable")
+        ks = keys[order]
     same = np.empty(len(keys), bool)
     same[:1] = False
     same[1:] = ks[1:] == ks[:-1]
@@ -902,7 +934,7 @@ def bernoulli(
             return np.empty(shape, dtype.np)
         if dtype.is_complex or dtype in (D.uint16, D.uint32, D.uint64):
             raise _not_implemented("bernoulli_scalar_cpu_", dtype)
-        return _from_int64((_u53(gen, n) < p).astype(np.int64), dtype).reshape(shape)
+        return _to_dtype(_u53(gen, n) < p, dtype).reshape(shape)
     shape, n = _numel(p.shape if shape is None else shape)
     dtype = dtype or D.from_numpy_dtype(p.dtype)
     if n == 0:
@@ -921,7 +953,7 @@ def bernoulli(
         gen._words(2 * k if wide else k)
         raise RuntimeError(_BERNOULLI_P_ERROR)
     u = _u53(gen, n) if wide else _u24(gen, n)
-    return _from_int64((u < pv).astype(np.int64), dtype).reshape(shape)
+    return _to_dtype(u < pv, dtype).reshape(shape)
 
 
 def _expand(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
