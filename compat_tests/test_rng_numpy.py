@@ -418,3 +418,15 @@ def test_empty_outputs_skip_checks_like_torch():
     assert G.exponential(G.Generator(), 0, D.int64).size == 0
     assert G.random_(G.Generator(), (0, 3), D.uint16).shape == (0, 3)
     raises_like(lambda: torch.empty(0, dtype=torch.int64).cauchy_(), lambda g: G.cauchy(g, 0, D.int64))
+
+
+def test_sampler_seed_chain():
+    # DataLoader/RandomSampler: a 0-dim int64 random_() seeds a fresh generator that shuffles
+    for seed in SEEDS:
+        torch.manual_seed(seed)
+        ours = G.Generator().manual_seed(seed)
+        t_seed = int(torch.empty((), dtype=torch.int64).random_().item())
+        o_seed = int(G.random_(ours, (), D.int64))
+        assert o_seed == t_seed
+        t_perm = torch.randperm(1000, generator=torch.Generator().manual_seed(t_seed)).numpy()
+        assert_bits(G.randperm(G.Generator().manual_seed(o_seed), 1000), t_perm, "perm")

@@ -428,3 +428,19 @@ def test_fma64_is_correctly_rounded():
     got = G._fma64(a, b, c)
     for i in range(2000):
         assert got[i] == float(Fraction(a[i]) * Fraction(b[i]) + Fraction(c[i])), i  # Fraction -> float rounds once
+
+
+def test_pickle_and_deepcopy_keep_the_stream():
+    import copy
+    import pickle
+
+    g = gen(5)
+    G.normal(g, 3, D.float32)  # leaves a cached sample
+    for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
+        assert h.get_state().tobytes() == g.get_state().tobytes()
+        assert G.normal(h, 5, D.float64).tobytes() == G.normal(gen(5).set_state(g.get_state()), 5, D.float64).tobytes()
+
+
+def test_zero_dim_draws():
+    assert G.random_(gen(), (), D.int64).shape == ()
+    assert G.uniform(gen(), (), D.float32).shape == ()
