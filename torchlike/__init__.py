@@ -33,6 +33,12 @@ from ._precision import get_float32_matmul_precision, set_float32_matmul_precisi
 from . import backends, cuda, random  # noqa: E402
 from ._compile import compile  # noqa: E402
 from . import compiler, _dynamo  # noqa: E402,F401
+from . import amp, cpu  # noqa: E402,F401
+from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402,F401
+    get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+    set_autocast_dtype, set_autocast_enabled,
+)  # fmt: skip
 from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 

@@ -93,7 +93,9 @@ class OpDef:
 
 OPS: dict[str, OpDef] = {}
 
-_kernel_wrappers: list[Callable] = []  # e.g. autocast: (op, static, cdt, kernel) -> kernel
+# Set by torchlike.amp while an autocast region is active: (op, device_type, cdt, promo, static) ->
+# (dtype to cast eligible inputs to, compute dtype) or None.
+autocast: Callable | None = None
 
 
 def defop(
@@ -331,13 +333,15 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     if op.check is not None:
         op.check(cdt, dyn, static)
 
-    key = (static, cdt, baked) if baked else (static, cdt)
+    precast = None
+    if autocast is not None and device is not None:
+        adj = autocast(op, device.type, cdt, promo, static)
+        if adj is not None:
+            precast, cdt = adj
+    key = (static, cdt, baked, precast) if baked or precast else (static, cdt)
     kernel = op.kernels.get(key)
     if kernel is None:
-        kernel = _build_kernel(op, static, cdt, baked or (), key)
-    if _kernel_wrappers:
-        for wrap in _kernel_wrappers:
-            kernel = wrap(op, static, cdt, kernel)
+        kernel = _build_kernel(op, static, cdt, baked or (), key, precast)
     try:
         result = kernel(*arrays)
     except (ValueError, TypeError) as e:
@@ -384,7 +388,18 @@ def _broadcast_error(arrays: list) -> RuntimeError | None:
     return None
 
 
-def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple) -> Callable:
+def _autocast_cast(a: Any, target: Any) -> Any:
+    """autocast's cast of an eligible input: floating point and not float64."""
+    if isinstance(a, list):
+        return [_autocast_cast(x, target) for x in a]
+    dt = getattr(a, "dtype", None)
+    if dt is not None and jax.numpy.issubdtype(dt, jax.numpy.floating) and dt != np.float64:
+        return a.astype(target)
+    return a
+
+
+def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple,
+                  precast: D.dtype | None = None) -> Callable:
     fn = op.fn
     names = op.dyn_names
     static_kw = dict(zip(op.static_names, static))
@@ -394,14 +409,19 @@ def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, k
         k = op.kinds[n]
         cast.append(cdt is not None and k in ("T", "TS", "TSS", "S", "TL", "OT", "OTS"))
     np_dt = cdt.np if cdt is not None else None
+    target = precast.np if precast is not None else None
+    raw = tuple(op.kinds[n] in ("R", "OR") for n in names)
 
     def kernel(*args):
         kw = dict(static_kw)
         for i, (n, c, a) in enumerate(zip(names, cast, args)):
             if i in baked_at:
                 a = baked_at[i]
-            elif c and a is not None:
-                a = [x.astype(np_dt) for x in a] if isinstance(a, list) else jax.numpy.asarray(a, np_dt)
+            else:
+                if target is not None and (raw[i] or c):
+                    a = _autocast_cast(a, target)
+                if c and a is not None:
+                    a = [x.astype(np_dt) for x in a] if isinstance(a, list) else jax.numpy.asarray(a, np_dt)
             kw[n] = a
         return fn(**kw)
 
