@@ -468,7 +468,8 @@ class _TorchPickler(pickle._Pickler):  # type: ignore[name-defined]  # pure Pyth
         if t is Size:
             return _g("torch", "Size"), (tuple(obj),)
         if t is _device.device:
-            return _g("torch", "device"), ((obj.type,) if obj.index is None else (obj.type, obj.index))
+            kind = obj.type.encode().decode()  # torch's reduce makes a new str each time: no memo hit on "cpu"
+            return _g("torch", "device"), ((kind,) if obj.index is None else (kind, obj.index))
         if t is _layout.layout:
             return _g("torch.serialization", "_get_layout"), ("torch." + obj.name,)
         return NotImplemented

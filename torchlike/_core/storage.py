@@ -225,9 +225,6 @@ def tensor_on(storage: UntypedStorage, dtype: _dtype.dtype, offset: int, size: t
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
                 f"{itemsize} requiring a storage size of {need} are out of bounds for storage of size {nbytes}"
             )
-    else:  # nothing to share: an empty tensor of its own
-        host = np.zeros(size, dtype=dtype.np)
-        return T.make(_jax_array(host, storage.device), storage.device, dtype)
     base = storage._base
     if storage._buf is None:
         if nbytes % itemsize:
