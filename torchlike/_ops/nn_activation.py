@@ -1,0 +1,329 @@
+"""Activation functions and softmax: the JAX bodies behind torch.nn.functional's activations.
+
+Names torch has at top level (relu, selu, celu, prelu, rrelu, threshold, hardshrink, softmax,
+log_softmax) are public table ops; the rest (torch._C._nn.*) are private ops that
+torchlike.nn.functional wraps. Gradients at kinks follow torch (e.g. relu'(0) = 0), which the
+``jnp.where`` forms below give.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from .._core import dtype as D
+from .._core.tensor import Tensor
+from .reduction import dims
+from .registry import RawTensor, TensorArg, defop
+
+__all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu_"]
+
+
+def _float_kernel(kernel: str) -> Any:
+    """A ``check=`` raising torch's error for integral inputs of a float-only CPU kernel."""
+
+    def check(cdt: Any, dyn: tuple, static: tuple) -> None:
+        if cdt is not None and not (cdt.is_floating_point or cdt.is_complex):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.cpp_name(cdt)}'")
+
+    return check
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    (d,) = dims(dim, ndim)
+    return d
+
+
+@defop(inplace=True, saves=("result",))
+def relu(input: TensorArg) -> Any:
+    return jnp.where(input > 0, input, jnp.zeros_like(input))
+
+
+def _clip_open(x: Any, lo: Any, hi: Any) -> Any:
+    # torch: the gradient is 1 strictly inside (lo, hi) and 0 at and beyond the bounds
+    inside = (x > lo) & (x < hi)
+    return jnp.where(inside, x, jnp.where(x <= lo, jnp.asarray(lo, x.dtype), jnp.asarray(hi, x.dtype)))
+
+
+@defop(method=False, grad_name="HardtanhBackward0")
+def _hardtanh(input: TensorArg, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    if input.dtype == jnp.bool_:
+        raise NotImplementedError("\"hardtanh_backward_cpu\" not implemented for 'Bool'")
+    return _clip_open(input, min_val, max_val)
+
+
+@defop(method=False, grad_name="LeakyReluBackward0", check=_float_kernel("leaky_relu_cpu"))
+def _leaky_relu(input: TensorArg, negative_slope: float = 0.01) -> Any:
+    return jnp.where(input > 0, input, input * jnp.asarray(negative_slope, input.dtype))
+
+
+def _elu_body(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
+    neg = jnp.expm1(jnp.where(x > 0, jnp.zeros_like(x), x) * input_scale) * (alpha * scale)
+    return jnp.where(x > 0, x * jnp.asarray(scale, x.dtype), neg.astype(x.dtype))
+
+
+@defop(method=False, grad_name="EluBackward0", check=_float_kernel("elu_cpu"))
+def _elu(input: TensorArg, alpha: float = 1.0) -> Any:
+    return _elu_body(input, alpha, 1.0, 1.0)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@defop(method=False, grad_name="EluBackward0", check=_float_kernel("elu_cpu"))
+def selu(input: TensorArg) -> Any:
+    return _elu_body(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+@defop(method=False, check=_float_kernel("elu_cpu"))
+def celu(input: TensorArg, alpha: float = 1.0) -> Any:
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _elu_body(input, alpha, 1.0, 1.0 / alpha)
+
+
+def _gelu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    if static[0] not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_kernel("GeluKernelImpl")(cdt, dyn, static)
+
+
+@defop(method=False, grad_name="GeluBackward0", check=_gelu_check)
+def _gelu(input: TensorArg, approximate: str = "none") -> Any:
+    x = input
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + jnp.tanh(inner))
+    return 0.5 * x * (1.0 + jax.scipy.special.erf(x * (1.0 / math.sqrt(2.0))))
+
+
+@defop(method=False, grad_name="SiluBackward0", check=_float_kernel("silu_cpu"))
+def _silu(input: TensorArg) -> Any:
+    return input * jax.nn.sigmoid(input)
+
+
+def _softplus_body(x: Any, beta: float, threshold: float) -> Any:
+    xb = x * beta
+    big = xb > threshold
+    safe = jnp.where(big, jnp.zeros_like(xb), xb)  # keeps exp() finite in the branch not taken
+    return jnp.where(big, x, jnp.log1p(jnp.exp(safe)) / beta)
+
+
+@defop(method=False, grad_name="MishBackward0", check=_float_kernel("mish_cpu"))
+def _mish(input: TensorArg) -> Any:
+    return input * jnp.tanh(_softplus_body(input, 1.0, 20.0))
+
+
+@defop(method=False, grad_name="SoftplusBackward0", check=_float_kernel("softplus_cpu"))
+def _softplus(input: TensorArg, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    return _softplus_body(input, beta, threshold)
+
+
+@defop(promote="float", method=False, grad_name="DivBackward0")
+def _softsign(input: TensorArg) -> Any:
+    return input / (1 + jnp.abs(input))
+
+
+@defop(method=False, grad_name="HardsigmoidBackward0", check=_float_kernel("hardsigmoid_cpu"))
+def _hardsigmoid(input: TensorArg) -> Any:
+    inside = (input > -3) & (input < 3)
+    return jnp.where(
+        inside, input / 6 + 0.5, jnp.where(input <= -3, jnp.zeros_like(input), jnp.ones_like(input))
+    )
+
+
+@defop(method=False, grad_name="HardswishBackward0", check=_float_kernel("hardswish_cpu"))
+def _hardswish(input: TensorArg) -> Any:
+    x = input
+    return jnp.where(x < -3, jnp.zeros_like(x), jnp.where(x <= 3, x * (x + 3) / 6, x))
+
+
+@defop(method=False, grad_name="LogSigmoidBackward0", check=_float_kernel("log_sigmoid_cpu"))
+def _log_sigmoid(input: TensorArg) -> Any:
+    return -jnp.logaddexp(jnp.zeros_like(input), -input)
+
+
+@defop(promote="float", method=False, grad_name="SubBackward0")
+def _tanhshrink(input: TensorArg) -> Any:
+    return input - jnp.tanh(input)
+
+
+def _lambd_check(kernel: str) -> Any:
+    def check(cdt: Any, dyn: tuple, static: tuple) -> None:
+        _float_kernel(kernel)(cdt, dyn, static)
+        lambd = static[0]
+        if kernel == "softshrink_check" and not lambd >= 0:
+            raise RuntimeError(
+                f"lambda must be in range [0, 3.40282e+38] for input dtype {D.cpp_name(cdt)}, but found {lambd:g}"
+            )
+
+    return check
+
+
+@defop(method=False, grad_name="SoftshrinkBackward0", check=_lambd_check("softshrink_check"))
+def _softshrink(input: TensorArg, lambd: float = 0.5) -> Any:
+    x = input
+    zero = jnp.zeros_like(x)
+    return jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, zero))
+
+
+@defop(check=_lambd_check("hardshrink_cpu"))
+def hardshrink(input: TensorArg, lambd: float = 0.5) -> Any:
+    return jnp.where((input > lambd) | (input < -lambd), input, jnp.zeros_like(input))
+
+
+@defop(method=False)
+def threshold(input: TensorArg, threshold: float, value: float) -> Any:
+    return jnp.where(input > threshold, input, jnp.asarray(value, input.dtype))
+
+
+def _glu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    _float_kernel("glu_cpu")(cdt, dyn, static)
+    x = dyn[0]
+    if x.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(static[0], x.dim())
+    if x.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x.shape[d]}")
+
+
+@defop(method=False, grad_name="GluBackward0", check=_glu_check)
+def _glu(input: TensorArg, dim: int = -1) -> Any:
+    a, b = jnp.split(input, 2, axis=_wrap_dim(dim, input.ndim))
+    return a * jax.nn.sigmoid(b)
+
+
+def _prelu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    _float_kernel("prelu_cpu")(cdt, dyn, static)
+    x, w = dyn
+    n = w.numel()
+    if n != 1:
+        if x.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.dim() > 1 else 1
+        if channels != n:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{n} and channel size = {channels}."
+            )
+    if w.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.dim()}")
+
+
+@defop(grad_name="PreluKernelBackward0", check=_prelu_check, autocast="lower")
+def prelu(input: TensorArg, weight: TensorArg) -> Any:
+    w = weight.reshape(-1)
+    if w.shape[0] != 1 and input.ndim > 1:
+        w = w.reshape((1, -1) + (1,) * (input.ndim - 2))
+    elif w.shape[0] == 1:
+        w = w.reshape(())
+    return jnp.where(input > 0, input, w * input)
+
+
+@defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"))
+def _rrelu_noise(input: TensorArg, noise: RawTensor) -> Any:
+    """Leaky ReLU with one slope per element (drawn by torchlike.nn.functional.rrelu)."""
+    return jnp.where(input > 0, input, input * noise.astype(input.dtype))
+
+
+@defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"))
+def _rrelu_eval(input: TensorArg, slope: float) -> Any:
+    return jnp.where(input > 0, input, input * jnp.asarray(slope, input.dtype))
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:  # fmt: skip
+    """torch.rrelu: in training, each non-positive element draws its slope from U(lower, upper), in order."""
+    if not training:
+        return _rrelu_eval(input, (lower + upper) / 2)
+    import numpy as np
+
+    from . import random as R
+
+    x = np.asarray(input.detach()._data())
+    neg = x <= 0
+    draws = R._uniform_array(int(neg.sum()), D.float64, lower, upper, generator)
+    noise = np.ones(x.shape, np.float64)
+    noise[neg] = draws
+    from .creation import from_array
+
+    return _rrelu_noise(input, from_array(noise.astype(x.dtype), input.device))
+
+
+def _inplace_of(fn: Any) -> Any:
+    def method(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from . import _inplace
+
+        return _inplace(fn._op)(input, *args, **kwargs)
+
+    return method
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def selu_(input: Tensor) -> Tensor:
+    return _inplace_of(selu)(input)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _inplace_of(celu)(input, alpha)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _inplace_of(globals()["threshold"])(input, threshold, value)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:  # fmt: skip
+    from . import commit
+
+    out = rrelu(input, lower, upper, training, generator)
+    commit(input, out)
+    return input
+
+
+# --- softmax family --------------------------------------------------------------------------------
+
+
+def _softmax_check(kernel: str) -> Any:
+    def check(cdt: Any, dyn: tuple, static: tuple) -> None:
+        x = dyn[0]
+        dim, dtype = static
+        _wrap_dim(dim, x.dim())
+        dt = dtype if dtype is not None else x.dtype
+        if not (dt.is_floating_point or dt.is_complex):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.cpp_name(dt)}'")
+
+    return check
+
+
+def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
+    x = input if dtype is None else input.astype(D.to_dtype(dtype).np)
+    return x, _wrap_dim(dim, x.ndim)
+
+
+@defop(promote=None, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"),
+       saves=("result",), autocast="fp32")  # fmt: skip
+def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
+    x, d = _softmax_input(input, dim, dtype)
+    return jax.nn.softmax(x, axis=d) if x.ndim else jnp.ones_like(x)
+
+
+@defop(promote=None, grad_name="LogSoftmaxBackward0", check=_softmax_check("log_softmax_lastdim_kernel_impl"),
+       saves=("result",), autocast="fp32")  # fmt: skip
+def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
+    x, d = _softmax_input(input, dim, dtype)
+    return jax.nn.log_softmax(x, axis=d) if x.ndim else jnp.zeros_like(x)
+
+
+@defop(promote=None, method=False, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"),
+       autocast="fp32")  # fmt: skip
+def _softmin(input: RawTensor, dim: int, dtype: Any = None) -> Any:
+    x, d = _softmax_input(input, dim, dtype)
+    return jax.nn.softmax(-x, axis=d) if x.ndim else jnp.ones_like(x)

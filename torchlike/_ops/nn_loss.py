@@ -1,0 +1,534 @@
+"""Loss functions: one table op per loss, reduction included, named as torch's last backward node.
+
+``reduction`` is a static string ('none' | 'mean' | 'sum', plus 'batchmean' for kl_div); the
+argument parsing (deprecated size_average/reduce, warnings, size checks) is in
+torchlike.nn.functional.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as D
+from .registry import OptRawTensor, OptTensor, RawTensor, TensorArg, defop
+
+
+def _reduce(loss: Any, reduction: str) -> Any:
+    if reduction == "mean":
+        return jnp.mean(loss)
+    if reduction == "sum":
+        return jnp.sum(loss)
+    return loss
+
+
+def _named(none: str, mean: str = "MeanBackward0", sum_: str = "SumBackward0", pos: int = 0) -> Any:
+    """grad_name: torch's node for each reduction (the static ``reduction`` is at ``pos``)."""
+
+    def name(static: tuple, dyn: tuple) -> str:
+        r = static[pos]
+        return mean if r == "mean" else sum_ if r == "sum" else none
+
+    return name
+
+
+def _float_kernel(kernel: str) -> Any:
+    def check(cdt: Any, dyn: tuple, static: tuple) -> None:
+        if cdt is not None and not (cdt.is_floating_point or cdt.is_complex):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.cpp_name(cdt)}'")
+
+    return check
+
+
+def _both(input: Any, target: Any) -> tuple:
+    return jnp.broadcast_arrays(input, target)
+
+
+@defop(method=False, grad_name="MseLossBackward0", check=_float_kernel("mse_cpu"), autocast="fp32")
+def _mse_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
+    x, t = _both(input, target)
+    return _reduce(jnp.square(x - t), reduction)
+
+
+@defop(method=False, grad_name=_named("AbsBackward0"), autocast="fp32")
+def _l1_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
+    x, t = _both(input, target)
+    return _reduce(jnp.abs(x - t), reduction)
+
+
+@defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"), autocast="fp32")
+def _smooth_l1_loss(input: TensorArg, target: TensorArg, reduction: str, beta: float) -> Any:
+    x, t = _both(input, target)
+    d = jnp.abs(x - t)
+    return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+@defop(method=False, grad_name="HuberLossBackward0", check=_float_kernel("huber_cpu"), autocast="fp32")
+def _huber_loss(input: TensorArg, target: TensorArg, reduction: str, delta: float) -> Any:
+    x, t = _both(input, target)
+    d = jnp.abs(x - t)
+    return _reduce(jnp.where(d <= delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+
+
+# --- classification -------------------------------------------------------------------------------------
+
+
+def _class_dim(x: Any) -> int:
+    return 0 if x.ndim == 1 else 1
+
+
+def _targets_check(input: Any, target: Any, weight: Any, ignore_index: int, what: str = "nll") -> None:
+    """torch's checks of class-index targets (values read on the host)."""
+    if target.dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.cpp_name(target.dtype)}")
+    if (
+        input.dim() < 1
+        or input.dim() > 1
+        and input.shape[0] != target.shape[0]
+        or input.dim() == 1
+        and target.dim()
+    ):
+        if input.dim() == 1 or target.dim() == 0:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
+        )
+    if input.dim() == 2 and target.dim() != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.dim() > 2:
+        if target.dim() != input.dim() - 1 or tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(
+                f"size mismatch (got input: {'x'.join(map(str, input.shape))} , target: "
+                f"{'x'.join(map(str, target.shape))}"
+            )
+    c = input.shape[_class_dim(input)]
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but got weight tensor of "
+            f"shape: [{', '.join(map(str, weight.shape))}]"
+        )
+    if target.numel():
+        t = np.asarray(target._data())
+        bad = (t != ignore_index) & ((t < 0) | (t >= c))
+        if bad.any():
+            raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+
+
+def _nll_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    input, target, weight = dyn
+    _targets_check(input, target, weight, static[1])
+
+
+def _nll_name(static: tuple, dyn: tuple) -> str:
+    return "NllLoss2DBackward0" if dyn[0].dim() >= 3 else "NllLossBackward0"
+
+
+def _pick(logp: Any, target: Any, weight: Any, ignore_index: int) -> tuple:
+    """(-logp[target] * w, w) per sample, with ignored targets weighing 0."""
+    cdim = _class_dim(logp)
+    valid = target != ignore_index
+    tc = jnp.where(valid, target, 0)
+    picked = jnp.take_along_axis(logp, jnp.expand_dims(tc, cdim), axis=cdim).squeeze(cdim)
+    w = jnp.ones_like(picked) if weight is None else jnp.take(weight.astype(logp.dtype), tc)
+    w = jnp.where(valid, w, jnp.zeros_like(w))
+    return -picked * w, w
+
+
+def _nll_reduce(losses: Any, w: Any, reduction: str) -> Any:
+    if reduction == "mean":
+        return jnp.sum(losses) / jnp.sum(w)
+    return _reduce(losses, reduction)
+
+
+@defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"),
+       autocast="fp32")  # fmt: skip
+def _nll_loss(
+    input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int
+) -> Any:
+    losses, w = _pick(input, target, weight, ignore_index)
+    return _nll_reduce(losses, w, reduction).astype(input.dtype)
+
+
+def _ce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    input, target, weight = dyn
+    if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(
+                "Expected target size [" + ", ".join(map(str, input.shape[:1] + input.shape[2:])) + "], got ["
+                + ", ".join(map(str, target.shape)) + "]"
+            )  # fmt: skip
+        if target.dtype is not input.dtype:
+            raise RuntimeError(
+                f"expected scalar type {D.cpp_name(input.dtype)} but found {D.cpp_name(target.dtype)}"
+            )
+        return
+    _targets_check(input, target, weight, static[1])
+
+
+def _ce_name(static: tuple, dyn: tuple) -> str:
+    reduction, _, smoothing = static
+    if dyn[1].dtype.is_floating_point:
+        return "DivBackward1" if reduction == "mean" else "NegBackward0"
+    if smoothing > 0:
+        return "AddBackward0"
+    return _nll_name(static, dyn)
+
+
+@defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"),
+       autocast="fp32")  # fmt: skip
+def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int,
+                   label_smoothing: float) -> Any:  # fmt: skip
+    cdim = _class_dim(input)
+    logp = jax.nn.log_softmax(input, axis=cdim)
+    c = input.shape[cdim]
+    wshape = [1] * input.ndim
+    wshape[cdim] = c
+    wb = None if weight is None else weight.astype(input.dtype).reshape(wshape)
+    if jnp.issubdtype(target.dtype, jnp.floating):
+        t = target if label_smoothing <= 0 else target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * t if wb is None else logp * t * wb
+        if reduction == "mean":
+            return -jnp.sum(prod) / (input.size / c)
+        if reduction == "sum":
+            return -jnp.sum(prod)
+        return -jnp.sum(prod, axis=cdim)
+    losses, w = _pick(logp, target, weight, ignore_index)
+    nll = _nll_reduce(losses, w, reduction)
+    if label_smoothing <= 0:
+        return nll
+    valid = target != ignore_index
+    smooth = -jnp.sum(logp if wb is None else logp * wb, axis=cdim)
+    smooth = jnp.where(valid, smooth, jnp.zeros_like(smooth))
+    if reduction == "mean":
+        smooth = jnp.sum(smooth) / jnp.sum(w)
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / c)
+
+
+def _bce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x = dyn[0]
+    if x.numel():
+        a = np.asarray(x._data())
+        if not ((a >= 0) & (a <= 1)).all():
+            raise RuntimeError("all elements of input should be between 0 and 1")
+
+
+@defop(method=False, grad_name="BinaryCrossEntropyBackward0", check=_bce_check, autocast="fp32")
+def _binary_cross_entropy(input: TensorArg, target: TensorArg, weight: OptTensor, reduction: str) -> Any:
+    log_x = jnp.maximum(jnp.log(input), -100.0)
+    log_1mx = jnp.maximum(jnp.log1p(-input), -100.0)
+    loss = (target - 1) * log_1mx - target * log_x
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+@defop(method=False, grad_name="BinaryCrossEntropyWithLogitsBackward0", autocast="fp32")
+def _bce_with_logits(input: TensorArg, target: TensorArg, weight: OptRawTensor, pos_weight: OptRawTensor,
+                     reduction: str) -> Any:  # fmt: skip
+    log_sig = -jnp.logaddexp(jnp.zeros_like(input), -input)
+    if pos_weight is not None:
+        log_sig = log_sig * ((pos_weight.astype(input.dtype) - 1) * target + 1)
+    loss = (1 - target) * input - log_sig
+    if weight is not None:
+        loss = loss * weight.astype(input.dtype)
+    return _reduce(loss, reduction)
+
+
+def _kl_name(static: tuple, dyn: tuple) -> str:
+    reduction, log_target = static
+    if reduction == "batchmean":
+        return "DivBackward0"
+    return _named("MulBackward0" if log_target else "SubBackward0")(static, dyn)
+
+
+@defop(method=False, grad_name=_kl_name, autocast="fp32")
+def _kl_div(input: TensorArg, target: TensorArg, reduction: str, log_target: bool) -> Any:
+    if log_target:
+        loss = jnp.exp(target) * (target - input)
+    else:
+        loss = jax.scipy.special.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return jnp.sum(loss) / input.shape[0] if input.ndim else jnp.sum(loss)
+    return _reduce(loss, reduction)
+
+
+def _poisson_name(static: tuple, dyn: tuple) -> str:
+    return _named("AddBackward0" if static[2] else "SubBackward0")(static, dyn)
+
+
+@defop(method=False, grad_name=_poisson_name, autocast="fp32")
+def _poisson_nll_loss(input: TensorArg, target: TensorArg, reduction: str, log_input: bool, full: bool,
+                      eps: float) -> Any:  # fmt: skip
+    if log_input:
+        loss = jnp.exp(input) - target * input
+    else:
+        loss = input - target * jnp.log(input + eps)
+    if full:
+        safe = jnp.where(target > 1, target, jnp.ones_like(target))
+        stirling = safe * jnp.log(safe) - safe + 0.5 * jnp.log(2 * math.pi * safe)
+        loss = loss + jnp.where(target > 1, stirling, jnp.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def _gauss_name(static: tuple, dyn: tuple) -> str:
+    return _named("AddBackward0" if static[1] else "MulBackward0")(static, dyn)
+
+
+@defop(method=False, grad_name=_gauss_name, autocast="fp32")
+def _gaussian_nll_loss(input: TensorArg, target: TensorArg, var: TensorArg, reduction: str, full: bool,
+                       eps: float) -> Any:  # fmt: skip
+    # torch clamps var under no_grad: the gradient flows as if unclamped
+    v = var + jax.lax.stop_gradient(jnp.maximum(var, eps) - var)
+    loss = 0.5 * (jnp.log(v) + jnp.square(input - target) / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+@defop(method=False, grad_name="SoftMarginLossBackward0", autocast="fp32")
+def _soft_margin_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
+    return _reduce(jnp.log1p(jnp.exp(-target * input)), reduction)
+
+
+@defop(method=False, grad_name=_named("DivBackward0"), autocast="fp32")
+def _multilabel_soft_margin_loss(
+    input: TensorArg, target: TensorArg, weight: OptRawTensor, reduction: str
+) -> Any:
+    def log_sig(z: Any) -> Any:
+        return -jnp.logaddexp(jnp.zeros_like(z), -z)
+
+    loss = -(target * log_sig(input) + (1 - target) * log_sig(-input))
+    if weight is not None:
+        loss = loss * weight.astype(loss.dtype)
+    cdim = input.ndim - 1
+    loss = jnp.sum(loss, axis=cdim) / input.shape[cdim]
+    return _reduce(loss, reduction)
+
+
+def _clamp_min0(z: Any) -> Any:
+    # torch's clamp_min passes the gradient at the bound
+    return jnp.where(z >= 0, z, jnp.zeros_like(z))
+
+
+@defop(method=False, grad_name=_named("AddBackward0", pos=1), autocast="fp32")
+def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTensor, margin: float,
+                           reduction: str) -> Any:  # fmt: skip
+    d = input1.ndim - 1
+    eps = 1e-12
+    prod = jnp.sum(input1 * input2, axis=d)
+    m1 = jnp.sum(input1 * input1, axis=d) + eps
+    m2 = jnp.sum(input2 * input2, axis=d) + eps
+    cos = prod / jnp.sqrt(m1 * m2)
+    zeros = jnp.zeros_like(cos)
+    pos = jnp.where(target == 1, 1 - cos, zeros)
+    neg = jnp.where(target == -1, _clamp_min0(cos - margin), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1), autocast="fp32")
+def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: float,
+                         reduction: str) -> Any:  # fmt: skip
+    return _reduce(_clamp_min0(-target * (input1 - input2) + margin), reduction)
+
+
+@defop(method=False, grad_name=_named("AddBackward0", pos=1), autocast="fp32")
+def _hinge_embedding_loss(input: TensorArg, target: TensorArg, margin: float, reduction: str) -> Any:
+    zeros = jnp.zeros_like(input)
+    margin_clamp = _clamp_min0(margin - input)
+    loss = jnp.where(target != 1, margin_clamp, zeros) + jnp.where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
+
+
+def _mm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    input, target, weight = dyn
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
+        )
+    n = input.shape[0] if input.dim() == 2 else 1
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError(
+            f"inconsistent target size, expected {n} but got [{', '.join(map(str, target.shape))}]"
+        )
+    c = input.shape[-1] if input.dim() else 1
+    if target.numel():
+        t = np.asarray(target._data())
+        if ((t < 0) | (t >= c)).any():
+            raise RuntimeError("target out of range")
+
+
+@defop(method=False, grad_name="MultiMarginLossBackward0", check=_mm_check, autocast="fp32")
+def _multi_margin_loss(input: TensorArg, target: RawTensor, weight: OptRawTensor, p: int, margin: float,
+                       reduction: str) -> Any:  # fmt: skip
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    t = target.reshape(-1)
+    c = x.shape[1]
+    xy = jnp.take_along_axis(x, t[:, None], axis=1)
+    z = jnp.maximum(margin - xy + x, 0)
+    z = z if p == 1 else z * z
+    if weight is not None:
+        z = z * jnp.take(weight.astype(x.dtype), t)[:, None]
+    z = jnp.where(jnp.arange(c)[None, :] == t[:, None], jnp.zeros_like(z), z)
+    loss = jnp.sum(z, axis=1) / c
+    if input.ndim < 2 and reduction == "none":
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def _pnorm(d: Any, p: float, axis: int, keepdim: bool = False) -> Any:
+    """torch.norm(d, p, dim) with a zero gradient at 0 (as torch's norm backward)."""
+    if p == 2:
+        s = jnp.sum(d * d, axis=axis, keepdims=keepdim)
+        safe = jnp.where(s > 0, s, jnp.ones_like(s))
+        return jnp.where(s > 0, jnp.sqrt(safe), jnp.zeros_like(s))
+    if p == 1:
+        return jnp.sum(jnp.abs(d), axis=axis, keepdims=keepdim)
+    if p == math.inf:
+        return jnp.max(jnp.abs(d), axis=axis, keepdims=keepdim)
+    if p == 0:
+        return jnp.sum((d != 0).astype(d.dtype), axis=axis, keepdims=keepdim)
+    a = jnp.abs(d)
+    s = jnp.sum(a**p, axis=axis, keepdims=keepdim)
+    safe = jnp.where(s > 0, s, jnp.ones_like(s))
+    return jnp.where(s > 0, safe ** (1.0 / p), jnp.zeros_like(s))
+
+
+def pairwise_body(x1: Any, x2: Any, p: float, eps: float, keepdim: bool) -> Any:
+    d = x1 - x2 + eps
+    axis = max(x1.ndim, x2.ndim) - 1
+    return _pnorm(d, p, axis if axis >= 0 else 0, keepdim)
+
+
+@defop(method=False, grad_name=_named("ClampMinBackward0", pos=5), autocast="fp32")
+def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: float, p: float,
+                         eps: float, swap: bool, reduction: str) -> Any:  # fmt: skip
+    d_pos = pairwise_body(anchor, positive, p, eps, False)
+    d_neg = pairwise_body(anchor, negative, p, eps, False)
+    if swap:
+        d_neg = jnp.minimum(d_neg, pairwise_body(positive, negative, p, eps, False))
+    return _reduce(_clamp_min0(margin + d_pos - d_neg), reduction)
+
+
+@defop(promote="float", grad_name="NormBackward1", method=False)
+def pairwise_distance(
+    x1: TensorArg, x2: TensorArg, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Any:
+    return pairwise_body(x1, x2, p, eps, keepdim)
+
+
+@defop(promote="float", grad_name="SumBackward1", method=False)
+def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: float = 1e-8) -> Any:
+    a, b = jnp.broadcast_arrays(x1, x2)
+    d = dim % a.ndim if a.ndim else 0
+    # torch clamps the norms under no_grad
+    n1 = _pnorm(a, 2, d, True)
+    n2 = _pnorm(b, 2, d, True)
+    n1 = n1 + jax.lax.stop_gradient(jnp.maximum(n1, eps) - n1)
+    n2 = n2 + jax.lax.stop_gradient(jnp.maximum(n2, eps) - n2)
+    return jnp.sum((a / n1) * (b / n2), axis=d)
+
+
+@defop(promote="float", method=False, grad_name="DivBackward0")
+def _normalize(input: TensorArg, p: float, dim: int, eps: float) -> Any:
+    d = dim % input.ndim if input.ndim else 0
+    n = _pnorm(input, p, d, True)
+    return input / jnp.maximum(n, eps)
+
+
+# --- CTC ------------------------------------------------------------------------------------------------------
+
+
+def _lse(*xs: Any) -> Any:
+    """logsumexp of arrays that may be -inf everywhere, with finite gradients."""
+    m = xs[0]
+    for x in xs[1:]:
+        m = jnp.maximum(m, x)
+    m = jax.lax.stop_gradient(jnp.where(jnp.isfinite(m), m, jnp.zeros_like(m)))
+    s = sum(jnp.exp(x - m) for x in xs)
+    pos = s > 0
+    return jnp.where(pos, jnp.log(jnp.where(pos, s, jnp.ones_like(s))) + m, -jnp.inf)
+
+
+def _ctc_nll(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: int) -> Any:
+    """Per-sample -log p(target | input) by the CTC forward recursion. log_probs: (T, N, C); targets (N, S)."""
+    t_max, n, _ = log_probs.shape
+    s = targets.shape[1]
+    ext = jnp.full((n, 2 * s + 1), blank, targets.dtype).at[:, 1::2].set(targets)
+    ls = 2 * s + 1
+    pos = jnp.arange(ls)
+    valid = pos[None, :] < (2 * target_lengths[:, None] + 1)
+    prev2 = jnp.concatenate([jnp.full((n, 2), blank, ext.dtype), ext[:, :-2]], axis=1)
+    skip_ok = (ext != blank) & (ext != prev2) & (pos[None, :] >= 2)
+    neg = jnp.asarray(-jnp.inf, log_probs.dtype)
+
+    def emit(t: Any) -> Any:
+        return jnp.take_along_axis(log_probs[t], ext, axis=1)
+
+    alpha0 = jnp.where((pos[None, :] < 2) & valid, emit(0), neg)
+
+    def step(alpha: Any, t: Any) -> tuple:
+        a1 = jnp.concatenate([jnp.full((n, 1), neg), alpha[:, :-1]], axis=1)
+        a2 = jnp.concatenate([jnp.full((n, 2), neg), alpha[:, :-2]], axis=1)
+        a2 = jnp.where(skip_ok, a2, neg)
+        new = _lse(alpha, a1, a2) + emit(t)
+        new = jnp.where(valid, new, neg)
+        live = (t < input_lengths)[:, None]
+        return jnp.where(live, new, alpha), None
+
+    alpha, _ = jax.lax.scan(step, alpha0, jnp.arange(1, t_max))
+    end = 2 * target_lengths
+    last = jnp.take_along_axis(alpha, end[:, None], axis=1)[:, 0]
+    before = jnp.take_along_axis(alpha, jnp.maximum(end - 1, 0)[:, None], axis=1)[:, 0]
+    before = jnp.where(end > 0, before, neg)
+    return -_lse(last, before)
+
+
+@jax.custom_vjp
+def _ctc_torch_grad(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any) -> Any:
+    return _ctc_nll(log_probs, targets, input_lengths, target_lengths, blank)
+
+
+def _ctc_fwd(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, blank: Any) -> tuple:
+    nll, vjp = jax.vjp(lambda lp: _ctc_nll(lp, targets, input_lengths, target_lengths, blank), log_probs)
+    return nll, (vjp, log_probs, input_lengths, nll)
+
+
+def _ctc_bwd(res: tuple, ct: Any) -> tuple:
+    # torch's ctc backward returns exp(log_probs) - posterior (the gradient through a log_softmax it
+    # assumes), not the derivative w.r.t. log_probs alone: add exp(log_probs) for each live frame.
+    vjp, log_probs, input_lengths, nll = res
+    ct = jnp.where(jnp.isinf(nll), jnp.zeros_like(ct), ct)
+    (g,) = vjp(ct)
+    live = (jnp.arange(log_probs.shape[0])[:, None] < input_lengths[None, :])[..., None]
+    g = g + jnp.where(live, jnp.exp(log_probs) * ct[None, :, None], jnp.zeros_like(log_probs))
+    return g, None, None, None, None
+
+
+_ctc_torch_grad.defvjp(_ctc_fwd, _ctc_bwd)
+
+
+def _ctc_name(static: tuple, dyn: tuple) -> str:
+    return _named("CtcLossBackward0")(static, dyn)
+
+
+@defop(promote=None, method=False, grad_name=_ctc_name, autocast="fp32")
+def _ctc_loss(log_probs: RawTensor, targets: RawTensor, input_lengths: RawTensor, target_lengths: RawTensor,
+              reduction: str, blank: int, zero_infinity: bool) -> Any:  # fmt: skip
+    lp = log_probs if log_probs.ndim == 3 else log_probs[:, None, :]
+    tg = targets if targets.ndim == 2 else targets.reshape(1, -1)
+    il = input_lengths.reshape(-1).astype(jnp.int64)
+    tl = target_lengths.reshape(-1).astype(jnp.int64)
+    nll = _ctc_torch_grad(lp, tg.astype(jnp.int64), il, tl, blank)
+    if zero_infinity:
+        nll = jnp.where(jnp.isinf(nll), jnp.zeros_like(nll), nll)
+    if reduction == "mean":
+        return jnp.mean(nll / jnp.maximum(tl, 1).astype(nll.dtype))
+    if reduction == "sum":
+        return jnp.sum(nll)
+    return nll if log_probs.ndim == 3 else nll[0]

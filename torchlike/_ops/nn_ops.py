@@ -1,0 +1,925 @@
+"""Layers' JAX bodies: linear, bilinear, convolution, pooling, normalization, dropout, embedding.
+
+Each layer's forward is one table op (so one kernel, one backward node with torch's name). The
+public wrappers here do torch's argument normalisation and shape checks in Python on static
+shapes, then call the op. torchlike.nn.functional builds on these.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .._core import dtype as D
+from .._core.tensor import Tensor
+from .linalg import _same_dtype
+from .registry import OptRawTensor, RawTensor, Scalar, defop
+
+__all__ = [
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
+    "adaptive_max_pool1d", "layer_norm", "group_norm", "rms_norm", "batch_norm", "instance_norm",
+]  # fmt: skip
+
+_C_TYPE = {D.float32: "float", D.float64: "double", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16",
+           D.int64: "long int", D.int32: "int"}  # fmt: skip
+
+
+def _ntuple(x: Any, n: int) -> tuple:
+    if isinstance(x, (list, tuple)):
+        if len(x) == 1 and n > 1:
+            return tuple(int(v) for v in x) * n
+        return tuple(int(v) for v in x)
+    return (int(x),) * n
+
+
+def _acc(x: Any) -> Any:
+    """Compute dtype: float32 for half/bfloat16 inputs (torch's opmath), else the input's."""
+    return jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else x.dtype
+
+
+def _channel_shape(ndim: int) -> tuple:
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+# --- linear -----------------------------------------------------------------------------------------
+
+
+def _linear_name(static: tuple, dyn: tuple) -> str:
+    x, _, b = dyn
+    nd = x.dim()
+    if b is not None:
+        if nd == 2:
+            return "AddmmBackward0"
+        return "ViewBackward0" if nd == 1 or x.is_contiguous() else "AddBackward0"
+    return {1: "SqueezeBackward4", 2: "MmBackward0"}.get(nd, "UnsafeViewBackward0")
+
+
+@defop(promote=None, method=False, grad_name=_linear_name, autocast="lower", saves=("input", "weight"))
+def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
+    """torch.nn.functional.linear: input @ weight.T + bias, one kernel."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and {weight.ndim}D"
+        )
+    _same_dtype(input, weight, "mm")
+    k = weight.shape[-1]
+    if input.shape[-1] != k:
+        rows = int(np.prod(input.shape[:-1]))
+        wt = weight.shape[::-1] if weight.ndim == 2 else (k, 1)
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {wt[0]}x{wt[1]})"
+        )
+    y = jnp.matmul(input, weight.T)
+    if bias is not None:
+        if bias.dtype != weight.dtype:
+            bd, wd = D.from_numpy_dtype(bias.dtype), D.from_numpy_dtype(weight.dtype)
+            raise RuntimeError(
+                f"self and mat2 must have the same dtype, but got {D.cpp_name(bd)} and {D.cpp_name(wd)}"
+            )
+        try:
+            jnp.broadcast_shapes(bias.shape, y.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({y.shape[-1]}) must match the existing size ({bias.shape[-1]}) at "
+                f"non-singleton dimension {y.ndim - 1}.  Target sizes: [{', '.join(map(str, y.shape))}].  Tensor "
+                f"sizes: [{', '.join(map(str, bias.shape))}]"
+            ) from None
+        y = y + bias
+    return y
+
+
+def _bilinear_name(static: tuple, dyn: tuple) -> str:
+    return "AddBackward0" if dyn[3] is not None else "ViewBackward0"
+
+
+@defop(promote=None, method=False, grad_name=_bilinear_name, autocast="lower")
+def bilinear(input1: RawTensor, input2: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear(): input batch dimensions do not match: got {input1.shape[0]} and {input2.shape[0]}"
+        )
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but expected "
+            f"{weight.shape[1]}"
+        )
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but expected "
+            f"{weight.shape[2]}"
+        )
+    y = jnp.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return y if bias is None else y + bias
+
+
+# --- convolution --------------------------------------------------------------------------------------
+
+
+@defop(
+    promote=None, method=False, grad_name="ConvolutionBackward0", autocast="lower", saves=("input", "weight")
+)
+def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride: tuple, padding: tuple,
+                 dilation: tuple, transposed: bool, output_padding: tuple, groups: int) -> Any:  # fmt: skip
+    """N-d convolution; ``padding`` is ((lo, hi), ...) per spatial dim. Unbatched inputs get a batch dim."""
+    n = weight.ndim - 2
+    unbatched = input.ndim == n + 1
+    x = input[None] if unbatched else input
+    spatial = "DHW"[3 - n :] if n <= 3 else None
+    dn = lax.conv_dimension_numbers(x.shape, weight.shape, ("NC" + spatial, "OI" + spatial, "NC" + spatial))
+    if not transposed:
+        y = lax.conv_general_dilated(
+            x, weight, stride, list(padding), rhs_dilation=dilation, dimension_numbers=dn,
+            feature_group_count=groups,
+        )  # fmt: skip
+    else:
+        cin = weight.shape[0]
+        cout_g = weight.shape[1]
+        ks = weight.shape[2:]
+        w = weight.reshape((groups, cin // groups, cout_g) + ks)
+        w = jnp.swapaxes(w, 1, 2).reshape((groups * cout_g, cin // groups) + ks)
+        w = jnp.flip(w, axis=tuple(range(2, 2 + n)))
+        pads = [
+            (
+                dilation[i] * (ks[i] - 1) - padding[i][0],
+                dilation[i] * (ks[i] - 1) - padding[i][1] + output_padding[i],
+            )
+            for i in range(n)
+        ]
+        dn = lax.conv_dimension_numbers(x.shape, w.shape, ("NC" + spatial, "OI" + spatial, "NC" + spatial))
+        y = lax.conv_general_dilated(
+            x, w, (1,) * n, pads, lhs_dilation=stride, rhs_dilation=dilation, dimension_numbers=dn,
+            feature_group_count=groups,
+        )  # fmt: skip
+    if bias is not None:
+        y = y + bias.reshape(_channel_shape(y.ndim))
+    return y[0] if unbatched else y
+
+
+def _conv_checks(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, n: int, groups: int,
+                 transposed: bool) -> None:  # fmt: skip
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of size: "
+            f"{list(input.shape)}"
+        )
+    if weight.dim() != n + 2:
+        raise RuntimeError(
+            "weight should have at least three dimensions" if weight.dim() < 3 else
+            f"Expected {n + 2}-dimensional input for {n + 2}-dimensional weight {list(weight.shape)}, but got "
+            f"{weight.dim()}-dimensional input of size {list(input.shape)} instead"
+        )  # fmt: skip
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"expected scalar type {D.cpp_name(input.dtype)} but found {D.cpp_name(weight.dtype)}"
+        )
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(
+            f"Input type ({_C_TYPE.get(input.dtype, input.dtype)}) and bias type "
+            f"({_C_TYPE.get(bias.dtype, bias.dtype)}) should be the same"
+        )
+    shape = list(input.shape) if input.dim() == n + 2 else [1] + list(input.shape)
+    channels = shape[1]
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if not transposed:
+        expected = weight.shape[1] * groups
+        if channels != expected:
+            raise RuntimeError(
+                f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{shape} to have "
+                f"{expected} channels, but got {channels} channels instead"
+            )
+        if weight.shape[0] % groups:
+            raise RuntimeError("Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight "
+                               "of size %s instead" % (groups, groups, list(weight.shape)))  # fmt: skip
+        out_channels = weight.shape[0]
+    else:
+        if channels != weight.shape[0]:
+            raise RuntimeError(
+                f"Given transposed=1, weight of size {list(weight.shape)}, expected input{shape} to have "
+                f"{weight.shape[0]} channels, but got {channels} channels instead"
+            )
+        out_channels = weight.shape[1] * groups
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(
+            f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {out_channels} "
+            f"elements, but got bias of size {list(bias.shape)} instead"
+        )
+
+
+def _conv_padding(padding: Any, n: int, ks: tuple, dilation: tuple, stride: tuple) -> tuple:
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * n
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            out = []
+            for k, d in zip(ks, dilation):
+                total = d * (k - 1)
+                out.append((total // 2, total - total // 2))
+            return tuple(out)
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    pad = _ntuple(padding, n)
+    if any(p < 0 for p in pad):
+        raise RuntimeError("negative padding is not supported")
+    return tuple((p, p) for p in pad)
+
+
+def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+          dilation: Any, groups: int) -> Tensor:  # fmt: skip
+    _conv_checks(name, input, weight, bias, n, groups, False)
+    stride, dilation = _ntuple(stride, n), _ntuple(dilation, n)
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    ks = tuple(weight.shape[2:])
+    pads = _conv_padding(padding, n, ks, dilation, stride)
+    spatial = input.shape[-n:]
+    padded = [s + lo + hi for s, (lo, hi) in zip(spatial, pads)]
+    eff = [d * (k - 1) + 1 for d, k in zip(dilation, ks)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+            f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size"
+        )
+    return _convolution(input, weight, bias, stride, pads, dilation, False, (0,) * n, int(groups))
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+           dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose(name: str, n: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:  # fmt: skip
+    _conv_checks(name, input, weight, bias, n, groups, True)
+    stride, dilation = _ntuple(stride, n), _ntuple(dilation, n)
+    pad, opad = _ntuple(padding, n), _ntuple(output_padding, n)
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in pad):
+        raise RuntimeError("negative padding is not supported")
+    for op_, s, d in zip(opad, stride, dilation):
+        if op_ >= s and op_ >= d:
+            raise RuntimeError(
+                f"output padding must be smaller than either stride or dilation, but got output_padding_height: "
+                f"{op_} output_padding_width: {op_} stride_height: {s} stride_width: {s} dilation_height: {d} "
+                f"dilation_width: {d}"
+            )
+    return _convolution(
+        input, weight, bias, stride, tuple((p, p) for p in pad), dilation, True, opad, int(groups)
+    )
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
+    return _conv_transpose(
+        "conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
+    return _conv_transpose(
+        "conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
+    return _conv_transpose(
+        "conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int], padding: Sequence[int],
+                dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int) -> Tensor:  # fmt: skip
+    n = weight.dim() - 2
+    pads = tuple((int(p), int(p)) for p in _ntuple(padding, n))
+    return _convolution(input, weight, bias, _ntuple(stride, n), pads, _ntuple(dilation, n), bool(transposed),
+                        _ntuple(output_padding, n), int(groups))  # fmt: skip
+
+
+# --- pooling ------------------------------------------------------------------------------------------
+
+
+def pool_out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """torch's pooling_output_shape."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _window_pads(spatial: tuple, out: tuple, k: tuple, s: tuple, p: tuple, d: tuple) -> tuple:
+    """((lo, hi), ...) so that reduce_window yields exactly ``out`` windows; hi < 0 means crop."""
+    return tuple(
+        (pi, (o - 1) * si + di * (ki - 1) + 1 - n - pi)
+        for n, o, ki, si, pi, di in zip(spatial, out, k, s, p, d)
+    )
+
+
+def _crop_for(x: Any, pads: tuple, n: int) -> tuple:
+    """Crop where the high padding is negative (lax.reduce_window wants padding >= 0)."""
+    lead = x.ndim - n
+    idx = [slice(None)] * lead
+    fixed = []
+    for i, (lo, hi) in enumerate(pads):
+        if hi < 0:
+            idx.append(slice(0, x.shape[lead + i] + hi))
+            hi = 0
+        else:
+            idx.append(slice(None))
+        fixed.append((lo, hi))
+    return x[tuple(idx)], ((0, 0),) * lead + tuple(fixed)
+
+
+def _max_pool_name(static: tuple, dyn: tuple) -> str:
+    n = len(static[0])
+    return {1: "SqueezeBackward1", 2: "MaxPool2DWithIndicesBackward0", 3: "MaxPool3DWithIndicesBackward0"}[n]
+
+
+def _window_argmax(x: Any, window: tuple, strides: tuple, pads: tuple, dilation: tuple) -> Any:
+    """Flat spatial index of each window's first maximum (torch's max-pool indices)."""
+    n = len(window)
+    spatial = x.shape[-n:]
+    flat = lax.broadcasted_iota(jnp.int64, spatial, 0) * 0
+    for i in range(n):
+        flat = flat * spatial[i] + lax.broadcasted_iota(jnp.int64, spatial, i)
+    flat = jnp.broadcast_to(flat, x.shape)
+    lead = (1,) * (x.ndim - n)
+    big = jnp.iinfo(jnp.int64).max
+
+    def pick(a: tuple, b: tuple) -> tuple:
+        av, ai = a
+        bv, bi = b
+        take_b = (bv > av) | ((bv == av) & (bi < ai)) | (jnp.isnan(bv) & ~jnp.isnan(av))
+        return jnp.where(take_b, bv, av), jnp.where(take_b, bi, ai)
+
+    init = (jnp.array(-jnp.inf, x.dtype), jnp.array(big, jnp.int64))
+    _, idx = lax.reduce_window((x, flat), init, pick, lead + window, lead + strides, pads,
+                               window_dilation=lead + dilation)  # fmt: skip
+    return idx
+
+
+def _gather_spatial(x: Any, idx: Any, n: int) -> Any:
+    lead = x.shape[:-n]
+    xf = x.reshape(lead + (-1,))
+    vals = jnp.take_along_axis(xf, idx.reshape(lead + (-1,)), axis=-1)
+    return vals.reshape(idx.shape)
+
+
+@defop(promote=None, method=False, grad_name=_max_pool_name, saves=("input",))
+def _max_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple,
+              ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
+    n = len(kernel_size)
+    spatial = input.shape[-n:]
+    out = tuple(pool_out_size(*a, ceil_mode) for a in zip(spatial, kernel_size, stride, padding, dilation))
+    x, pads = _crop_for(input, _window_pads(spatial, out, kernel_size, stride, padding, dilation), n)
+    lead = (1,) * (x.ndim - n)
+    if not return_indices and all(d == 1 for d in dilation):
+        # reduce_window max's gradient goes to the first maximum of each window, as torch's
+        return lax.reduce_window(
+            x, jnp.array(-jnp.inf, x.dtype), lax.max, lead + kernel_size, lead + stride, pads
+        )
+    idx = lax.stop_gradient(_window_argmax(lax.stop_gradient(x), kernel_size, stride, pads, dilation))
+    vals = _gather_spatial(input, idx, n)
+    return (vals, idx) if return_indices else vals
+
+
+def _pool_args(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+               ceil_mode: bool) -> tuple:  # fmt: skip
+    k = _ntuple(kernel_size, n)
+    s = (
+        k
+        if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0)
+        else _ntuple(stride, n)
+    )
+    p, d = _ntuple(padding, n), _ntuple(dilation, n)
+    if input.dim() not in (n + 1, n + 2) or input.numel() == 0:
+        raise RuntimeError(
+            f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input" if n > 1 else
+            f"{name}() Expected 2D or 3D input, but got {input.dim()}D"
+        )  # fmt: skip
+    if any(v <= 0 for v in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_size: {k}")
+    if any(v <= 0 for v in s):
+        raise RuntimeError(f"stride should be greater than zero, but got stride: {s}")
+    if any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation: {d}")
+    for pi, ki, di in zip(p, k, d):
+        if pi > (di * (ki - 1) + 1) // 2 or pi < 0:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pi}, kernel_size={ki} and "
+                f"dilation={di}"
+            )
+    spatial = tuple(input.shape[-n:])
+    out = tuple(pool_out_size(*a, ceil_mode) for a in zip(spatial, k, s, p, d))
+    if any(o < 1 for o in out):
+        c = input.shape[-n - 1]
+        fmt = "x".join
+        raise RuntimeError(
+            f"Given input size: ({fmt(map(str, (c,) + spatial))}). Calculated output size: "
+            f"({fmt(map(str, (c,) + out))}). Output size is too small"
+        )
+    return k, s, p, d
+
+
+def _max_pool_nd(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+                 ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
+    k, s, p, d = _pool_args(name, n, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool(input, k, s, p, d, bool(ceil_mode), bool(return_indices))
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return _max_pool_nd(
+        "max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+    )
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False) -> Any:  # fmt: skip
+    return _max_pool_nd("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return _max_pool_nd(
+        "max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+    )
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return _max_pool_nd(
+        "max_pool3d", 3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+    )
+
+
+def _avg_pool_name(static: tuple, dyn: tuple) -> str:
+    return {1: "SqueezeBackward1", 2: "AvgPool2DBackward0", 3: "AvgPool3DBackward0"}[len(static[0])]
+
+
+@defop(promote=None, method=False, grad_name=_avg_pool_name, saves=())
+def _avg_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: Any) -> Any:  # fmt: skip
+    n = len(kernel_size)
+    ones = (1,) * n
+    spatial = input.shape[-n:]
+    out = tuple(pool_out_size(*a, 1, ceil_mode) for a in zip(spatial, kernel_size, stride, padding))
+    x, pads = _crop_for(input, _window_pads(spatial, out, kernel_size, stride, padding, ones), n)
+    lead = (1,) * (x.ndim - n)
+    acc = _acc(x)
+    total = lax.reduce_window(
+        x.astype(acc), jnp.array(0, acc), lax.add, lead + kernel_size, lead + stride, pads
+    )
+    if divisor_override:
+        return (total / divisor_override).astype(input.dtype)
+    # the divisor of each window: its cells inside the input (and, with count_include_pad, inside the padding)
+    sp = pads[-n:]
+    cells = np.ones(x.shape[-n:], np.float64)
+    if count_include_pad:
+        cells = np.pad(cells, [(lo, min(hi, p)) for (lo, hi), p in zip(sp, padding)], constant_values=1)
+        sp = tuple((0, hi - min(hi, p)) for (lo, hi), p in zip(sp, padding))
+    cnt = lax.reduce_window(jnp.asarray(cells), 0.0, lax.add, kernel_size, stride, sp)
+    return (total / cnt.astype(acc)).astype(input.dtype)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:  # fmt: skip
+    k, s, p, _ = _pool_args("avg_pool1d", 1, input, kernel_size, stride, padding, 1, ceil_mode)
+    return _avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad), None)
+
+
+def avg_pool_nd(n: int, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Any = None) -> Tensor:  # fmt: skip
+    k, s, p, _ = _pool_args(f"avg_pool{n}d", n, input, kernel_size, stride, padding, 1, ceil_mode)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return _avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
+
+
+def _adaptive_bins(size: int, out: int) -> list:
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_avg_name(static: tuple, dyn: tuple) -> str:
+    out = static[0]
+    if len(out) == 2 and out == (1, 1):
+        return "MeanBackward1"
+    return {1: "SqueezeBackward1", 2: "AdaptiveAvgPool2DBackward0", 3: "AdaptiveAvgPool3DBackward0"}[len(out)]
+
+
+@defop(promote=None, method=False, grad_name=_adaptive_avg_name, saves=())
+def _adaptive_avg_pool(input: RawTensor, output_size: tuple) -> Any:
+    n = len(output_size)
+    acc = _acc(input)
+    y = input.astype(acc)
+    for i, o in enumerate(output_size):
+        size = input.shape[input.ndim - n + i]
+        m = np.zeros((o, size), np.float64)
+        for j, (a, b) in enumerate(_adaptive_bins(size, o)):
+            m[j, a:b] = 1.0 / (b - a)
+        axis = y.ndim - n + i
+        y = jnp.moveaxis(jnp.tensordot(y, jnp.asarray(m, acc), axes=([axis], [1])), -1, axis)
+    return y.astype(input.dtype)
+
+
+def _adaptive_max_name(static: tuple, dyn: tuple) -> str:
+    return {1: "SqueezeBackward1", 2: "AdaptiveMaxPool2DBackward0", 3: "AdaptiveMaxPool3DBackward0"}[
+        len(static[0])
+    ]
+
+
+@defop(promote=None, method=False, grad_name=_adaptive_max_name, saves=("input",))
+def _adaptive_max_pool(input: RawTensor, output_size: tuple, return_indices: bool) -> Any:
+    n = len(output_size)
+    lead = input.shape[:-n]
+    spatial = input.shape[-n:]
+    # gather each bin padded to the widest bin, masked with -inf, and take the first maximum
+    idx_parts, masks = [], []
+    for size, o in zip(spatial, output_size):
+        bins = _adaptive_bins(size, o)
+        k = max(b - a for a, b in bins)
+        ix = np.array([[min(a + j, size - 1) for j in range(k)] for a, b in bins])
+        ok = np.array([[a + j < b for j in range(k)] for a, b in bins])
+        idx_parts.append(ix)
+        masks.append(ok)
+    # flat spatial index for every (o_1, k_1, ..., o_n, k_n)
+    flat = np.zeros((), np.int64)
+    valid = np.ones((), bool)
+    for size, ix, ok in zip(spatial, idx_parts, masks):
+        flat = flat[..., None, None] * size + ix
+        valid = valid[..., None, None] & ok
+    perm = tuple(range(0, 2 * n, 2)) + tuple(range(1, 2 * n, 2))
+    flat = flat.transpose(perm).reshape(tuple(output_size) + (-1,))
+    valid = valid.transpose(perm).reshape(tuple(output_size) + (-1,))
+    x = lax.stop_gradient(input).reshape(lead + (-1,))
+    cand = jnp.take(x, jnp.asarray(flat.reshape(-1)), axis=-1).reshape(lead + flat.shape)
+    cand = jnp.where(jnp.asarray(valid), cand, -jnp.inf)
+    best = jnp.argmax(jnp.where(jnp.isnan(cand), jnp.inf, cand), axis=-1)
+    idx = jnp.take_along_axis(jnp.broadcast_to(jnp.asarray(flat), cand.shape), best[..., None], axis=-1)[
+        ..., 0
+    ]
+    vals = _gather_spatial(input, idx, n)
+    return (vals, idx) if return_indices else vals
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"adaptive_avg_pool1d() argument 'input' should be 2D or 3D, but got {input.dim()}D"
+        )
+    return _adaptive_avg_pool(input, _ntuple(output_size, 1))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"adaptive_max_pool1d() argument 'input' should be 2D or 3D, but got {input.dim()}D"
+        )
+    return _adaptive_max_pool(input, _ntuple(output_size, 1), bool(return_indices))
+
+
+# --- normalization -----------------------------------------------------------------------------------------
+
+
+def _bn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, w, b, rm, rv, _ = dyn
+    c = x.shape[1] if x.dim() > 1 else 1
+    for name, t in (("running_mean", rm), ("running_var", rv), ("weight", w), ("bias", b)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+@defop(
+    promote=None,
+    method=False,
+    grad_name="NativeBatchNormBackward0",
+    saves=("input", "weight"),
+    check=_bn_check,
+)
+def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, running_mean: OptRawTensor,
+                running_var: OptRawTensor, momentum: Scalar, training: bool, eps: float) -> Any:  # fmt: skip
+    """Returns ``out``, or ``(out, new_running_mean, new_running_var)`` when training with running stats."""
+    acc = _acc(input)
+    x = input.astype(acc)
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = _channel_shape(x.ndim)
+    if training:
+        mean = jnp.mean(x, axis=axes)
+        var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
+    else:
+        mean, var = running_mean.astype(acc), running_var.astype(acc)
+    out = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
+    if weight is not None:
+        out = out * weight.astype(acc).reshape(shape)
+    if bias is not None:
+        out = out + bias.astype(acc).reshape(shape)
+    out = out.astype(input.dtype)
+    if not (training and running_mean is not None):
+        return out
+    n = x.size // x.shape[1]
+    mean, var = lax.stop_gradient(mean), lax.stop_gradient(var)
+    new_mean = (momentum * mean + (1 - momentum) * running_mean.astype(acc)).astype(running_mean.dtype)
+    new_var = (momentum * var * (n / max(n - 1, 1)) + (1 - momentum) * running_var.astype(acc)).astype(
+        running_var.dtype
+    )
+    return out, new_mean, new_var
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:  # fmt: skip
+    """torch.nn.functional.batch_norm: updates the running statistics in place when training."""
+    from ..autograd import grad_mode
+
+    if training:
+        size = input.shape
+        prod = size[0]
+        for s in size[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    res = _batch_norm(input, weight, bias, running_mean, running_var, float(momentum or 0.0), bool(training),
+                      float(eps))  # fmt: skip
+    if not isinstance(res, tuple):
+        return res
+    out, new_mean, new_var = res
+    with grad_mode.no_grad():
+        running_mean._assign(new_mean._data())
+        running_var._assign(new_var._data())
+    return out
+
+
+def _instance_name(static: tuple, dyn: tuple) -> str:
+    return "ViewBackward0"
+
+
+@defop(promote=None, method=False, grad_name=_instance_name, saves=("input", "weight"))
+def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, running_mean: OptRawTensor,
+                   running_var: OptRawTensor, momentum: Scalar, use_input_stats: bool, eps: float) -> Any:  # fmt: skip
+    acc = _acc(input)
+    x = input.astype(acc)
+    axes = tuple(range(2, x.ndim))
+    shape = _channel_shape(x.ndim)
+    if use_input_stats:
+        mean = jnp.mean(x, axis=axes, keepdims=True)
+        var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    else:
+        mean = running_mean.astype(acc).reshape(shape)
+        var = running_var.astype(acc).reshape(shape)
+    out = (x - mean) * lax.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight.astype(acc).reshape(shape)
+    if bias is not None:
+        out = out + bias.astype(acc).reshape(shape)
+    out = out.astype(input.dtype)
+    if not (use_input_stats and running_mean is not None):
+        return out
+    n = int(np.prod(x.shape[2:]))
+    m = lax.stop_gradient(mean).reshape(x.shape[:2]).mean(0)
+    v = lax.stop_gradient(var).reshape(x.shape[:2]).mean(0) * (n / max(n - 1, 1))
+    new_mean = (momentum * m + (1 - momentum) * running_mean.astype(acc)).astype(running_mean.dtype)
+    new_var = (momentum * v + (1 - momentum) * running_var.astype(acc)).astype(running_var.dtype)
+    return out, new_mean, new_var
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
+    from ..autograd import grad_mode
+
+    if use_input_stats:
+        prod = 1
+        for s in input.shape[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size {input.shape}"
+            )
+    res = _instance_norm(input, weight, bias, running_mean, running_var, float(momentum or 0.0),
+                         bool(use_input_stats), float(eps))  # fmt: skip
+    if not isinstance(res, tuple):
+        return res
+    out, new_mean, new_var = res
+    with grad_mode.no_grad():
+        running_mean._assign(new_mean._data())
+        running_var._assign(new_var._data())
+    return out
+
+
+def _norm_shape_check(input: Any, normalized_shape: tuple) -> None:
+    n = len(normalized_shape)
+    if input.shape[input.ndim - n :] != tuple(normalized_shape) or input.ndim < n:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}"
+        )
+
+
+@defop(
+    promote=None,
+    method=False,
+    grad_name="NativeLayerNormBackward0",
+    saves=("input", "weight"),
+    autocast="fp32",
+)
+def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, normalized_shape: tuple,
+                eps: float) -> Any:  # fmt: skip
+    _norm_shape_check(input, normalized_shape)
+    acc = _acc(input)
+    x = input.astype(acc)
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    out = (x - mean) * lax.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight.astype(acc)
+    if bias is not None:
+        out = out + bias.astype(acc)
+    return out.astype(input.dtype)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:  # fmt: skip
+    shape = (
+        (int(normalized_shape),)
+        if isinstance(normalized_shape, int)
+        else tuple(int(s) for s in normalized_shape)
+    )
+    return _layer_norm(input, weight, bias, shape, float(eps))
+
+
+def _gn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x = dyn[0]
+    g = static[0]
+    if x.dim() < 2 or x.shape[1] % g:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(x.shape)} and num_groups={g}"
+        )
+
+
+@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check,
+       autocast="fp32")  # fmt: skip
+def _group_norm(
+    input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, num_groups: int, eps: float
+) -> Any:
+    acc = _acc(input)
+    x = input.astype(acc)
+    n, c = x.shape[:2]
+    g = x.reshape((n, num_groups, -1))
+    mean = jnp.mean(g, axis=2, keepdims=True)
+    var = jnp.mean(jnp.square(g - mean), axis=2, keepdims=True)
+    out = ((g - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
+    shape = _channel_shape(x.ndim)
+    if weight is not None:
+        out = out * weight.astype(acc).reshape(shape)
+    if bias is not None:
+        out = out + bias.astype(acc).reshape(shape)
+    return out.astype(input.dtype)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:  # fmt: skip
+    return _group_norm(input, weight, bias, int(num_groups), float(eps))
+
+
+@defop(promote=None, method=False, grad_name="MulBackward0", autocast="fp32")
+def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, eps: Any) -> Any:
+    _norm_shape_check(input, normalized_shape)
+    acc = _acc(input)
+    x = input.astype(acc)
+    if eps is None:
+        eps = float(jnp.finfo(input.dtype).eps)
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    out = x * lax.rsqrt(jnp.mean(x * x, axis=axes, keepdims=True) + eps)
+    if weight is not None:
+        out = out * weight.astype(acc)
+    return out.astype(input.dtype)
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    shape = (
+        (int(normalized_shape),)
+        if isinstance(normalized_shape, int)
+        else tuple(int(s) for s in normalized_shape)
+    )
+    return _rms_norm(input, weight, shape, None if eps is None else float(eps))
+
+
+# --- dropout (the masks are drawn by torchlike.nn.functional; these apply them) -------------------------------
+
+
+@defop(promote=None, method=False, grad_name="MulBackward0", saves=())
+def _dropout_apply(input: RawTensor, noise: RawTensor) -> Any:
+    return input * noise.astype(input.dtype)
+
+
+@defop(promote=None, method=False, grad_name="AddBackward0", saves=())
+def _alpha_dropout_apply(input: RawTensor, noise: RawTensor, shift: RawTensor) -> Any:
+    return input * noise.astype(input.dtype) + shift.astype(input.dtype)
+
+
+# --- embedding ---------------------------------------------------------------------------------------------
+
+
+def _index_check(indices: Tensor, weight: Tensor, fname: str) -> None:
+    if indices.dtype not in (D.int64, D.int32):
+        from .shape import type_name
+
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+            f"{type_name(indices)} instead (while checking arguments for {fname})"
+        )
+    if indices.numel():
+        arr = np.asarray(indices._data())
+        if arr.min() < 0 or arr.max() >= weight.shape[0]:
+            raise IndexError("index out of range in self")
+
+
+def _emb_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    weight, indices = dyn
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if static[2]:
+        raise NotImplementedError("torchlike: embedding with sparse=True (sparse gradients) is not supported")
+    _index_check(indices, weight, "embedding")
+
+
+@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False)
+def embedding(weight: RawTensor, indices: RawTensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Any:  # fmt: skip
+    y = jnp.take(weight, indices, axis=0)
+    scale = None
+    if scale_grad_by_freq:
+        counts = jnp.zeros(weight.shape[0], weight.dtype).at[indices.reshape(-1)].add(1)
+        scale = (1 / counts[indices])[..., None]
+    if padding_idx >= 0:
+        # torch: the padding row gets no gradient
+        keep = (indices != padding_idx)[..., None].astype(weight.dtype)
+        scale = keep if scale is None else scale * keep
+    if scale is not None:
+        fixed = lax.stop_gradient(y)
+        y = fixed + (y - fixed) * scale
+    return y
+
+
+@defop(promote=None, method=False, grad_name="EmbeddingBagBackward0", saves=("indices",))
+def _embedding_bag(weight: RawTensor, indices: RawTensor, offsets: OptRawTensor, per_sample_weights: OptRawTensor,
+                   mode: str, padding_idx: int, include_last_offset: bool, n_bags: int) -> Any:  # fmt: skip
+    n = indices.shape[0]
+    if offsets is None:
+        seg = jnp.zeros(n, jnp.int64)
+    else:
+        off = offsets[:-1] if include_last_offset else offsets
+        seg = jnp.searchsorted(off, jnp.arange(n), side="right") - 1
+    rows = jnp.take(weight, indices, axis=0)
+    keep = jnp.ones(n, bool) if padding_idx < 0 else indices != padding_idx
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None].astype(rows.dtype)
+    if mode == "max":
+        rows = jnp.where(keep[:, None], rows, -jnp.inf)
+        out = jax.ops.segment_max(rows, seg, num_segments=n_bags)
+        return jnp.where(jnp.isneginf(out), jnp.zeros_like(out), out)
+    rows = jnp.where(keep[:, None], rows, jnp.zeros_like(rows))
+    out = jax.ops.segment_sum(rows, seg, num_segments=n_bags)
+    if mode == "mean":
+        cnt = jax.ops.segment_sum(keep.astype(rows.dtype), seg, num_segments=n_bags)
+        out = out / jnp.maximum(cnt, 1)[:, None]
+    return out
+
+
+@defop(promote=None, method=False, differentiable=False)
+def _one_hot(input: RawTensor, num_classes: int) -> Any:
+    return (input[..., None] == jnp.arange(num_classes, dtype=input.dtype)).astype(jnp.int64)
+
+
+def _as_tuple(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+MATH_SQRT3 = math.sqrt(3.0)

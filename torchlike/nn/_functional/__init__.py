@@ -1,0 +1,1 @@
+"""Implementation of torchlike.nn.functional (see that module)."""

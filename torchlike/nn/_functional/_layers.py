@@ -1,0 +1,444 @@
+"""torch.nn.functional: linear, convolution, pooling, normalization, dropout, embedding."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..._core import dtype as D
+from ..._core.tensor import Tensor
+from ..._ops import nn_ops as N
+from ..._ops import random as R
+from ...autograd import grad_mode
+
+linear = N._linear
+bilinear = N.bilinear
+conv1d, conv2d, conv3d = N.conv1d, N.conv2d, N.conv3d
+conv_transpose1d, conv_transpose2d, conv_transpose3d = (
+    N.conv_transpose1d,
+    N.conv_transpose2d,
+    N.conv_transpose3d,
+)
+batch_norm, instance_norm = N.batch_norm, N.instance_norm
+group_norm = N.group_norm
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:  # fmt: skip
+    return N.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    return N.rms_norm(input, normalized_shape, weight, eps)
+
+
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
+    from ..._ops import nn_vision as V
+
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = (input * input).unsqueeze(1)
+    if dim == 3:
+        div = V.pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = V.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = (div * alpha + k) ** beta
+    return input / div
+
+
+# --- pooling -----------------------------------------------------------------------------------------------
+
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return N.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return N.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return N.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return N.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return N.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
+    return N.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:  # fmt: skip
+    return N.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    return N.avg_pool_nd(
+        2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:  # fmt: skip
+    return N.avg_pool_nd(
+        3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
+
+
+def _adaptive_size(name: str, n: int, input: Tensor, output_size: Any) -> tuple:
+    if input.dim() not in (n + 1, n + 2):
+        dims = " or ".join(f"{d}D" for d in (n + 1, n + 2))
+        raise RuntimeError(f"{name}(): Expected {dims} tensor, but got {list(input.shape)}")
+    sizes = (output_size,) * n if not isinstance(output_size, (list, tuple)) else tuple(output_size)
+    if len(sizes) != n:
+        raise RuntimeError(f"{name}: internal error: output_size.size() must be {n}")
+    spatial = input.shape[-n:]
+    return tuple(s if o is None else int(o) for o, s in zip(sizes, spatial))
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return N.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    return N._adaptive_avg_pool(input, _adaptive_size("adaptive_avg_pool2d", 2, input, output_size))
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    return N._adaptive_avg_pool(input, _adaptive_size("adaptive_avg_pool3d", 3, input, output_size))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return N.adaptive_max_pool1d(input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    size = _adaptive_size("adaptive_max_pool2d", 2, input, output_size)
+    return N._adaptive_max_pool(input, size, bool(return_indices))
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    size = _adaptive_size("adaptive_max_pool3d", 3, input, output_size)
+    return N._adaptive_max_pool(input, size, bool(return_indices))
+
+
+adaptive_max_pool1d_with_indices = lambda input, output_size, return_indices=False: adaptive_max_pool1d(  # noqa: E731
+    input, output_size, True
+)
+adaptive_max_pool2d_with_indices = lambda input, output_size, return_indices=False: adaptive_max_pool2d(  # noqa: E731
+    input, output_size, True
+)
+
+
+def lp_pool1d(
+    input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    from .._functional._activation import relu
+
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(
+    input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    from .._functional._activation import relu
+
+    kw, kh = N._ntuple(kernel_size, 2)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+# --- dropout -------------------------------------------------------------------------------------------------
+
+
+def keep_mask(input: Tensor, shape: tuple, p_keep: float, generator: Any = None) -> Any:
+    """The dropout keep-mask (1 = keep), as ``empty(shape).bernoulli_(p_keep)`` draws it in torch.
+
+    The one place dropout draws randomness: on the CPU generator it is torch's stream; under
+    torchlike.compile (``random.trace_rng``) and on CUDA it comes from a jax.random key stream.
+    """
+    gen = R._generator_for(generator, input.device)
+    return R._draw("bernoulli", gen, tuple(shape), input.dtype, p=float(p_keep))
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _scaled_noise(mask: Any, p: float, dtype: D.dtype) -> Any:
+    """``noise.div_(1 - p)`` in torch's arithmetic: a scalar divisor becomes a multiply by its reciprocal."""
+    import jax.numpy as jnp
+
+    np_dt = np.float32 if dtype in (D.float16, D.bfloat16) else dtype.np
+    inv = np.asarray(1, np_dt) / np.asarray(1 - p, np_dt)
+    return (jnp.asarray(mask).astype(np_dt) * inv).astype(dtype.np)
+
+
+def _finish(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
+    if inplace:
+        from ..._ops import commit
+
+        commit(input, out)
+        return input
+    return out
+
+
+def _dropout_impl(
+    input: Tensor, p: float, training: bool, inplace: bool, feature: bool, alpha: bool
+) -> Tensor:
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    from ..._ops.creation import from_array
+
+    if feature:
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    else:
+        shape = tuple(input.shape)
+    if p == 1 and not alpha:
+        import jax.numpy as jnp
+
+        zero = from_array(jnp.zeros((), input.dtype.np), input.device)
+        return _finish(input, N._dropout_apply(input, zero), inplace)
+    mask = keep_mask(input, shape, 1 - p)
+    if not alpha:
+        noise = from_array(_scaled_noise(mask, p, input.dtype), input.device)
+        return _finish(input, N._dropout_apply(input, noise), inplace)
+    alpha_ = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha_ * alpha_ * p + 1) * (1 - p))
+    f = np.float32 if input.dtype is not D.float64 else np.float64
+    m = np.asarray(mask).astype(f)
+    b = ((m + f(-1)) * f(alpha_ * a) + f(alpha_ * a * p)).astype(f)
+    noise = (m * f(a)).astype(f)
+    out = N._alpha_dropout_apply(input, from_array(noise, input.device), from_array(b, input.device))
+    return _finish(input, out, inplace)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, False)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    _check_p(p)
+    return _dropout_impl(input, p, training, inplace, True, True)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
+    d = input.dim()
+    if d not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {d}D input. Note that dropout1d exists to provide "
+            "channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional batch "
+            "dimension (i.e. 2D or 3D inputs)."
+        )
+    if d == 2:
+        out = _dropout_impl(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+        return _finish(input, out, inplace) if inplace and out is not input else out
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
+    d = input.dim()
+    if d not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated and will result in an error in a "
+            "future release. To retain the behavior and silence this warning, please use dropout instead. Note that "
+            "dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if d == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change "
+            "in a future release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To "
+            "maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    _check_p(p)
+    d = input.dim()
+    if d not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated and will result in an error in a "
+            "future release. To retain the behavior and silence this warning, please use dropout instead. Note that "
+            "dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if d == 4:
+        out = _dropout_impl(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+        return _finish(input, out, inplace) if inplace and out is not input else out
+    return _dropout_impl(input, p, training, inplace, True, False)
+
+
+# --- embedding --------------------------------------------------------------------------------------------------
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """torch.embedding_renorm_: rows looked up by ``input`` with norm > max_norm scaled to max_norm."""
+    import jax.numpy as jnp
+
+    idx = np.unique(np.asarray(input._data()).reshape(-1))
+    w = weight._data()
+    rows = np.asarray(w[idx], np.float64)
+    if norm_type == math.inf:
+        norms = np.abs(rows).max(axis=1)
+    else:
+        norms = (np.abs(rows) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    big = norms > max_norm
+    if not big.any():
+        return
+    scale = (max_norm / (norms[big] + 1e-7)).astype(weight.dtype.np)
+    new = w.at[jnp.asarray(idx[big])].multiply(jnp.asarray(scale)[:, None])
+    with grad_mode.no_grad():
+        weight._assign(new)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        N._index_check(input, weight, "embedding")
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return N.embedding(weight, input, padding_idx, bool(scale_grad_by_freq), bool(sparse))
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:  # fmt: skip
+    if weight.dtype is D.int64 and input.is_floating_point():
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, ...)` is "
+            "deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+            stacklevel=2,
+        )
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must have the "
+            f"same shape as the input ({input.shape})"
+        )
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
+                f"sequences. However, found offsets of type {type(offsets)}"
+            )
+        n_bags = input.shape[0]
+        seq = input.shape[1]
+        from ..._ops import creation
+
+        offsets = (
+            creation.arange(0, input.numel(), seq, dtype=input.dtype, device=input.device) if seq else None
+        )
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        n_bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    if sparse:
+        raise NotImplementedError(
+            "torchlike: embedding_bag with sparse=True (sparse gradients) is not supported"
+        )
+    if scale_grad_by_freq:
+        raise NotImplementedError("torchlike: embedding_bag with scale_grad_by_freq=True is not supported")
+    N._index_check(input, weight, "embedding_bag")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        padding_idx = weight.shape[0] + padding_idx
+    return N._embedding_bag(weight, input, offsets, per_sample_weights, mode, int(padding_idx),
+                            bool(include_last_offset), int(n_bags))  # fmt: skip
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        vals = np.asarray(tensor._data())
+        if vals.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(vals.max()) + 1
+        elif vals.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return N._one_hot(tensor, int(num_classes))
