@@ -114,9 +114,12 @@ class _Program:
             entries.append((n.kernel, n.diff, tuple(target(e) for e in n.edges), _arg_sig(n.args)))
         self.entries = entries
         self.roots = tuple(target(e) for e in root_edges)
-        self.wanted = None if wanted_edges is None else tuple(
-            None if e is None else target(e) for e in wanted_edges
-        )
+        def maybe_target(edge: tuple | None) -> tuple | None:
+            if edge is None or (id(edge[0]) not in leaf_index and id(edge[0]) not in node_index):
+                return None  # not reachable from the roots: its gradient is None
+            return target(edge)
+
+        self.wanted = None if wanted_edges is None else tuple(maybe_target(e) for e in wanted_edges)
         self.key = (tuple(entries), self.roots, self.wanted)
 
 

@@ -187,7 +187,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     node.args = args
     node.diff = tuple(diff)
     node.edges = tuple(edges)
-    node.input_edges = _input_edges(tensors, dyn)
+    node.input_edges = _input_edges(tensors, dyn, getattr(op, "kind_seq", None))
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
     node.out_meta = tuple((o._shape, o._dtype.np) for o in outs)
     saves = op.saves
@@ -226,13 +226,14 @@ def _saved_names(saves: tuple, names: tuple, tensors: list) -> set:
     return out
 
 
-def _input_edges(tensors: list, dyn: tuple) -> tuple:
+def _input_edges(tensors: list, dyn: tuple, kinds: tuple | None = None) -> tuple:
+    """torch's next_functions: one entry per tensor (or tensor-or-number) input, in order."""
     by_pos = dict(tensors)
     edges = []
     for pos, a in enumerate(dyn):
         t = by_pos.get(pos)
         if t is None:
-            if a is not None:
+            if a is not None and (kinds is None or kinds[pos] != "S"):
                 edges.append((None, 0))
         elif isinstance(t, Tensor):
             edges.append(edge_of(t) or (None, 0))
@@ -290,7 +291,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
         t._node = result._node
         t._out_nr = result._out_nr
         t._rg = result._rg
-        _refresh_saved(result._node, t)
+        _refresh_saved(result._node, t, result)
         return
     # A write through a view: the base gets a CopySlices node, the view reads from the new base.
     old_base = T._alias(base)
@@ -299,16 +300,26 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
     old_base._out_nr = base._out_nr
     t._assign(result._data())
     _record_copy_slices(base, old_base, t._view, result)
-    _refresh_saved(result._node, t)
+    _refresh_saved(result._node, t, result)
     _refresh_view_node(t)
 
 
-def _refresh_saved(node: Node | None, t: Tensor) -> None:
-    """The op that just wrote ``t`` in place saw its final version: only later writes are errors."""
+def _refresh_saved(node: Node | None, t: Tensor, result: Tensor | None = None) -> None:
+    """Fix the saved-version records of the node an in-place op just gave ``t``.
+
+    torch saves the pre-op ``self`` of an in-place op as a copy (our node already holds the old
+    immutable array), so those records are dropped; records of the op's result now follow ``t``.
+    """
     if node is None or not node.saved:
         return
-    node.saved = [(vc, vc.v if vc is t._vc else v, d) for vc, v, d in node.saved]
-
+    out = []
+    for vc, v, d in node.saved:
+        if vc is t._vc:
+            continue
+        if result is not None and vc is result._vc:
+            vc, v = t._vc, t._vc.v
+        out.append((vc, v, d))
+    node.saved = out
 
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:
     from .._core import views
