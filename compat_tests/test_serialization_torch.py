@@ -45,7 +45,9 @@ def _check_same(ref, got, path="obj"):
         assert isinstance(got, (torch.Tensor, tl.Tensor)), path
         assert str(got.dtype) == str(ref.dtype), path
         assert tuple(got.shape) == tuple(ref.shape), path
-        assert tuple(got.stride()) == tuple(ref.stride()) and got.storage_offset() == ref.storage_offset(), path
+        assert tuple(got.stride()) == tuple(ref.stride()) and got.storage_offset() == ref.storage_offset(), (
+            path
+        )
         assert got.requires_grad == ref.requires_grad, path
         assert _raw(got) == _raw(ref), path
         assert type(got).__name__ == type(ref).__name__, path
@@ -74,7 +76,9 @@ def _torch_dtype_zoo() -> dict:
 
 def _trained_torch_model():
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    model = torch.nn.Sequential(
+        torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(), torch.nn.Linear(8, 2)
+    )
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     x, y = torch.randn(16, 4), torch.randn(16, 2)
     for _ in range(3):
@@ -113,7 +117,11 @@ def test_views_keep_sharing_both_ways():
     got[0][1, 2] = -5.0
     assert got[1][2].item() == -5.0 and got[2][1].item() == -5.0
     back, _ = _roundtrip_torchlike_to_torch(got)
-    assert back[0].untyped_storage().data_ptr() == back[1].untyped_storage().data_ptr() == back[2].untyped_storage().data_ptr()
+    assert (
+        back[0].untyped_storage().data_ptr()
+        == back[1].untyped_storage().data_ptr()
+        == back[2].untyped_storage().data_ptr()
+    )
     back[0][0, 2] = 42.0
     assert back[2][0].item() == 42.0
 
@@ -126,7 +134,9 @@ def test_trained_model_state_dict_both_ways():
     back, our_file = _roundtrip_torchlike_to_torch(got)
     _check_same(sd, back)
     assert our_file == torch_file
-    fresh = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    fresh = torch.nn.Sequential(
+        torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(), torch.nn.Linear(8, 2)
+    )
     fresh.load_state_dict(back)
     x = torch.randn(5, 4)
     model.eval(), fresh.eval()
@@ -146,7 +156,9 @@ def test_optimizer_state_dict_both_ways():
 
 def test_checkpoint_dict_built_in_torchlike_loads_in_torch():
     w = tl.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=tl.float32)
-    model = OrderedDict([("fc.weight", w), ("fc.bias", tl.zeros(3)), ("bn.num_batches_tracked", tl.tensor(5))])
+    model = OrderedDict(
+        [("fc.weight", w), ("fc.bias", tl.zeros(3)), ("bn.num_batches_tracked", tl.tensor(5))]
+    )
     model._metadata = OrderedDict([("", {"version": 1}), ("fc", {"version": 1}), ("bn", {"version": 2})])
     optim = {"state": {0: {"step": tl.tensor(10.0), "exp_avg": w * 0.1, "exp_avg_sq": w * w}},
              "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), "eps": 1e-08, "weight_decay": 0,
@@ -156,10 +168,16 @@ def test_checkpoint_dict_built_in_torchlike_loads_in_torch():
     back, our_file = _roundtrip_torchlike_to_torch(ckpt)  # torch's default: weights_only=True
     assert back["epoch"] == 12 and back["loss"] == 0.0123
     assert back["model"]._metadata == model._metadata
-    assert torch.equal(back["model"]["fc.weight"], torch.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=torch.float32))
+    assert torch.equal(
+        back["model"]["fc.weight"], torch.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=torch.float32)
+    )
     assert back["model"]["bn.num_batches_tracked"].dtype == torch.int64
     assert back["optimizer"]["param_groups"] == optim["param_groups"]
-    assert back["dtype"] is torch.bfloat16 and back["device"] == torch.device("cpu") and back["shape"] == torch.Size([3, 4])
+    assert (
+        back["dtype"] is torch.bfloat16
+        and back["device"] == torch.device("cpu")
+        and back["shape"] == torch.Size([3, 4])
+    )
     # and torch writes the same bytes for the same checkpoint
     again = io.BytesIO()
     torch.save(back, again)
@@ -172,7 +190,9 @@ def test_parameters_and_tensor_attributes_both_ways():
     tp = torch.nn.Parameter(torch.arange(3.0))
     tt = torch.ones(2)
     tt.tag = "x"
-    got, torch_file = _roundtrip_torch_to_torchlike({"p": tp, "frozen": torch.nn.Parameter(torch.ones(1), False), "t": tt})
+    got, torch_file = _roundtrip_torch_to_torchlike(
+        {"p": tp, "frozen": torch.nn.Parameter(torch.ones(1), False), "t": tt}
+    )
     assert isinstance(got["p"], Parameter) and got["p"].requires_grad and not got["frozen"].requires_grad
     assert got["t"].tag == "x"
     back, our_file = _roundtrip_torchlike_to_torch(got)
@@ -219,8 +239,12 @@ class Thing:
 
 @pytest.mark.parametrize(
     "obj",
-    [{"f": np.float64(1.0)}, {"thing": Thing()}, {"fn": len}, {"o": OrderedDict, "c": complex, "s": {1, 2},
-     "b": bytearray(b"x"), "by": b"\x00"}],  # fmt: skip
+    [
+        {"f": np.float64(1.0)},
+        {"thing": Thing()},
+        {"fn": len},
+        {"o": OrderedDict, "c": complex, "s": {1, 2}, "b": bytearray(b"x"), "by": b"\x00"},
+    ],  # fmt: skip
     ids=["numpy_scalar", "user_class", "builtin_function", "allowed"],
 )
 def test_weights_only_matches_torch(obj):
@@ -284,7 +308,10 @@ def test_truncated_torch_file_error_matches():
 
 def test_weights_only_false_whole_objects():
     buf = io.BytesIO()
-    torch.save({"size": torch.Size([2]), "dev": torch.device("cpu"), "layout": torch.strided, "slice": slice(1, 2)}, buf)
+    torch.save(
+        {"size": torch.Size([2]), "dev": torch.device("cpu"), "layout": torch.strided, "slice": slice(1, 2)},
+        buf,
+    )
     buf.seek(0)
     got = load(buf, weights_only=False)
     assert got["size"] == tl.Size([2]) and got["dev"] == tl.device("cpu") and got["layout"] is tl.strided

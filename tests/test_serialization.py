@@ -125,7 +125,14 @@ def test_state_dict_metadata_and_optimizer_state():
     assert list(got["model"]) == ["0.weight", "0.bias"]
     assert got["optim"]["state"][0]["step"].item() == 3.0
     assert got["optim"]["param_groups"] == opt["param_groups"]
-    assert (got["epoch"], got["loss"], got["names"], got["flags"], got["blob"], got["c"]) == (7, 0.25, ["a", "b"], {1, 2}, b"\x00\x01", 1 + 2j)
+    assert (got["epoch"], got["loss"], got["names"], got["flags"], got["blob"], got["c"]) == (
+        7,
+        0.25,
+        ["a", "b"],
+        {1, 2},
+        b"\x00\x01",
+        1 + 2j,
+    )
     assert got["dt"] is tl.float16 and got["dev"] == tl.device("cpu") and type(got["shape"]) is tl.Size
 
 
@@ -240,16 +247,16 @@ def test_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):
     p = tmp_path / "ckpt.pt"
     save({"epoch": 1, "w": tl.ones(4)}, p)
     before = p.read_bytes()
-    from torchlike import _zip_container
+    from torchlike._serialization import _zip
 
-    real = _zip_container.PyTorchFileWriter.write_record
+    real = _zip.PyTorchFileWriter.write_record
 
     def failing(self, name, data, size):
         if name.startswith("data/"):
             raise OSError("disk full (simulated)")
         return real(self, name, data, size)
 
-    monkeypatch.setattr(_zip_container.PyTorchFileWriter, "write_record", failing)
+    monkeypatch.setattr(_zip.PyTorchFileWriter, "write_record", failing)
     with pytest.raises(OSError, match="simulated"):
         save({"epoch": 2, "w": tl.zeros(4)}, p)
     assert p.read_bytes() == before
@@ -306,11 +313,11 @@ def test_map_location_forms():
 
 
 def test_cuda_checkpoint_without_gpu(monkeypatch):
-    from torchlike import serialization
+    from torchlike._serialization import _pickler
 
     if tl.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    monkeypatch.setattr(serialization, "_location", lambda dev: "cuda:0")
+    monkeypatch.setattr(_pickler, "_location", lambda dev: "cuda:0")
     buf = io.BytesIO()
     save({"w": tl.ones(2)}, buf)
     buf.seek(0)

@@ -32,7 +32,12 @@ def test_scalars_histograms_text_read_back(tmp_path):
         w.add_text("note", "hello <b>world</b>", 1, walltime=1.0)
     acc = _read(tmp_path / "run")
     loss = acc.Scalars("loss")
-    assert [e.step for e in loss] == [0, 1, 2, 3] and [e.wall_time for e in loss] == [100.0, 101.0, 102.0, 103.0]
+    assert [e.step for e in loss] == [0, 1, 2, 3] and [e.wall_time for e in loss] == [
+        100.0,
+        101.0,
+        102.0,
+        103.0,
+    ]
     np.testing.assert_allclose([e.value for e in loss], [1.0, 0.5, 1 / 3, 0.25], rtol=1e-6)
     assert acc.Scalars("lr")[0].value == 0.5
     assert acc.Tensors("acc")[0].tensor_proto.float_val == [0.75]
@@ -85,4 +90,6 @@ def test_missing_tensorboard_is_a_clear_import_error():
     )
     root = pathlib.Path(__file__).parents[1]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
-    assert out.stdout.startswith("ModuleNotFoundError tensorboard torchlike.utils.tensorboard needs the `tensorboard` package")
+    assert out.stdout.startswith(
+        "ModuleNotFoundError tensorboard torchlike.utils.tensorboard needs the `tensorboard` package"
+    )

@@ -83,7 +83,9 @@ class Unpickler:
         if self._scan:
             return Inert(full_path)
         if module in _BLOCKLISTED_MODULES:
-            raise UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module {module} is blocked.")
+            raise UnpicklingError(
+                f"Trying to load unsupported GLOBAL {full_path} whose module {module} is blocked."
+            )
         if full_path in self._allowed:
             return self._allowed[full_path]
         raise _unsupported_global(full_path)
@@ -175,7 +177,11 @@ class Unpickler:
                 st.append(unpack(">d", read(8))[0])
             # --- strings and bytes
             elif op in (0x58, 0x8C, 0x8D):  # BINUNICODE, SHORT_BINUNICODE, BINUNICODE8
-                n = read(1)[0] if op == 0x8C else unpack("<I" if op == 0x58 else "<Q", read(4 if op == 0x58 else 8))[0]
+                n = (
+                    read(1)[0]
+                    if op == 0x8C
+                    else unpack("<I" if op == 0x58 else "<Q", read(4 if op == 0x58 else 8))[0]
+                )
                 if n > maxsize:
                     raise UnpicklingError("String is too long")
                 st.append(str(read(n), "utf-8", "surrogatepass"))
@@ -186,7 +192,11 @@ class Unpickler:
                 data = read(n)
                 st.append(data if self.encoding == "bytes" else data.decode(self.encoding, "strict"))
             elif op in (0x43, 0x42, 0x8E):  # SHORT_BINBYTES, BINBYTES, BINBYTES8
-                n = read(1)[0] if op == 0x43 else unpack("<I" if op == 0x42 else "<Q", read(4 if op == 0x42 else 8))[0]
+                n = (
+                    read(1)[0]
+                    if op == 0x43
+                    else unpack("<I" if op == 0x42 else "<Q", read(4 if op == 0x42 else 8))[0]
+                )
                 st.append(read(n))
             elif op == 0x96:  # BYTEARRAY8
                 st.append(bytearray(read(unpack("<Q", read(8))[0])))
@@ -279,7 +289,9 @@ class Unpickler:
                 if type(pid) is not tuple and type(pid) is not int:
                     raise UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
                 if type(pid) is tuple and len(pid) > 0 and pid[0] != "storage" and pid[0] != b"storage":
-                    raise UnpicklingError(f"Only persistent_load of storage is allowed, but got {type(pid[0])}")
+                    raise UnpicklingError(
+                        f"Only persistent_load of storage is allowed, but got {type(pid[0])}"
+                    )
                 st.append(self.persistent_load(pid))
             else:
                 raise UnpicklingError(f"Unsupported operand {op}")

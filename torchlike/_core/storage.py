@@ -199,7 +199,9 @@ class TypedStorage:
         return arr.tolist()
 
     def __repr__(self) -> str:
-        info = f"[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {self._size()}]"
+        info = (
+            f"[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {self._size()}]"
+        )
         return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
 
 
@@ -210,14 +212,18 @@ def _jax_array(host: np.ndarray, device: _device.device) -> Any:
     return jax.device_put(host, _device.jax_device(device))
 
 
-def tensor_on(storage: UntypedStorage, dtype: _dtype.dtype, offset: int, size: tuple, stride: tuple) -> T.Tensor:
+def tensor_on(
+    storage: UntypedStorage, dtype: _dtype.dtype, offset: int, size: tuple, stride: tuple
+) -> T.Tensor:
     """torch's ``empty(0).set_(storage, offset, size, stride)``: a tensor sharing ``storage``."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     itemsize = dtype.itemsize
     nbytes = storage.nbytes()
     numel = math.prod(size)
     if len(size) != len(stride) or offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise RuntimeError(f"setStorage: invalid geometry sizes {list(size)}, strides {list(stride)}, offset {offset}")
+        raise RuntimeError(
+            f"setStorage: invalid geometry sizes {list(size)}, strides {list(stride)}, offset {offset}"
+        )
     if numel:
         need = (offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * itemsize
         if need > nbytes:
@@ -231,7 +237,9 @@ def tensor_on(storage: UntypedStorage, dtype: _dtype.dtype, offset: int, size: t
             raise RuntimeError(f"storage of {nbytes} bytes is not a whole number of {dtype} elements")
         host = storage._host.view(dtype.np)
         full = offset == 0 and numel == host.size and _views.is_contiguous(size, stride)
-        base = T.make(_jax_array(host.reshape(size if full else (host.size,)), storage.device), storage.device, dtype)
+        base = T.make(
+            _jax_array(host.reshape(size if full else (host.size,)), storage.device), storage.device, dtype
+        )
         storage._buf, storage._base, storage._host = base._buf, base, None
         _BY_BUFFER[id(base._buf)] = storage
         if full:

@@ -214,10 +214,14 @@ class PyTorchFileWriter:
         self._write(cd)
         n = len(self._central)
         eocd64_offset = self._pos
-        self._write(struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 0x002D, 0, 0, n, n, len(cd), cd_offset))
+        self._write(
+            struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 0x002D, 0, 0, n, n, len(cd), cd_offset)
+        )
         self._write(struct.pack("<IIQI", 0x07064B50, 0, eocd64_offset, 1))
         n16 = min(n, 0xFFFF)
-        self._write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n16, n16, min(len(cd), _U32), min(cd_offset, _U32), 0))
+        self._write(
+            struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n16, n16, min(len(cd), _U32), min(cd_offset, _U32), 0)
+        )
 
 
 _MINIZ_HINT = (
@@ -236,7 +240,8 @@ class PyTorchFileReader:
             infos = self._zip.infolist()
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, struct.error, ValueError):
             raise RuntimeError(
-                "PytorchStreamReader failed reading zip archive: failed finding central directory" + _MINIZ_HINT
+                "PytorchStreamReader failed reading zip archive: failed finding central directory"
+                + _MINIZ_HINT
             ) from None
         if not infos:
             raise RuntimeError("archive does not contain any files")
@@ -266,7 +271,9 @@ class PyTorchFileReader:
             return self._zip.read(full)
         except zipfile.BadZipFile as e:
             what = "CRC-32 check failed" if "CRC" in str(e) else str(e)
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: {what}" + _MINIZ_HINT) from None
+            raise RuntimeError(
+                f"PytorchStreamReader failed reading file {name}: {what}" + _MINIZ_HINT
+            ) from None
         except (EOFError, OSError, struct.error, zlib.error) as e:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: {e}" + _MINIZ_HINT) from None
 
@@ -279,7 +286,9 @@ class PyTorchFileReader:
         fp.seek(info.header_offset)
         header = fp.read(30)
         if len(header) != 30 or header[:4] != b"PK\x03\x04":
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: bad local header" + _MINIZ_HINT)
+            raise RuntimeError(
+                f"PytorchStreamReader failed reading file {name}: bad local header" + _MINIZ_HINT
+            )
         name_len, extra_len = struct.unpack("<HH", header[26:30])
         return info.header_offset + 30 + name_len + extra_len
 

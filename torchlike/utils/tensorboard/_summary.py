@@ -34,7 +34,11 @@ def scalar(name: str, tensor: Any, new_style: bool = False, double_precision: bo
     v = float(value)
     if not new_style:
         return Summary(value=[Summary.Value(tag=name, simple_value=v)])
-    proto = TensorProto(double_val=[v], dtype="DT_DOUBLE") if double_precision else TensorProto(float_val=[v], dtype="DT_FLOAT")
+    proto = (
+        TensorProto(double_val=[v], dtype="DT_DOUBLE")
+        if double_precision
+        else TensorProto(float_val=[v], dtype="DT_FLOAT")
+    )
     meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
     return Summary(value=[Summary.Value(tag=name, tensor=proto, metadata=meta)])
 

@@ -20,7 +20,9 @@ _NOT_IMPLEMENTED = frozenset(
 class FileWriter:
     """Writes Event protocol buffers to one event file in ``log_dir`` (asynchronously, via TensorBoard)."""
 
-    def __init__(self, log_dir: Any, max_queue: int = 10, flush_secs: int = 120, filename_suffix: str = "") -> None:
+    def __init__(
+        self, log_dir: Any, max_queue: int = 10, flush_secs: int = 120, filename_suffix: str = ""
+    ) -> None:
         self.event_writer = EventFileWriter(str(log_dir), max_queue, flush_secs, filename_suffix)
 
     def get_logdir(self) -> str:
@@ -55,7 +57,9 @@ class SummaryWriter:
             import socket
             from datetime import datetime
 
-            log_dir = os.path.join("runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment)
+            log_dir = os.path.join(
+                "runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment
+            )
         self.log_dir = log_dir
         self.purge_step = purge_step
         self.max_queue = max_queue
@@ -103,16 +107,22 @@ class SummaryWriter:
             fw_tag = logdir + "/" + main_tag.replace("/", "_") + "_" + tag
             fw = writers.get(fw_tag)
             if fw is None:
-                fw = writers[fw_tag] = FileWriter(fw_tag, self.max_queue, self.flush_secs, self.filename_suffix)
+                fw = writers[fw_tag] = FileWriter(
+                    fw_tag, self.max_queue, self.flush_secs, self.filename_suffix
+                )
             fw.add_summary(_summary.scalar(main_tag, value), global_step, walltime)
 
     def add_histogram(self, tag: str, values: Any, global_step: Any = None, bins: Any = "tensorflow",
                       walltime: float | None = None, max_bins: int | None = None) -> None:  # fmt: skip
         if isinstance(bins, str) and bins == "tensorflow":
             bins = self.default_bins
-        self._get_file_writer().add_summary(_summary.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime)
+        self._get_file_writer().add_summary(
+            _summary.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime
+        )
 
-    def add_text(self, tag: str, text_string: str, global_step: Any = None, walltime: float | None = None) -> None:
+    def add_text(
+        self, tag: str, text_string: str, global_step: Any = None, walltime: float | None = None
+    ) -> None:
         self._get_file_writer().add_summary(_summary.text(tag, text_string), global_step, walltime)
 
     def flush(self) -> None:
@@ -139,4 +149,3 @@ class SummaryWriter:
         if name in _NOT_IMPLEMENTED:
             raise NotImplementedError(f"torchlike's SummaryWriter does not implement {name}()")
         raise AttributeError(f"'SummaryWriter' object has no attribute '{name}'")
-

@@ -1,0 +1,1 @@
+"""The implementation of torchlike.serialization (torch.save / torch.load)."""
