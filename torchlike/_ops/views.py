@@ -62,7 +62,7 @@ def infer_size(shape: tuple, numel: int) -> tuple:
 
 def _reshape_step(t: Tensor, shape: tuple) -> tuple | None:
     sh, st, off = t._geometry()
-    new_st = V.view_strides(sh, st, shape)
+    new_st = V.view_strides(sh, st, shape) if sh else (1,) * len(shape)
     if new_st is None:
         return None
     return ("reshape", (shape,), (), shape, new_st, off)
@@ -217,6 +217,11 @@ def t(input: Tensor) -> Any:
 @defview(grad_name="PermuteBackward0")
 def movedim(input: Tensor, source: Any, destination: Any) -> Any:
     nd = input.dim()
+    if isinstance(source, int) != isinstance(destination, int):
+        raise TypeError(
+            f"movedim() received an invalid combination of arguments - got ({type(source).__name__}, "
+            f"{type(destination).__name__}), but expected one of:"
+        )
     src = [wrap_dim(d, nd) for d in (source if isinstance(source, (tuple, list)) else (source,))]
     dst = [wrap_dim(d, nd) for d in (destination if isinstance(destination, (tuple, list)) else (destination,))]
     if len(src) != len(dst):
@@ -224,6 +229,9 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Any:
             f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same number of "
             f"dims as destination ({dst} dims)"
         )
+    for name, ds, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(ds)) != len(ds):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
     order = [d for d in range(nd) if d not in src]
     perm = [None] * nd
     for s, d in zip(src, dst):
@@ -244,7 +252,8 @@ def expand(input: Tensor, *sizes: Any, implicit: bool = False) -> Any:
         )
     lead = len(sizes) - len(sh)
     shape, stride = [], []
-    for i, s in enumerate(sizes):
+    for i in reversed(range(len(sizes))):  # torch checks from the last dimension
+        s = sizes[i]
         j = i - lead
         if j < 0:
             if s < 0:
@@ -267,6 +276,8 @@ def expand(input: Tensor, *sizes: Any, implicit: bool = False) -> Any:
                 f"The expanded size of the tensor ({s}) must match the existing size ({sh[j]}) at non-singleton "
                 f"dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, sh))}]"
             )
+    shape.reverse()
+    stride.reverse()
     return ("expand", (tuple(shape),), (), tuple(shape), tuple(stride), off)
 
 
@@ -388,7 +399,17 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     nd = input.dim()
     d = wrap_dim(dim, nd)
-    sizes = infer_size(tuple(sizes), input._shape[d])
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = input._shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(
+            f"unflatten: Provided sizes [{', '.join(map(str, sizes))}] don't multiply up to the size of dim {dim} "
+            f"({n}) in the input tensor"
+        )
+    sizes = infer_size(sizes, n)
     return view(input, input._shape[:d] + sizes + input._shape[d + 1 :])
 
 
@@ -453,16 +474,32 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     return tuple(out)
 
 
+def _np_split(name: str, input: Tensor, sections: Any, dim: int, min_dim: int) -> tuple:
+    if input.dim() < min_dim:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with {input.dim()} "
+            "dimensions!"
+        )
+    if isinstance(sections, int):
+        n = input._shape[dim]
+        if sections == 0 or n % sections:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {n} is not "
+                f"divisible by the split_size {sections}!"
+            )
+    return tensor_split(input, sections, dim)
+
+
 def hsplit(input: Tensor, sections: Any) -> tuple:
-    return tensor_split(input, sections, 1 if input.dim() > 1 else 0)
+    return _np_split("hsplit", input, sections, 1 if input.dim() > 1 else 0, 1)
 
 
 def vsplit(input: Tensor, sections: Any) -> tuple:
-    return tensor_split(input, sections, 0)
+    return _np_split("vsplit", input, sections, 0, 2)
 
 
 def dsplit(input: Tensor, sections: Any) -> tuple:
-    return tensor_split(input, sections, 2)
+    return _np_split("dsplit", input, sections, 2, 3)
 
 
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
