@@ -73,6 +73,14 @@ class Buffer:
         return self.np
 
 
+class _ArrayInterface:
+    """Exposes raw memory to numpy while keeping its owner alive."""
+
+    def __init__(self, iface: dict, owner: np.ndarray) -> None:
+        self.__array_interface__ = iface
+        self.owner = owner
+
+
 class VersionCounter:
     __slots__ = ("v",)
 
@@ -382,15 +390,18 @@ class Tensor:
         view = self._view
         if view is None:
             return base
-        itemsize = base.itemsize
-        base_strides = self._buf.np_strides or _views.contiguous_strides(base.shape)
-        del base_strides  # a view's geometry is in elements of the contiguous buffer
-        flat = base.reshape(-1)
-        return np.lib.stride_tricks.as_strided(
-            flat[view.offset :],
-            shape=view.shape,
-            strides=tuple(s * itemsize for s in view.stride),
-        )
+        np_dt = np.dtype(self._dtype.np)
+        if np_dt.itemsize != base.itemsize:
+            raise NotImplementedError("torchlike: numpy() of a view(dtype) with a different element size")
+        # A numpy view into the shared buffer at the view's torch geometry (elements of the buffer).
+        iface = {
+            "data": (base.ctypes.data + view.offset * base.itemsize, False),
+            "shape": tuple(view.shape),
+            "strides": tuple(st * base.itemsize for st in view.stride),
+            "typestr": np_dt.str,
+            "version": 3,
+        }
+        return np.asarray(_ArrayInterface(iface, base))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         arr = self.numpy() if not self.requires_grad else self.detach().numpy()

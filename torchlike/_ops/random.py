@@ -309,7 +309,7 @@ def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Gen
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     if isinstance(p, Tensor):
-        p = np.broadcast_to(np.asarray(p.detach()._host(), np.float64), tuple(self._shape))
+        p = np.asarray(p.detach()._host())  # its dtype picks torch's float or double draw
     elif not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     return _fill_(self, "bernoulli", generator, p=p)

@@ -1,0 +1,77 @@
+"""torch.manual_seed + the public random functions: torchlike's values equal torch's bit for bit."""
+
+import numpy as np
+import pytest
+import torch
+
+import torchlike
+
+SEEDS = [0, 1, 42, 2**31 - 1, 2**40]
+SIZES = [1, 15, 16, 17, 1000]
+
+
+def _bits(t):
+    t = t.detach()
+    if str(t.dtype).endswith("bfloat16"):
+        t = t.view(getattr(type(t).__module__ == "torch" and torch or torchlike, "int16"))
+    a = t.cpu().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint8) if a.dtype.kind in "fc" else a
+
+
+def _same(fn):
+    outs = []
+    for lib in (torch, torchlike):
+        lib.manual_seed(fn.seed)
+        outs.append(fn(lib))
+    for a, b in zip(*outs):
+        assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
+        assert np.array_equal(_bits(a), _bits(b)), (a, b)
+
+
+CALLS = {
+    "rand": lambda t, n: [t.rand(n), t.rand(n, dtype=t.float64), t.rand(n, dtype=t.float16)],
+    "randn": lambda t, n: [t.randn(n), t.randn(n, dtype=t.float64), t.randn(n, dtype=t.bfloat16)],
+    "randint": lambda t, n: [t.randint(0, 10, (n,)), t.randint(-5, 2**40, (n,)), t.randint(3, (n,), dtype=t.int8)],
+    "randperm": lambda t, n: [t.randperm(n), t.randperm(n, dtype=t.int32)],
+    "like": lambda t, n: [t.rand_like(t.ones(n)), t.randn_like(t.ones(n, dtype=t.float64)),
+                          t.randint_like(t.ones(n, dtype=t.int32), 7)],
+    "normal": lambda t, n: [t.normal(2.0, 3.0, (n,)), t.normal(t.arange(float(n)), 1.0),
+                            t.normal(1.0, t.ones(n) * 2), t.normal(t.zeros(n), t.ones(n))],
+    "inplace": lambda t, n: [t.empty(n).uniform_(-2, 3), t.empty(n).normal_(1, 0.5), t.empty(n).exponential_(2.0),
+                             t.empty(n).geometric_(0.3), t.empty(n).log_normal_(), t.empty(n).cauchy_(),
+                             t.empty(n, dtype=t.int64).random_(), t.empty(n).random_(0, 7),
+                             t.empty(n, dtype=t.int32).random_(100)],
+    "bernoulli": lambda t, n: [t.bernoulli(t.full((n,), 0.3)), t.empty(n).bernoulli_(0.7),
+                               t.empty(n).bernoulli_(t.linspace(0, 1, n))],
+    "multinomial": lambda t, n: [t.multinomial(t.arange(1.0, 6.0), 3), t.multinomial(t.ones(4, 5), n, True)],
+    "interleaved": lambda t, n: [t.rand(3), t.randn(n), t.randint(0, 5, (2,)), t.randn(2, n).t().contiguous(),
+                                 t.ones(4, n).t().uniform_()],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name", list(CALLS))
+def test_same_stream(seed, name):
+    for n in SIZES if name not in ("multinomial",) else [1, 16]:
+        fn = lambda lib, n=n: CALLS[name](lib, n)  # noqa: E731
+        fn.seed = seed
+        _same(fn)
+
+
+def test_generator_objects_and_state():
+    for lib in (torch, torchlike):
+        lib.manual_seed(3)
+    g1, g2 = torch.Generator().manual_seed(7), torchlike.Generator().manual_seed(7)
+    assert np.array_equal(torch.rand(5, generator=g1).numpy(), torchlike.rand(5, generator=g2).numpy())
+    s1, s2 = torch.get_rng_state(), torchlike.get_rng_state()
+    assert np.array_equal(s1.numpy(), s2.numpy())
+    a1, a2 = torch.rand(4), torchlike.rand(4)
+    torch.set_rng_state(s1)
+    torchlike.set_rng_state(s2)
+    assert np.array_equal(torch.rand(4).numpy(), a1.numpy())
+    assert np.array_equal(torchlike.rand(4).numpy(), a2.numpy())
+    with torchlike.random.fork_rng():
+        torchlike.rand(10)
+    assert np.array_equal(torchlike.rand(3).numpy(), torch.rand(3).numpy())
+    assert torchlike.initial_seed() == torch.initial_seed()
