@@ -354,3 +354,25 @@ def test_storage_offsets_follow_miniz_layout(tmp_path):
         config.load.calculate_storage_offsets = old
     for i in range(6):
         assert torch.equal(got[f"t{i}"], torch.arange(i * 7 + 1, dtype=torch.float32))
+
+
+def test_lazy_conj_and_neg_bits_are_resolved():
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    obj = {"conj": z.conj(), "neg": torch.tensor([1.0, -2.0])._neg_view()}
+    got, _ = _roundtrip_torch_to_torchlike(obj)
+    assert got["conj"].tolist() == z.conj().resolve_conj().tolist()
+    assert got["neg"].tolist() == [-1.0, 2.0]
+
+
+def test_numpy_shared_and_reinterpreted_tensors_load_in_torch():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3).T  # a non-contiguous numpy array shared with the tensor
+    t = tl.from_numpy(a)
+    x = tl.arange(4, dtype=tl.float32)
+    back, _ = _roundtrip_torchlike_to_torch([t, t[1], x.view(tl.int32)])
+    assert back[0].tolist() == a.tolist() and back[1].tolist() == [1.0, 4.0]
+    assert torch.equal(back[2], torch.arange(4, dtype=torch.float32).view(torch.int32))
+    with pytest.raises(RuntimeError, match="view the same data as different types"):
+        save([x, x.view(tl.int32)], io.BytesIO())
+    with pytest.raises(RuntimeError, match="view the same data as different types"):
+        z = torch.zeros(2)
+        torch.save([z, z.view(torch.int32)], io.BytesIO())

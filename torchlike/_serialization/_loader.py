@@ -300,7 +300,7 @@ def _load_file(opened: IO[bytes], loader: _Loader, path: Any, mmap: bool) -> Any
             if mmap:
                 if path is None:
                     raise ValueError("f must be a file path in order to use the mmap argument")
-                mmap_file = np.memmap(os.fspath(path), dtype=np.uint8, mode="r")
+                mmap_file = np.memmap(os.fspath(path), dtype=np.uint8, mode="c")  # MAP_PRIVATE, as torch
             return _load_zip(reader, loader, mmap_file)
         finally:
             reader.close()

@@ -12,6 +12,7 @@ from .. import _weights_only_unpickler as _wo
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import layout as _layout
+from .._core import tensor as T
 from .._core.size import Size
 from .._core.storage import TypedStorage, UntypedStorage, tensor_on
 from .._core.tensor import Tensor
@@ -116,12 +117,17 @@ def _rebuild_tensor(storage: TypedStorage, storage_offset: int, size: tuple, str
 
 
 def _apply_metadata(t: Tensor, metadata: Any) -> Tensor:
-    # torch's lazy conj/neg bits: torchlike has none, so resolve them into values
-    if metadata and metadata.get("conj"):
-        t = t.conj_physical()
-    if metadata and metadata.get("neg"):
-        t = t.neg()
-    return t
+    """torch's lazy conj/neg bits: torchlike has none, so the values are resolved (no longer shared)."""
+    if not metadata or not (metadata.get("conj") or metadata.get("neg")):
+        return t
+    import jax.numpy as jnp
+
+    arr = t._data()
+    if metadata.get("conj"):
+        arr = jnp.conj(arr)
+    if metadata.get("neg"):
+        arr = -arr
+    return T.make(arr, t.device, t._dtype)
 
 
 def _rebuild_tensor_v2(storage: TypedStorage, storage_offset: int, size: tuple, stride: tuple,
