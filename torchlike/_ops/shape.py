@@ -6,6 +6,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._core import device as _device
 from .._core import dtype as D
@@ -13,7 +14,9 @@ from .._core import tensor as T
 from .._core.tensor import Tensor
 from . import registry
 from .reduction import dims
-from .registry import RawTensor, TensorList, defop
+from .._core.size import Size
+from .._core.tensor import wrap_dim
+from .registry import RawTensor, TensorArg, TensorList, defop
 
 
 def _cat_check(tensors: list, dim: int) -> tuple:
@@ -71,9 +74,39 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return self if self.is_contiguous() else clone(self)
 
 
-@defop(promote=None, method=False, grad_name="ToCopyBackward0", saves=())
+def convert(x: Any, np_dtype: Any) -> Any:
+    """``x.astype(np_dtype)`` with torch's (x86) conversions: float -> integer truncates toward zero;
+    values out of range (and NaN) become INT64_MIN for int64 and go through int32 (out of range:
+    INT32_MIN) for narrower integers, which then wrap; complex -> real keeps the real part."""
+    np_dtype = np.dtype(np_dtype)
+    src = x.dtype
+    if jnp.issubdtype(src, jnp.complexfloating) and not jnp.issubdtype(np_dtype, jnp.complexfloating):
+        x = jnp.real(x) if np_dtype != np.bool_ else x != 0
+        src = x.dtype
+    if not jnp.issubdtype(src, jnp.floating) or np_dtype == np.bool_ or not jnp.issubdtype(np_dtype, jnp.integer):
+        return x.astype(np_dtype)
+    wide = np.dtype(np.int64) if np_dtype == np.int64 else np.dtype(np.int32)
+    lim = float(2 ** (wide.itemsize * 8 - 1))
+    if src != jnp.float64:
+        x = x.astype(jnp.float32)
+    ok = (x >= -lim) & (x < lim)
+    t = jnp.where(ok, jnp.where(ok, x, 0).astype(wide), np.iinfo(wide).min)
+    return t.astype(np_dtype)
+
+
+def _complex_warning(cdt: Any, dyn: tuple, static: tuple) -> None:
+    src, dt = dyn[0]._dtype, static[0]
+    if src.is_complex and not dt.is_complex and dt is not D.bool:
+        import warnings
+
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4
+        )
+
+
+@defop(promote=None, method=False, grad_name="ToCopyBackward0", saves=(), check=_complex_warning)
 def _to_dtype(input: RawTensor, dtype: Any) -> Any:
-    return input.astype(dtype.np)
+    return convert(input, dtype.np)
 
 
 _movers: dict = {}
@@ -174,4 +207,337 @@ registry.METHODS.update(
     cpu=lambda self, memory_format=None: to(self, "cpu"),
     cuda=lambda self, device=None, non_blocking=False, memory_format=None: to(
         self, _device.device("cuda", device) if isinstance(device, int) else (device or "cuda")),
+)  # fmt: skip
+
+
+# --- reordering: flip, roll, rot90 ------------------------------------------------------------------
+
+
+def _dim_list(dims_: Any) -> tuple:
+    if isinstance(dims_, (int, np.integer)):
+        return (int(dims_),)
+    return tuple(int(d) for d in dims_)
+
+
+@defop(promote=None, method=False, grad_name="FlipBackward0", saves=())
+def _flip(input: RawTensor, dims: tuple) -> Any:
+    axes = _norm_dims(dims, input.ndim)
+    return jnp.flip(input, axes) if axes else input
+
+
+def _norm_dims(d: tuple, ndim: int) -> tuple:
+    return dims(d, ndim) or ()
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    return _flip(input, _dim_list(dims))
+
+
+def _flip_method(self: Tensor, *dims_: Any) -> Tensor:
+    if len(dims_) == 1 and isinstance(dims_[0], (tuple, list)):
+        dims_ = dims_[0]
+    return _flip(self, _dim_list(dims_))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+@defop(promote=None, method=False, grad_name="RollBackward0", saves=())
+def _roll(input: RawTensor, shifts: tuple, dims: Any) -> Any:
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return jnp.roll(input.reshape(-1), shifts[0]).reshape(input.shape)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    axes = tuple(wrap_dim(a, input.ndim) for a in dims)
+    if input.size == 0:
+        return input
+    return jnp.roll(input, shifts, axes)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    return _roll(input, _dim_list(shifts), None if dims is None else _dim_list(dims))
+
+
+@defop(promote=None, method=False, grad_name="Rot90Backward0", saves=())
+def _rot90(input: RawTensor, k: int, dims: tuple) -> Any:
+    d = dims
+    if len(d) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(d)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    n = input.ndim
+    wrap_dim(d[0], n), wrap_dim(d[1], n)
+    if d[0] == d[1] or abs(d[0] - d[1]) == n:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d[0]} and dim1 = {d[1]}")
+    return jnp.rot90(input, k, (d[0] % n, d[1] % n))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    return _rot90(input, int(k), _dim_list(dims))
+
+
+# --- repeating ----------------------------------------------------------------------------------------
+
+
+def _sizes(args: tuple) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = args[0]
+    return tuple(int(a) for a in args)
+
+
+@defop(promote=None, method=False, grad_name="RepeatBackward0", saves=())
+def _repeat(input: RawTensor, repeats: tuple) -> Any:
+    if len(repeats) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    shape = (1,) * (len(repeats) - input.ndim) + tuple(input.shape)
+    out = tuple(a * b for a, b in zip(shape, repeats))
+    if any(r < 0 for r in repeats):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(out)}")
+    return jnp.tile(input.reshape(shape), repeats)
+
+
+def repeat(self: Tensor, *sizes: Any) -> Tensor:
+    """Tensor.repeat(*sizes)."""
+    return _repeat(self, _sizes(sizes))
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    d = _sizes((dims,)) if not isinstance(dims, int) else (dims,)
+    if len(d) < input.dim():
+        d = (1,) * (input.dim() - len(d)) + d
+    return _repeat(input, d)
+
+
+def _tile_method(self: Tensor, *dims: Any) -> Tensor:
+    return tile(self, _sizes(dims))
+
+
+@defop(promote=None, method=False, grad_name="ViewBackward0", saves=())
+def _repeat_interleave_int(input: RawTensor, repeats: int, dim: int) -> Any:
+    return jnp.repeat(input, repeats, axis=dim)
+
+
+def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """torch.repeat_interleave(input, repeats, dim) and repeat_interleave(repeats)."""
+    from .creation import tensor as _tensor
+    from .indexing_ops import index_select
+
+    if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
+        reps = input
+        counts = _repeat_counts(reps, None)
+        return _tensor(np.repeat(np.arange(len(counts)), counts), dtype=reps._dtype, device=reps.device)
+    if dim is None:
+        input = input.reshape(-1)
+        dim = 0
+    d = wrap_dim(dim, input.dim())
+    if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.dim() <= 1:
+        repeats = repeats.item()
+    if isinstance(repeats, (int, np.integer)):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        return _repeat_interleave_int(input, int(repeats), d)
+    counts = _repeat_counts(repeats, input._shape[d])
+    if output_size is not None and output_size != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    idx = _tensor(np.repeat(np.arange(len(counts)), counts), device=input.device)
+    return index_select(input, d, idx)
+
+
+def _repeat_counts(repeats: Any, n: int | None) -> np.ndarray:
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats._dtype not in (D.int32, D.int64):
+        raise RuntimeError("repeats has to be Long or Int tensor")
+    counts = repeats._host()
+    if n is not None and len(counts) != n:
+        raise RuntimeError(
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = {len(counts)} and "
+            f"input.size(0) = {n}"
+        )
+    if counts.size and counts.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    return counts
+
+
+# --- triangles and diagonals ----------------------------------------------------------------------
+
+
+def _tri_check(name: str, x: Any) -> None:
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+@defop(promote=None, inplace=True, out=True, saves=())
+def tril(input: RawTensor, diagonal: int = 0) -> Any:
+    _tri_check("tril", input)
+    return jnp.tril(input, diagonal)
+
+
+@defop(promote=None, inplace=True, out=True, saves=())
+def triu(input: RawTensor, diagonal: int = 0) -> Any:
+    _tri_check("triu", input)
+    return jnp.triu(input, diagonal)
+
+
+def _embed(x: Any, offset: int, d1: int, d2: int) -> Any:
+    """x's last dim placed on the ``offset`` diagonal of new dims (d1, d2) (torch.diag_embed)."""
+    n = x.shape[-1] + abs(offset)
+    eye = jnp.eye(n, n, offset, dtype=bool)
+    r = jnp.arange(n)[:, None] if offset >= 0 else jnp.arange(n)[None, :]
+    idx = jnp.clip(jnp.broadcast_to(r, (n, n)), 0, max(x.shape[-1] - 1, 0))
+    vals = x[..., idx] if x.shape[-1] else jnp.zeros(x.shape[:-1] + (n, n), x.dtype)
+    out = jnp.where(eye, vals, jnp.zeros((), x.dtype))
+    nd = out.ndim
+    rest = [i for i in range(nd) if i not in (d1, d2)]
+    perm = [0] * nd
+    for src, dst in zip(range(nd - 2), rest):
+        perm[dst] = src
+    perm[d1], perm[d2] = nd - 2, nd - 1
+    return jnp.transpose(out, perm)
+
+
+@defop(promote=None, saves=())
+def diag_embed(input: RawTensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    nd = input.ndim + 1
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _embed(input, offset, d1, d2)
+
+
+def _diag_name(static: tuple, dyn: tuple) -> str:
+    return "DiagEmbedBackward0" if dyn[0].dim() == 1 else "DiagonalBackward0_copy"
+
+
+@defop(promote=None, out=True, grad_name=_diag_name, saves=())
+def diag(input: RawTensor, diagonal: int = 0) -> Any:
+    if input.ndim == 1:
+        return _embed(input, diagonal, 0, 1)
+    if input.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    return jnp.diagonal(input, diagonal)
+
+
+@defop(promote=None, grad_name="DiagEmbedBackward0", saves=())
+def diagflat(input: RawTensor, offset: int = 0) -> Any:
+    return _embed(input.reshape(-1), offset, 0, 1)
+
+
+@defop(promote=None, saves=())
+def trace(input: RawTensor) -> Any:
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    dt = input.dtype
+    if jnp.issubdtype(dt, jnp.integer) or dt == jnp.bool_:
+        dt = jnp.int64
+    return jnp.trace(input).astype(dt)
+
+
+@defop(out=True, grad_name="UnsafeViewBackward0", saves=())
+def kron(input: TensorArg, other: TensorArg) -> Any:
+    return jnp.kron(input, other)
+
+
+# --- copies of views ----------------------------------------------------------------------------------
+
+
+@defop(promote=None, out=True, saves=())
+def narrow_copy(input: RawTensor, dim: int, start: int, length: int) -> Any:
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    start = start + n if start < 0 else start
+    if length < 0 or start > n - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return jax.lax.slice_in_dim(input, start, start + length, axis=d)
+
+
+def ravel(input: Tensor) -> Tensor:
+    from .views import view
+
+    return view(contiguous(input), -1)
+
+
+# --- take ---------------------------------------------------------------------------------------------
+
+
+def _take_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, idx = dyn
+    if idx._dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {D.cpp_name(idx._dtype)}")
+    n = x.numel()
+    if idx.numel():
+        host = idx._host()
+        bad = host[(host >= n) | (host < -n)]
+        if bad.size:
+            if n == 0:
+                raise IndexError("take(): tried to take from an empty tensor")
+            raise IndexError(f"out of range: tried to access index {bad[0]} on a tensor of {n} elements.")
+
+
+@defop(promote=None, out=True, check=_take_check, saves=("index",))
+def take(input: RawTensor, index: RawTensor) -> Any:
+    return jnp.take(input.reshape(-1), index, mode="wrap") if input.size else jnp.zeros(index.shape, input.dtype)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
+    from .indexing_ops import gather
+
+    if indices._dtype is not D.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {D.cpp_name(indices._dtype)}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+    if input.dim() != indices.dim():
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            f"{input.dim()} dimensions for input, and {indices.dim()} dimensions for indices"
+        )
+    d = wrap_dim(dim, input.dim())
+    shape_i = list(input._shape)
+    shape_x = list(indices._shape)
+    shape_i[d] = shape_x[d] = 1
+    b = _broadcast_shape(tuple(shape_i), tuple(shape_x))
+    bi, bx = list(b), list(b)
+    bi[d] = input._shape[d]
+    bx[d] = indices._shape[d]
+    return gather(input.expand(bi), d, indices.expand(bx), out=out)
+
+
+def _broadcast_shape(*shapes: tuple) -> tuple:
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for i, v in enumerate(s):
+            j = n - len(s) + i
+            if out[j] == 1:
+                out[j] = v
+            elif v != 1 and v != out[j]:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({v}) at non-singleton "
+                    f"dimension {j}"
+                )
+    return tuple(out)
+
+
+__all__ = ["flip", "roll", "rot90", "fliplr", "flipud", "tile", "repeat_interleave", "ravel", "take_along_dim"]
+
+registry.METHODS.update(
+    flip=_flip_method, roll=roll, rot90=rot90, fliplr=fliplr, flipud=flipud, repeat=repeat, tile=_tile_method,
+    repeat_interleave=repeat_interleave, ravel=ravel, take_along_dim=take_along_dim,
 )  # fmt: skip
