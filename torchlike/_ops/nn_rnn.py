@@ -11,7 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .registry import OptRawTensor, RawTensor, defop
+from .registry import OptRawTensor, RawTensor, TensorList, defop
 
 
 def _gates(mode: str, xw: Any, h: Any, c: Any, w_hh: Any, b_hh: Any, w_hr: Any) -> tuple:
@@ -106,3 +106,35 @@ def _rnn_cell(input: RawTensor, hx: RawTensor, cx: OptRawTensor, w_ih: RawTensor
         xw = xw + b_ih
     h, c = _gates(mode, xw, hx, cx, w_hh, b_hh, None)
     return (h, c) if mode == "LSTM" else h
+
+
+# --- packed sequences: rows gathered by host-computed indices ------------------------------------------------
+
+
+@defop(promote=None, method=False, grad_name="PackPaddedSequenceBackward0", saves=())
+def _pack_rows(input: RawTensor, index: RawTensor) -> Any:
+    """Rows of ``input`` flattened over its first two dims, taken at ``index``."""
+    flat = input.reshape((-1,) + input.shape[2:])
+    return jnp.take(flat, index, axis=0)
+
+
+@defop(promote=None, method=False, grad_name="CopySlices", saves=())
+def _unpack_rows(data: RawTensor, index: RawTensor, shape: tuple, padding_value: float) -> Any:
+    """A (T, B, *) tensor whose row t*B+b is ``data[index[t*B+b]]``, or padding where index is -1."""
+    safe = jnp.where(index < 0, 0, index)
+    rows = jnp.take(data, safe, axis=0)
+    mask = (index >= 0).reshape((-1,) + (1,) * (data.ndim - 1))
+    rows = jnp.where(mask, rows, jnp.asarray(padding_value, data.dtype))
+    return rows.reshape(shape + data.shape[1:])
+
+
+@defop(promote=None, method=False, grad_name="CopySlices", saves=())
+def _pad_sequence(sequences: TensorList, batch_first: bool, padding_value: float, padding_side: str) -> Any:
+    longest = max(s.shape[0] for s in sequences)
+    out = []
+    for s in sequences:
+        pad = [(0, longest - s.shape[0])] + [(0, 0)] * (s.ndim - 1)
+        if padding_side == "left":
+            pad[0] = pad[0][::-1]
+        out.append(jnp.pad(s, pad, constant_values=jnp.asarray(padding_value, s.dtype)))
+    return jnp.stack(out, axis=0 if batch_first else 1)

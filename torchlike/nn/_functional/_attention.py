@@ -197,3 +197,31 @@ def multi_head_attention_forward(
         if weights is not None:
             weights = weights.squeeze(0)
     return out, weights
+
+
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str, target_type: Any,
+                    check_other: bool = True) -> Tensor | None:  # fmt: skip
+    """torch's F._canonical_mask: bool masks become additive float masks (-inf where True)."""
+    from ..._ops import creation
+
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype is not D.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.",
+            stacklevel=3,
+        )
+    if not is_float:
+        mask = creation.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _none_or_dtype(input: Tensor | None) -> Any:
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")

@@ -1,6 +1,7 @@
 """torch.nn.modules: every layer family, re-exported."""
 
 from ._activation import *  # noqa: F403
+from ._attention import *  # noqa: F403
 from ._container import *  # noqa: F403
 from ._conv import *  # noqa: F403
 from ._dropout import *  # noqa: F403
@@ -11,5 +12,7 @@ from ._module import Module  # noqa: F401
 from ._normalization import *  # noqa: F403
 from ._padding import *  # noqa: F403
 from ._pooling import *  # noqa: F403
+from ._rnn import *  # noqa: F403
 from ._sparse import *  # noqa: F403
+from ._transformer import *  # noqa: F403
 from ._vision import *  # noqa: F403
