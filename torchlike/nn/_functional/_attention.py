@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
