@@ -376,3 +376,13 @@ def test_numpy_shared_and_reinterpreted_tensors_load_in_torch():
     with pytest.raises(RuntimeError, match="view the same data as different types"):
         z = torch.zeros(2)
         torch.save([z, z.view(torch.int32)], io.BytesIO())
+
+
+def test_save_path_errors_match(tmp_path):
+    for target in (tmp_path, tmp_path / "missing" / "x.pt"):
+        msgs = []
+        for saver, value in ((torch.save, torch.ones(1)), (save, tl.ones(1))):
+            with pytest.raises(RuntimeError) as e:
+                saver(value, target)
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]

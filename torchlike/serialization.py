@@ -15,6 +15,7 @@ interrupted save leaves the previous file intact.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import pickle
@@ -56,13 +57,23 @@ UNSAFE_MESSAGE = (
 )
 
 
+_OPEN_FAILED = "[enforce fail at inline_container.cc:747] . open file failed with strerror: "  # torch's text
+
+
 def _atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
     """Write a new file next to ``path`` and rename it over ``path`` only once it is complete."""
     target = os.path.realpath(path) if os.path.islink(path) else path
     parent = os.path.dirname(target)
     if parent and not os.path.isdir(parent):
         raise RuntimeError(f"Parent directory {parent} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=parent or ".")
+    if os.path.isdir(target):
+        raise RuntimeError(_OPEN_FAILED + os.strerror(errno.EISDIR))
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=parent or "."
+        )
+    except OSError as e:
+        raise RuntimeError(_OPEN_FAILED + (e.strerror or str(e))) from e
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
