@@ -923,3 +923,26 @@ def _as_tuple(v: Any) -> Any:
 
 
 MATH_SQRT3 = math.sqrt(3.0)
+
+
+# --- weight normalisation ------------------------------------------------------------------------------------
+
+
+def _except_axes(ndim: int, dim: int) -> tuple:
+    if dim == -1:
+        return tuple(range(ndim))
+    return tuple(a for a in range(ndim) if a != dim % ndim)
+
+
+@defop(promote=None, method=False, grad_name="NormExceptDimBackward0")
+def _norm_except_dim(v: RawTensor, pow: float, dim: int) -> Any:
+    axes = _except_axes(v.ndim, dim)
+    n = jnp.sum(jnp.abs(v) ** pow, axis=axes, keepdims=dim != -1) ** (1.0 / pow)
+    return n
+
+
+@defop(promote=None, method=False, grad_name="WeightNormInterfaceBackward0")
+def _weight_norm(v: RawTensor, g: RawTensor, dim: int) -> Any:
+    axes = _except_axes(v.ndim, dim)
+    norm = jnp.sqrt(jnp.sum(v * v, axis=axes, keepdims=True))
+    return v * (g / norm)

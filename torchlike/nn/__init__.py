@@ -1,6 +1,6 @@
 """torch.nn."""
 
-from . import functional, init, parameter  # noqa: F401
+from . import functional, init, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F403
 from .modules import Module  # noqa: F401
 from .modules._module import (  # noqa: F401
