@@ -33,7 +33,7 @@ from ._precision import get_float32_matmul_precision, set_float32_matmul_precisi
 from . import backends, cuda, random  # noqa: E402
 from ._compile import compile  # noqa: E402
 from . import compiler, _dynamo  # noqa: E402,F401
-from . import amp, cpu  # noqa: E402,F401
+from . import amp, cpu, func  # noqa: E402,F401
 from .amp import autocast  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402,F401
     get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled,

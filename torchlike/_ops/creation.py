@@ -22,7 +22,7 @@ from . import registry
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
     "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "empty_strided", "scalar_tensor",
-    "frombuffer", "complex", "polar", "tril_indices", "triu_indices",
+    "frombuffer", "complex", "polar", "tril_indices", "triu_indices", "from_jax", "from_dlpack",
 ]  # fmt: skip
 
 _range = builtins.range
@@ -201,6 +201,17 @@ def asarray(obj: Any, *, dtype: D.dtype | None = None, device: Any = None, copy:
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """torch.from_numpy: a CPU tensor sharing memory with ``ndarray``."""
     return T.from_numpy_shared(ndarray)
+
+
+def from_jax(array: Any) -> Tensor:
+    """A tensor over a JAX array (zero-copy: JAX arrays are immutable, so nothing is shared for writing)."""
+    return T.make(array, _device.from_jax(next(iter(array.devices()))))
+
+
+def from_dlpack(ext_tensor: Any) -> Tensor:
+    from ..utils.dlpack import from_dlpack as _from
+
+    return _from(ext_tensor)
 
 
 def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
@@ -543,6 +554,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
 
 
 registry.METHODS.update(
+    jax=lambda self: self._data(),
     new_zeros=_new_method(0, "new_zeros"),
     new_ones=_new_method(1, "new_ones"),
     new_empty=_new_method(0, "new_empty"),

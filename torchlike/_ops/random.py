@@ -159,8 +159,23 @@ def _generator_for(generator: Generator | None, dev: _device.device) -> Generato
     return default_generator if dev.type == "cpu" else cuda_generator(dev.index)
 
 
+vmap_randomness: str | None = None  # set by torchlike.func.vmap
+
+
+def _check_vmap() -> None:
+    if vmap_randomness == "error":
+        raise RuntimeError(
+            "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+            "'different' randomness flags on vmap or perform the randomness operation out of vmap"
+        )
+    if vmap_randomness == "different":
+        raise NotImplementedError("torchlike: vmap(randomness='different') is not supported; use 'same'")
+
+
 def _draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, contiguous: bool = True, **params: Any) -> Any:
     """An array of random values in memory order for a tensor of ``shape`` (C order if contiguous)."""
+    if vmap_randomness is not None:
+        _check_vmap()
     if trace_rng is not None:
         return trace_rng.draw(kind, shape, dt, **params)
     if gen._cpu is None:

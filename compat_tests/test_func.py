@@ -1,0 +1,49 @@
+"""torch.func transforms under torch and torchlike (torchlike maps them onto JAX's transforms)."""
+
+import numpy as np
+import pytest
+
+from _harness import check, check_raises
+
+X = np.random.RandomState(0).rand(3, 4).astype(np.float32)
+V = np.random.RandomState(1).rand(4).astype(np.float32)
+
+CASES = {
+    "grad": lambda t, a, b: t.func.grad(lambda z, w: ((z @ w).sin() ** 2).sum())(a, b),
+    "grad_argnums": lambda t, a, b: t.func.grad(lambda z, w: ((z @ w).sin() ** 2).sum(), argnums=(0, 1))(a, b),
+    "grad_aux": lambda t, a, b: t.func.grad(lambda z: ((z * 2).sum(), z.mean()), has_aux=True)(a),
+    "grad_and_value": lambda t, a, b: t.func.grad_and_value(lambda z: z.exp().sum())(a),
+    "vmap": lambda t, a, b: t.func.vmap(lambda r, w: (r * w).sum())(a, b.expand(3, 4)),
+    "vmap_in_dims": lambda t, a, b: t.func.vmap(lambda r: r.cumsum(0), in_dims=1)(a),
+    "vmap_none": lambda t, a, b: t.func.vmap(lambda r, w: r @ w, in_dims=(0, None))(a, b),
+    "vmap_out_dims": lambda t, a, b: t.func.vmap(lambda r: r * 2, out_dims=1)(a),
+    "per_sample_grad": lambda t, a, b: t.func.vmap(t.func.grad(lambda r, w: ((r * w).sum()) ** 2), in_dims=(0, None))(a, b),
+    "jacrev": lambda t, a, b: t.func.jacrev(lambda z: z.sin() * z)(b),
+    "jacfwd": lambda t, a, b: t.func.jacfwd(lambda z: z.sin() * z)(b),
+    "hessian": lambda t, a, b: t.func.hessian(lambda z: (z.sin() * z).sum())(b),
+    "jvp": lambda t, a, b: t.func.jvp(lambda z: z.exp(), (b,), (b,)),
+    "vjp": lambda t, a, b: t.func.vjp(lambda z: z.exp(), b)[1](b),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_transform(name):
+    check(CASES[name], [X, V], grad=False)
+
+
+def test_vmap_refuses_randomness_by_default():
+    check_raises(lambda t, a: t.func.vmap(lambda r: r + t.rand(4))(a), [X])
+
+
+def test_functional_call_and_stack_module_state():
+    def f(t, a):
+        t.manual_seed(0)
+        m = t.nn.Linear(4, 2)
+        params = {k: v.detach() * 2 for k, v in m.named_parameters()}
+        out = t.func.functional_call(m, params, (a,))
+        models = [t.nn.Linear(4, 2) for _ in range(3)]
+        p, b = t.func.stack_module_state(models)
+        ens = t.func.vmap(lambda pp, x: t.func.functional_call(models[0], pp, (x,)), in_dims=(0, None))(p, a)
+        return out, m.weight, sorted(p), p["weight"].shape, ens
+
+    check(f, [X], grad=False)

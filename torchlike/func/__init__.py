@@ -1,0 +1,317 @@
+"""torch.func on JAX's own transforms, plus JAX interop (``to_jax``).
+
+Every transform runs the user's function on tensors whose arrays are JAX tracers, so
+``grad``, ``vmap``, ``jacrev``... are jax.grad, jax.vmap, jax.jacrev of the same computation.
+Nested transforms nest the same way. When an input requires grad under the outer (tape) autograd,
+the transformed computation is recorded as one node, so results stay differentiable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from typing import Any, Callable, Iterator, Sequence
+
+import jax
+
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from ..autograd import grad_mode
+
+__all__ = ["grad", "grad_and_value", "vmap", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize",
+           "functional_call", "stack_module_state", "functionalize", "to_jax", "replace_all_batch_norm_modules_"]  # fmt: skip
+
+
+def _is_t(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _leaves(tree: Any) -> tuple[list, Any]:
+    return jax.tree_util.tree_flatten(tree, is_leaf=_is_t)
+
+
+def _to_arrays(tree: Any) -> Any:
+    return jax.tree_util.tree_map(lambda t: t._data() if _is_t(t) else t, tree, is_leaf=_is_t)
+
+
+def _to_tensors(tree: Any, device: Any) -> Any:
+    def wrap(a: Any) -> Any:
+        if isinstance(a, (jax.Array, jax.core.Tracer)) or hasattr(a, "aval"):
+            return T.make(a, device)
+        return a
+
+    return jax.tree_util.tree_map(wrap, tree)
+
+
+def _device(tree: Any) -> Any:
+    from .._core import device as _dev
+
+    for leaf in _leaves(tree)[0]:
+        if _is_t(leaf):
+            return leaf.device
+    return _dev.CPU
+
+
+def _pure(func: Callable, device: Any) -> Callable:
+    """``func`` on Tensors as a function of arrays (tensor outputs become arrays)."""
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        with grad_mode.no_grad():
+            out = func(*_to_tensors(args, device), **_to_tensors(kwargs, device))
+        return _to_arrays(out)
+
+    return f
+
+
+def _apply(transform: Callable, args: tuple, kwargs: dict) -> Any:
+    """Run a JAX-transformed function on tensor arguments and wrap the results as tensors."""
+    device = _device((args, kwargs))
+    arrays = _to_arrays((args, kwargs))
+    out = transform(*arrays[0], **arrays[1])
+    return _to_tensors(out, device)
+
+
+_vmap_depth = 0
+
+
+@contextlib.contextmanager
+def _in_vmap(randomness: str) -> Iterator[None]:
+    from .._ops import random
+
+    global _vmap_depth
+    prev = random.vmap_randomness if hasattr(random, "vmap_randomness") else None
+    random.vmap_randomness = randomness
+    _vmap_depth += 1
+    try:
+        yield
+    finally:
+        _vmap_depth -= 1
+        random.vmap_randomness = prev
+
+
+def _argnums_tuple(argnums: Any) -> tuple:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
+    """torch.func.grad_and_value: ``(grad, value)`` (``(grad, (value, aux))`` with has_aux)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        device = _device((args, kwargs))
+        f = _pure(func, device)
+
+        def scalar(*a: Any, **k: Any) -> Any:
+            out = f(*a, **k)
+            if has_aux:
+                if not (isinstance(out, tuple) and len(out) == 2):
+                    raise RuntimeError(
+                        "grad_and_value(f)(*args): output of function f should be a tuple: (output, aux) if has_aux "
+                        "is True"
+                    )
+                return out[0], out[1]
+            return out
+
+        for_jax = jax.value_and_grad(scalar, argnums=argnums, has_aux=has_aux)
+        (value, g) = _apply(lambda *a, **k: for_jax(*a, **k), args, kwargs)
+        return g, value
+
+    return wrapper
+
+
+def grad(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
+    """torch.func.grad: the gradient of a scalar-valued ``func`` w.r.t. ``argnums``."""
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        g, value = gv(*args, **kwargs)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return wrapper
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    device = _device(primals)
+    f = _pure(func, device)
+    out = jax.vjp(f, *_to_arrays(primals), has_aux=has_aux)
+    if has_aux:
+        value, pull, aux = out
+    else:
+        value, pull = out
+
+    def vjp_fn(*cotangents: Any) -> Any:
+        ct = _to_arrays(cotangents[0] if len(cotangents) == 1 else cotangents)
+        return _to_tensors(pull(ct), device)
+
+    if has_aux:
+        return _to_tensors(value, device), vjp_fn, _to_tensors(aux, device)
+    return _to_tensors(value, device), vjp_fn
+
+
+def jvp(func: Callable, primals: Sequence[Any], tangents: Sequence[Any], *, strict: bool = False,
+        has_aux: bool = False) -> tuple:
+    device = _device(primals)
+    f = _pure(func, device)
+    if has_aux:
+        out, tang, aux = jax.jvp(lambda *a: f(*a), tuple(_to_arrays(primals)), tuple(_to_arrays(tangents)),
+                                 has_aux=True)  # fmt: skip
+        return _to_tensors(out, device), _to_tensors(tang, device), _to_tensors(aux, device)
+    out, tang = jax.jvp(f, tuple(_to_arrays(primals)), tuple(_to_arrays(tangents)))
+    return _to_tensors(out, device), _to_tensors(tang, device)
+
+
+def linearize(func: Callable, *primals: Any) -> tuple:
+    device = _device(primals)
+    out, lin = jax.linearize(_pure(func, device), *_to_arrays(primals))
+    return _to_tensors(out, device), lambda *t: _to_tensors(lin(*_to_arrays(t)), device)
+
+
+def _jac(jax_fn: Callable, func: Callable, argnums: Any, has_aux: bool) -> Callable:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        device = _device((args, kwargs))
+        f = _pure(func, device)
+        return _apply(jax_fn(f, argnums=argnums, has_aux=has_aux), args, kwargs)
+
+    return wrapper
+
+
+def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False, chunk_size: int | None = None,
+           _preallocate_and_copy: bool = False) -> Callable:
+    return _jac(jax.jacrev, func, argnums, has_aux)
+
+
+def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
+    return _jac(jax.jacfwd, func, argnums, has_aux)
+
+
+def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        device = _device((args, kwargs))
+        return _apply(jax.hessian(_pure(func, device), argnums=argnums), args, kwargs)
+
+    return wrapper
+
+
+def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
+         chunk_size: int | None = None) -> Callable:
+    """torch.func.vmap on jax.vmap. ``randomness='same'`` draws one sample for the whole batch;
+    'error' (torch's default) refuses random ops; 'different' is not supported."""
+    if randomness not in ("error", "same", "different"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        device = _device((args, kwargs))
+        f = _pure(func, device)
+        dims = in_dims if isinstance(in_dims, tuple) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(
+                f"vmap(wrapped, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the structure of "
+                f"`inputs`. in_dims has structure {len(dims)} but inputs has structure {len(args)}."
+            )
+        batched = jax.vmap(lambda *a: f(*a, **_to_arrays(kwargs)), in_axes=dims, out_axes=out_dims)
+        with _in_vmap(randomness):
+            return _apply(batched, args, {})
+
+    return wrapper
+
+
+# --- modules as functions -------------------------------------------------------------------------
+
+
+def _swap(module: Any, name: str, value: Any) -> tuple:
+    *path, leaf = name.split(".")
+    mod = module
+    for p in path:
+        mod = getattr(mod, p)
+    for store in ("_parameters", "_buffers"):
+        d = mod.__dict__.get(store)
+        if d is not None and leaf in d:
+            old = d[leaf]
+            d[leaf] = value
+            return d, leaf, old
+    old = mod.__dict__.get(leaf)
+    mod.__dict__[leaf] = value
+    return mod.__dict__, leaf, old
+
+
+def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: dict | None = None, *,
+                    tie_weights: bool = True, strict: bool = False) -> Any:
+    """Call ``module`` with some of its parameters/buffers replaced by the given tensors."""
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, (list, tuple)):
+        merged: dict = {}
+        for d in dicts:
+            for k in d:
+                if k in merged:
+                    raise ValueError(f"{k} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+            merged.update(d)
+        dicts = merged
+    if strict:
+        expected = {n for n, _ in module.named_parameters()} | {n for n, _ in module.named_buffers()}
+        missing = sorted(expected - set(dicts))
+        unexpected = sorted(set(dicts) - expected)
+        if missing or unexpected:
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                               f"Unexpected key(s): {unexpected}.\n\tMissing key(s): {missing}.")  # fmt: skip
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    saved = [_swap(module, k, v) for k, v in dicts.items()]
+    try:
+        return module(*args, **(kwargs or {}))
+    finally:
+        for store, leaf, old in reversed(saved):
+            store[leaf] = old
+
+
+def stack_module_state(models: Sequence[Any]) -> tuple[dict, dict]:
+    """Stack the parameters and buffers of same-shaped modules along a new leading dim."""
+    from .._ops.shape import stack
+
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    params = {n: stack([dict(m.named_parameters())[n].detach() for m in models]) for n, _ in models[0].named_parameters()}
+    for p in params.values():
+        p.requires_grad_(True)
+    buffers = {n: stack([dict(m.named_buffers())[n] for m in models]) for n, _ in models[0].named_buffers()}
+    return params, buffers
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """Accepted: torchlike's ops are already functional underneath."""
+    return func
+
+
+def replace_all_batch_norm_modules_(root: Any) -> Any:
+    for m in root.modules():
+        if hasattr(m, "track_running_stats") and hasattr(m, "running_mean"):
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
+
+
+def to_jax(model: Any) -> tuple[Callable, dict]:
+    """A pure ``apply(params, *inputs) -> outputs`` (JAX arrays in and out) and the model's params
+    and buffers as a dict of JAX arrays, so the model can be trained with jax.grad/optax/pmap."""
+    params = {n: p.detach()._data() for n, p in model.named_parameters()}
+    params.update({n: b._data() for n, b in model.named_buffers()})
+    device = next(iter(model.parameters())).device if params else None
+
+    def apply(p: dict, *inputs: Any) -> Any:
+        with grad_mode.no_grad():
+            tensors = {k: T.make(v, device) for k, v in p.items()}
+            out = functional_call(model, tensors, tuple(T.make(x, device) for x in inputs))
+        return _to_arrays(out)
+
+    return apply, params
