@@ -583,6 +583,18 @@ class Tensor:
 
         return graph.register_tensor_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> Any:
+        """Call ``hook(tensor)`` after a backward pass has accumulated into this leaf's ``.grad``."""
+        if self._node is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from ..autograd.graph import _RemovableHandle
+
+        hooks = self.__dict__.setdefault("_post_acc_hooks", [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
     def backward(
         self, gradient: Tensor | None = None, retain_graph: bool | None = None, create_graph: bool = False, inputs: Any = None
     ) -> None:

@@ -406,7 +406,21 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         if g is None or (only is not None and id(leaf) not in only):
             continue
         _accumulate(leaf, g, create_graph)
+    _run_callbacks()
     return []
+
+
+_callbacks: list = []
+
+
+def queue_callback(callback: Any) -> None:
+    """torch's Variable._execution_engine.queue_callback: run ``callback`` when this backward ends."""
+    _callbacks.append(callback)
+
+
+def _run_callbacks() -> None:
+    while _callbacks:
+        _callbacks.pop(0)()
 
 
 def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
@@ -503,8 +517,6 @@ def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
             if r is not None:
                 gt = r
         arr = gt._data()
-    if leaf.hooks:
-        pass
     if arr.dtype != t._dtype.np:
         arr = arr.astype(t._dtype.np)
     old = t._grad
@@ -514,6 +526,8 @@ def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
         old._assign(arr)
     else:
         old._assign(old._data() + arr)
+    for hook in t.__dict__.get("_post_acc_hooks", ()):
+        hook(t)
     if leaf.hooks:
         for hook in leaf.hooks:
             hook(t)
