@@ -148,8 +148,8 @@ class _Entry:
 def _user_frame(tb: Any) -> str:
     """The innermost frame of user code (outside torchlike and jax) in a traceback."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frames = [f for f in traceback.extract_tb(tb) if not f.filename.startswith(here) and "/jax/" not in f.filename
-              and "/jax/_src/" not in f.filename]  # fmt: skip
+    frames = [f for f in traceback.extract_tb(tb)
+              if not f.filename.startswith(here) and "/jax/" not in f.filename and f.filename != "<string>"]  # fmt: skip
     if not frames:
         return "<unknown>"
     f = frames[-1]
