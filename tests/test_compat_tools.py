@@ -125,8 +125,7 @@ def test_missing_attribute_error_uses_torch_path() -> None:
     assert str(e) == "module 'torch' has no attribute 'foo' (torchlike does not provide torch.foo yet)"
     e = missing_attribute_error("torchlike.nn.functional", "bar")
     assert str(e) == (
-        "module 'torch.nn.functional' has no attribute 'bar' "
-        "(torchlike does not provide torch.nn.functional.bar yet)"
+        "module 'torch.nn.functional' has no attribute 'bar' (torchlike does not provide torch.nn.functional.bar yet)"
     )
 
 
@@ -259,9 +258,7 @@ def test_divergent_numbers_and_text() -> None:
 
 def test_addresses_and_padding_are_normalised() -> None:
     assert lines_match("<AddBackward0 object at 0x7f67610c4160>", "<AddBackward0 object at 0x55d1c0ffee00>")
-    assert not lines_match(
-        "<AddBackward0 object at 0x7f67610c4160>", "<MulBackward0 object at 0x7f67610c4160>"
-    )
+    assert not lines_match("<AddBackward0 object at 0x7f67610c4160>", "<MulBackward0 object at 0x7f67610c4160>")
     # torch pads columns to the widest value: a sign change re-pads the whole row
     assert lines_match("tensor([[ 0.0000,  1.5000],", "tensor([[-0.0000, 1.5000],")
     assert lines_match("        [ 2.0000,  3.0000]])", "        [2.0000, 3.0000]])")
@@ -289,13 +286,9 @@ def test_compare_runs_statuses() -> None:
     r = compare_runs("s.py", [], run("1\n", 0), run("1\n", 1))
     assert r.status == EXIT_CODE and r.detail == "exit code 0 under torch, 1 under torchlike"
     tb = 'Traceback (most recent call last):\n  File "s.py", line 1, in <module>\n    x\n{}\n'
-    r = compare_runs(
-        "s.py", [], run("", 1, tb.format("ValueError: a")), run("", 1, tb.format("TypeError: a"))
-    )
+    r = compare_runs("s.py", [], run("", 1, tb.format("ValueError: a")), run("", 1, tb.format("TypeError: a")))
     assert r.status == EXCEPTION
-    same = compare_runs(
-        "s.py", [], run("", 1, tb.format("ValueError: a")), run("", 1, tb.format("ValueError: a"))
-    )
+    same = compare_runs("s.py", [], run("", 1, tb.format("ValueError: a")), run("", 1, tb.format("ValueError: a")))
     assert same.ok
     assert compare_runs("s.py", [], run("1\n"), run("", None)).status == TIMEOUT
 
@@ -440,6 +433,4 @@ def test_coverage_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert report["summary"]["provided"] + report["summary"]["missing"] + report["summary"]["unknown"] == 12
     assert main(["coverage", str(tmp_path / "sample.py")]) == 0
     text = capsys.readouterr().out
-    assert "torch.compat.install" in text and text.rstrip().splitlines()[-1].startswith(
-        "12 torch names used: "
-    )
+    assert "torch.compat.install" in text and text.rstrip().splitlines()[-1].startswith("12 torch names used: ")

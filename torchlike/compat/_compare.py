@@ -142,9 +142,7 @@ def compare_runs(
     elif not timed_out and torch_run.returncode != 0:
         expected, actual = exception_text(torch_run.stderr), exception_text(torchlike_run.stderr)
         if expected is not None and (actual is None or first_divergence(expected, actual, rtol, atol)):
-            problems.append(
-                (EXCEPTION, f"torch raised {_first(expected)!r}, torchlike raised {_first(actual)!r}")
-            )
+            problems.append((EXCEPTION, f"torch raised {_first(expected)!r}, torchlike raised {_first(actual)!r}"))
     status = problems[0][0] if problems else MATCH
     detail = "; ".join(d for _, d in problems)
     return CompareResult(script, list(args), torch_run, torchlike_run, status, divergence, detail)

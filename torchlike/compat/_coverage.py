@@ -99,7 +99,7 @@ def lookup(name: str) -> tuple[bool | None, str]:
                 if e.name == submodule:
                     return False, ""
                 raise
-    except Exception as e:  # noqa: BLE001 - a broken torchlike module is reported, not fatal
+    except Exception as e:  # a broken torchlike module is reported, not fatal
         return None, f"{type(e).__name__}: {e}"
     return True, ""
 

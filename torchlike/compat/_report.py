@@ -80,6 +80,7 @@ def _md_code(text: str) -> str:
 
 def markdown_report(results: Sequence[CompareResult], title: str = "torchlike vs torch") -> str:
     lines = [f"# {title}", "", f"{format_summary(results)} ({time.strftime('%Y-%m-%d')}).", ""]
+    lines += ["Times are wall seconds per run, interpreter start-up and imports included.", ""]
     lines += ["| area | match | total |", "| --- | ---: | ---: |"]
     lines += [f"| {area} | {ok} | {total} |" for area, ok, total in _area_rows(results)]
     lines += ["", "| script | status | first divergence | torch | torchlike | torch s | torchlike s |"]
@@ -122,9 +123,7 @@ def html_report(results: Sequence[CompareResult], title: str = "torchlike vs tor
     out += ["<table><tr><th>area</th><th>match</th><th>total</th></tr>"]
     for area, ok, total in _area_rows(results):
         cls = "match" if ok == total else "fail"
-        out.append(
-            f"<tr class='{cls}'><td>{e(area)}</td><td class='num'>{ok}</td><td class='num'>{total}</td></tr>"
-        )
+        out.append(f"<tr class='{cls}'><td>{e(area)}</td><td class='num'>{ok}</td><td class='num'>{total}</td></tr>")
     out += ["</table><table><tr><th>script</th><th>status</th><th>first divergence</th>"]
     out += ["<th>torch</th><th>torchlike</th><th>torch s</th><th>torchlike s</th></tr>"]
     for i, r in enumerate(results):

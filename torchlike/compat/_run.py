@@ -83,7 +83,7 @@ def run_script(path: str, args: Sequence[str] = ()) -> int:
             runpy.run_path(path, run_name="__main__")
     except SystemExit:
         raise
-    except BaseException as exc:  # noqa: BLE001 - any uncaught exception ends the script, as in python
+    except BaseException as exc:  # any uncaught exception ends the script, as in python
         return _report_uncaught(exc)
     return 0
 
@@ -104,7 +104,7 @@ def _exec_main(path: str) -> None:
     )
     # Kept after the script ends, like python's own: atexit handlers and pickling may look it up.
     sys.modules["__main__"] = main
-    exec(code, main.__dict__)  # noqa: S102 - running the user's script is the point
+    exec(code, main.__dict__)
 
 
 def _add_shim_to_path() -> None:
@@ -129,6 +129,6 @@ def run_module(module: str, args: Sequence[str] = ()) -> int:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     except SystemExit:
         raise
-    except BaseException as exc:  # noqa: BLE001 - as above
+    except BaseException as exc:
         return _report_uncaught(exc)
     return 0

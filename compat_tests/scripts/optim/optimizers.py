@@ -2,6 +2,7 @@
 
 import torch
 
+
 def run(make_opt, steps=5):
     torch.manual_seed(0)
     w = torch.nn.Parameter(torch.randn(3))

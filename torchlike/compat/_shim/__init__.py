@@ -1,0 +1,1 @@
+"""Holds the stand-in `torch` package (see torchlike/compat/_run.py); a package so it is installed."""
