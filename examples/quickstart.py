@@ -10,16 +10,13 @@ import argparse
 
 import numpy as np
 
-try:
-    import torchlike as torch  # noqa: F401
-except ImportError:  # run under real torch by `python -m torchlike compare`
-    import torch
+import torchlike as torch
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=200)
 args = parser.parse_args()
 
-torch.manual_seed(0) if hasattr(torch, "manual_seed") else None
+torch.manual_seed(0)
 
 # --- tensors -------------------------------------------------------------------------------------
 x = torch.tensor([[1, -1], [-1, 1]])

@@ -57,6 +57,9 @@ class CompareResult:
         return self.status == MATCH
 
 
+REFERENCE_SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shim_reference")
+
+
 def torch_command(script: str, args: Sequence[str]) -> list[str]:
     return [sys.executable, script, *args]
 
@@ -70,12 +73,10 @@ def _env(aliased: bool) -> dict[str, str]:
     env.setdefault("PYTHONHASHSEED", "0")  # set/dict-of-str order must not differ between the two runs
     if aliased:
         env["PYTHONPATH"] = child_env_pythonpath(env.get("PYTHONPATH"))
-    else:  # never let the torchlike stand-in for `torch` leak into the reference run
+    else:  # never let the torchlike stand-in for `torch` leak into the reference run, and make a script
+        # written as `import torchlike as torch` get real torch there
         parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != SHIM_DIR]
-        if parts:
-            env["PYTHONPATH"] = os.pathsep.join(parts)
-        else:
-            env.pop("PYTHONPATH", None)
+        env["PYTHONPATH"] = os.pathsep.join([REFERENCE_SHIM_DIR, *parts])
     return env
 
 
