@@ -395,3 +395,14 @@ def test_pathlike_and_non_ascii_names(tmp_path):
     save(tl.ones(1), pathlib.Path(p))
     assert zipfile.ZipFile(p).namelist()[0].startswith("archive/")
     assert load(p).tolist() == [1.0]
+
+
+def test_weights_only_cannot_set_attributes_on_shared_objects():
+    # state may only be set on a freshly rebuilt tensor, never on a shared object such as tl.strided
+    pkl = (
+        b"\x80\x02ctorch._tensor\n_rebuild_from_type_v2\n(ctorch.serialization\n_get_layout\nctorch\nTensor\n"
+        b"X\x0d\x00\x00\x00torch.strided\x85}X\x04\x00\x00\x00nameX\x04\x00\x00\x00evilstR."
+    )
+    with pytest.raises(RuntimeError, match="expected a tensor"):
+        load(_as_checkpoint(pkl))
+    assert tl.strided.name == "strided"

@@ -170,10 +170,13 @@ def _rebuild_parameter_with_state(
 
 
 def _rebuild_from_type_v2(func: Callable, new_type: type, args: tuple, state: Any) -> Any:
+    """A tensor (subclass) with Python attributes: ``func(*args)`` as ``new_type``, then its state."""
+    if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
+        raise RuntimeError(f"torchlike: cannot rebuild a tensor as {new_type}")
     ret = func(*args)
+    if not isinstance(ret, Tensor):  # never set attributes on anything but a freshly rebuilt tensor
+        raise RuntimeError(f"torchlike: _rebuild_from_type_v2 expected a tensor, got {type(ret).__name__}")
     if type(ret) is not new_type:
-        if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
-            raise RuntimeError(f"torchlike: cannot rebuild a tensor as {new_type}")
         sub = object.__new__(new_type)
         for slot in Tensor.__slots__:
             if slot not in ("__dict__", "__weakref__"):
