@@ -3,12 +3,24 @@
 from ._collate import default_collate, default_convert
 from ._dataloader import DataLoader, get_worker_info
 from ._dataset import (
-    ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset, random_split,
-)  # fmt: skip
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 from ._fetch import _DatasetKind
 from ._sampler import (
-    BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler,
-)  # fmt: skip
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 from .distributed import DistributedSampler
 
 __all__ = [

@@ -88,9 +88,13 @@ def collate(batch: Any, *, collate_fn_map: dict | None = None) -> Any:
         try:
             if isinstance(elem, collections.abc.MutableMapping):
                 clone = copy.copy(elem)
-                clone.update({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem})
+                clone.update(
+                    {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
+                )
                 return clone
-            return elem_type({key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem})
+            return elem_type(
+                {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
+            )
         except TypeError:
             return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple

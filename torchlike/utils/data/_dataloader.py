@@ -206,7 +206,9 @@ class DataLoader(Generic[_T_co]):
         if self.__initialized and attr in (
             "batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers",
         ):  # fmt: skip
-            raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
+            raise ValueError(
+                f"{attr} attribute should not be set after {self.__class__.__name__} is initialized"
+            )
         super().__setattr__(attr, val)
 
     def __iter__(self) -> _BaseDataLoaderIter:
@@ -451,7 +453,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
             idx, data = self._get_data()
             self._tasks_outstanding -= 1
-            if self._dataset_kind == _DatasetKind.Iterable and isinstance(data, _worker._IterableDatasetStopIteration):
+            if self._dataset_kind == _DatasetKind.Iterable and isinstance(
+                data, _worker._IterableDatasetStopIteration
+            ):
                 if self._persistent_workers:
                     self._workers_status[data.worker_id] = False
                 else:
@@ -540,7 +544,9 @@ class _StartingWorkers:
         self.warnings.__enter__()
         if self.fork:
             warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
-            warnings.filterwarnings("ignore", message=r"This process .* is multi-threaded", category=DeprecationWarning)
+            warnings.filterwarnings(
+                "ignore", message=r"This process .* is multi-threaded", category=DeprecationWarning
+            )
             self.unfreeze = gc.get_freeze_count() == 0
             gc.freeze()
         else:

@@ -58,7 +58,9 @@ def _batch_from(dataset: Any, indices: list) -> list:
     if callable(getattr(dataset, "__getitems__", None)):
         items = dataset.__getitems__(indices)
         if len(items) != len(indices):
-            raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}")
+            raise ValueError(
+                f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(items)}"
+            )
         return items
     return [dataset[i] for i in indices]
 
@@ -132,7 +134,9 @@ class ConcatDataset(Dataset[_T_co]):
 
     @property
     def cummulative_sizes(self) -> list:
-        warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning, stacklevel=2)
+        warnings.warn(
+            "`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning, stacklevel=2
+        )
         return self.cumulative_sizes
 
 

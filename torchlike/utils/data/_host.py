@@ -67,7 +67,8 @@ def reduce_tensor(t: Tensor) -> tuple:
             "crossing process boundaries.  If you just want to transfer the data, call detach() on the tensor "
             "before serializing (e.g., putting it on the queue)."
         )
-    return rebuild, (np.ascontiguousarray(host_array(t)), t._dtype, t._rg)
+    arr = host_array(t)
+    return rebuild, (arr if arr.flags.c_contiguous else arr.copy(), t._dtype, t._rg)
 
 
 def wait_for_pending(obj: Any, depth: int = 3) -> None:

@@ -68,7 +68,9 @@ class RandomSampler(Sampler[int]):
         if not isinstance(self.replacement, bool):
             raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={self.num_samples}"
+            )
 
     @property
     def num_samples(self) -> int:
@@ -85,7 +87,9 @@ class RandomSampler(Sampler[int]):
             # torch: draws in chunks of 32
             for _ in range(self.num_samples // 32):
                 yield from t.randint(high=n, size=(32,), dtype=t.int64, generator=generator).tolist()
-            yield from t.randint(high=n, size=(self.num_samples % 32,), dtype=t.int64, generator=generator).tolist()
+            yield from t.randint(
+                high=n, size=(self.num_samples % 32,), dtype=t.int64, generator=generator
+            ).tolist()
         else:
             for _ in range(self.num_samples // n):
                 yield from t.randperm(n, generator=generator).tolist()
@@ -121,7 +125,9 @@ class WeightedRandomSampler(Sampler[int]):
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator: Any = None) -> None:  # fmt: skip
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
         t = _torch()
@@ -149,7 +155,9 @@ class BatchSampler(Sampler[list]):
 
     def __init__(self, sampler: Sampler[int] | Iterable[int], batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler

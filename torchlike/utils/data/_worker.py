@@ -30,7 +30,8 @@ import numpy as np
 from ..._core.tensor import Tensor
 from . import _host
 
-MP_STATUS_CHECK_INTERVAL = 5.0  # torch: how often workers and the main process check on each other
+MP_STATUS_CHECK_INTERVAL = 5.0  # torch: how long the main process waits before checking on workers
+_POLL_INTERVAL = 0.2  # how often an idle worker checks for shutdown and for a dead main process
 
 _worker_info: WorkerInfo | None = None
 
@@ -123,11 +124,8 @@ def fork_error(what: str) -> RuntimeError:
     )
 
 
-def _refuse_kernel(op: Any, static: Any, cdt: Any, kernel: Any) -> Any:
-    def refuse(*args: Any) -> Any:
-        raise fork_error(f"torch.{op.name}")
-
-    return refuse
+def _refuse_op(op: Any, *args: Any) -> Any:
+    raise fork_error(f"torch.{op.name}")
 
 
 def _refuse_apply_pure(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -142,31 +140,58 @@ def _host_data(self: Tensor) -> Any:
     return _host.host_array(self)
 
 
+class _HostNumpy:
+    """Stands in for ``jax.numpy`` in the creation paths of a forked worker: arrays stay numpy arrays."""
+
+    array = staticmethod(np.array)
+    asarray = staticmethod(np.asarray)
+    zeros = staticmethod(np.zeros)
+    ones = staticmethod(np.ones)
+    full = staticmethod(np.full)
+    empty = staticmethod(np.empty)
+    eye = staticmethod(np.eye)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(np, name, None)
+        if isinstance(value, type) and issubclass(value, np.generic):  # dtypes such as jnp.float32
+            return value
+        raise fork_error(f"jax.numpy.{name}")
+
+
 def enter_fork_mode() -> None:
-    """Host mode for a forked worker (process-local patches; the worker never runs JAX again)."""
-    from ..._core import device as _device
+    """Host mode for a forked worker (process-local patches; the worker never runs JAX again).
+
+    Creation (tensor, as_tensor, from_numpy, zeros, ones, full, arange, ...), random draws from the
+    torch-compatible generator (rand, randn, randint, randperm, ...), indexing and reading work and
+    give numpy-backed tensors; every op and any other JAX use raises ``fork_error``.
+    """
     from ..._core import tensor as T
     from ..._ops import creation, registry
+    from ..._ops import random as random_ops
 
     _host.IN_FORK_WORKER = True
-    registry._kernel_wrappers.append(_refuse_kernel)
-    registry.apply_pure = _refuse_apply_pure
-    T.Tensor._data = _host_data
-    creation._jnp_from_numpy = lambda arr, dt: arr.astype(dt.np, copy=True)
-    original_from_numpy = T.from_numpy_shared
+    from jax._src import compiler
 
-    def from_numpy_host(a: Any) -> Tensor:
-        if isinstance(a, np.ndarray) and a.dtype in T._DTYPE_OF and all(s >= 0 and s % a.itemsize == 0
-                                                                          for s in a.strides):  # fmt: skip
-            return T.make(a, _device.CPU, T._DTYPE_OF[a.dtype])  # shares a's memory, as torch does
-        return original_from_numpy(a)  # raises torch's error
+    shim = _HostNumpy()
+    for owner, name, value in _fork_patches(shim, T, creation, registry, random_ops, compiler):
+        if hasattr(owner, name):
+            setattr(owner, name, value)
 
-    T.from_numpy_shared = from_numpy_host
-    from jax._src import compiler  # a new compilation is the first thing that would hang
 
-    for name in ("backend_compile_and_load", "backend_compile"):
-        if hasattr(compiler, name):
-            setattr(compiler, name, _refuse_compile)
+def _fork_patches(shim: Any, T: Any, creation: Any, registry: Any, random_ops: Any, compiler: Any) -> list:
+    """(owner, attribute, replacement) for host mode; tests check that every attribute still exists."""
+    return [
+        (registry, "autocast", _refuse_op),  # consulted before every op's kernel runs
+        (registry, "apply_pure", _refuse_apply_pure),
+        (T.Tensor, "_data", _host_data),
+        (T, "jnp", shim),
+        (creation, "jnp", shim),
+        (random_ops, "jnp", shim),
+        (creation, "_filled", lambda shape, dt, value: np.full(shape, value, dt.np)),
+        # a new compilation is the first thing that would hang: the catch-all
+        (compiler, "backend_compile_and_load", _refuse_compile),
+        (compiler, "backend_compile", _refuse_compile),
+    ]
 
 
 # --- the worker loop ------------------------------------------------------------------------------
@@ -191,7 +216,9 @@ def _seed_worker(base_seed: int, worker_id: int) -> int:
     seed = base_seed + worker_id
     random.seed(seed)
     torchlike.manual_seed(seed)
-    np.random.seed(np.random.SeedSequence([worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]).generate_state(4))
+    np.random.seed(
+        np.random.SeedSequence([worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]).generate_state(4)
+    )
     return seed
 
 
@@ -224,8 +251,12 @@ def worker_loop(fork: bool, payload: Any, index_queue: Any, data_queue: Any, don
         watchdog = _ManagerWatchdog()
         while watchdog.is_alive():
             try:
-                r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+                r = index_queue.get(timeout=_POLL_INTERVAL)
             except queue.Empty:
+                # torch waits for a None that may never come (the main process's queue feeder is gone
+                # when its iterator dies in a garbage cycle): stop as soon as shutdown is signalled
+                if done_event.is_set():
+                    break
                 continue
             if isinstance(r, _ResumeIteration):  # persistent workers: a new epoch
                 data_queue.put((r, None))

@@ -68,7 +68,9 @@ class DistributedSampler(Sampler):
         else:
             indices = indices[: self.total_size]
         if len(indices) != self.total_size:
-            raise AssertionError(f"Number of indices ({len(indices)}) does not match total_size ({self.total_size})")
+            raise AssertionError(
+                f"Number of indices ({len(indices)}) does not match total_size ({self.total_size})"
+            )
         indices = indices[self.rank : self.total_size : self.num_replicas]
         if len(indices) != self.num_samples:
             raise AssertionError(
