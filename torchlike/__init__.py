@@ -41,6 +41,8 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 )  # fmt: skip
 from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from . import nn  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 
 globals().update(_ops.public_names())

@@ -297,6 +297,11 @@ class Tensor:
         """A stable identity for the memory: the buffer's id plus the byte offset."""
         return id(self._buf) + self.storage_offset() * self._dtype.itemsize
 
+    def storage(self) -> Any:
+        from .storage import TypedStorage, UntypedStorage
+
+        return TypedStorage(wrap_storage=UntypedStorage._of(self), dtype=self._dtype)
+
     def untyped_storage(self) -> Any:
         from .storage import UntypedStorage
 
@@ -612,6 +617,9 @@ def _broadcast_cast(value: Any, shape: tuple, np_dtype: Any) -> Any:
     if k is None:
         k = _bcast_kernels[key] = jax.jit(lambda v: jnp.broadcast_to(jnp.asarray(v).astype(np_dtype), shape))
     return k(value)
+
+
+Tensor.__module__ = "torchlike"  # the public path (the compat alias makes it 'torch')
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -106,6 +106,8 @@ def install() -> None:
         for name, module in list(sys.modules.items()):
             if name.startswith(_TORCHLIKE + "."):
                 sys.modules[torch_name(name)] = module
+        # `type(t)` reads <class 'torch.Tensor'> as under torch (`torch` now resolves to torchlike).
+        torchlike.Tensor.__module__ = _TORCH
 
 
 def uninstall() -> None:
@@ -116,6 +118,9 @@ def uninstall() -> None:
             return
         if _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
+        import torchlike
+
+        torchlike.Tensor.__module__ = "torchlike"
         _finder = None
         for name in [n for n in sys.modules if _is_aliased(n)]:
             module = sys.modules[name]
