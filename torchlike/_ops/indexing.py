@@ -67,7 +67,9 @@ def _count_dims(key: tuple) -> int:
 
 def _slice_bounds(s: slice, n: int) -> tuple:
     step = 1 if s.step is None else int(s.step)
-    if step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
         raise ValueError("step must be greater than zero")
     start = 0 if s.start is None else int(s.start)
     stop = n if s.stop is None else int(s.stop)
@@ -421,7 +423,10 @@ def _write_basic(view: Tensor, value: Any) -> None:
 def _copy_to(dst: Tensor, value: Any, track: bool) -> None:
     """torch's setitem copy: same shape -> copy_, 0-dim -> fill_, else expand then copy_."""
     if not isinstance(value, Tensor):
-        if track:
+        if track:  # torch wraps the number in a 0-dim tensor: FillBackward3
+            from .._core import tensor as T
+
+            value = T.make(jnp.asarray(value, dst._dtype.np), dst.device, dst._dtype)
             graph.commit_inplace(dst, fill(dst, value))
         else:
             _write_basic(dst, value)
@@ -469,8 +474,8 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     graph.commit_inplace(t, result)
 
 
-def _index_put_checks(t: Tensor, value: Tensor, advanced: list, shape: tuple) -> None:
-    vshape = _strip_leading_ones(tuple(value._shape))
+def _index_put_checks(t: Tensor, value: Tensor, advanced: list, shape: tuple, strip: bool = True) -> None:
+    vshape = _strip_leading_ones(tuple(value._shape)) if strip else tuple(value._shape)
     if len(vshape) > len(shape) or any(a != 1 and a != b for a, b in zip(reversed(vshape), reversed(shape))):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be broadcast to indexing result of "

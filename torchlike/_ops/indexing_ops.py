@@ -44,84 +44,125 @@ def _inplace_method(fn: Any, name: str) -> Any:
     return method
 
 
-def _host_bounds_check(index: Tensor, n: int, msg: Any) -> None:
-    """torch checks index ranges on the CPU; JAX would clamp silently."""
+def _first_bad(index: Tensor, lo: int, hi: int) -> Any:
+    """The first index value outside [lo, hi) (torch checks ranges on the CPU; JAX would clamp)."""
     if index.numel() == 0 or index._buf.device.type != "cpu":
-        return
-    host = index._host()
-    bad = (host >= n) | (host < -n)
-    if bad.any():
-        raise msg(host.reshape(-1)[np.flatnonzero(bad.reshape(-1))[0]])
+        return None
+    host = index._host().reshape(-1)
+    bad = np.flatnonzero((host >= hi) | (host < lo))
+    return host[bad[0]] if bad.size else None
+
+
+def _sizes_str(shape: Any) -> str:
+    return _shape_str(shape)
 
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------------
 
 
-def _vector_index(name: str, index: Tensor) -> None:
-    if index.dim() > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector")
-    if index._dtype not in (D.int32, D.int64):
-        raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
-
-
 def _index_select_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, index = dyn
-    d = wrap_dim(static[0], x.dim())
+    d = wrap_dim(static[0], max(x.dim(), 1))
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if index._dtype not in (D.int32, D.int64):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if _first_bad(index, 0, x._shape[d] if x.dim() else 1) is not None:
+        raise IndexError("index out of range in self")
+
+
+def _slice_shape(shape: tuple, d: int) -> tuple:
+    return tuple(s for i, s in enumerate(shape) if i != d)
+
+
+def _index_add_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, index, source = dyn[0], dyn[1], dyn[2]
+    d = wrap_dim(static[0], max(x.dim(), 1))
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{D.cpp_name(index._dtype)} and size: {_shape_str(index._shape)}"
+        )
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {D.cpp_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({D.cpp_name(x._dtype)}) and source ({D.cpp_name(source._dtype)}) must have the "
+            "same scalar type"
+        )
+    ns = source._shape[d] if source.dim() else 1
+    if index.numel() != ns:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({ns}), for dim: {d}"
+        )
+    if x.dim() and source.dim() and _slice_shape(x._shape, d) != _slice_shape(source._shape, d):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = "
+            f"{_shape_str(x._shape)} source.shape = {_shape_str(source._shape)}"
+        )
     n = x._shape[d] if x.dim() else 1
+    bad = _first_bad(index, 0, n)
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
-    def err(v: Any) -> Exception:
-        return IndexError("index out of range in self")
 
-    if index.numel() and index._buf.device.type == "cpu":
-        host = index._host()
-        if ((host >= n) | (host < 0)).any():
-            raise err(None)
+def _index_copy_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, index, source = dyn
+    d = wrap_dim(static[0], max(x.dim(), 1))
+    if index.dim() > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {D.cpp_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError(
+            f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{D.cpp_name(x._dtype)} and (source) {D.cpp_name(source._dtype)}"
+        )
+    if x.dim() and source.dim():
+        for i, (a, b) in enumerate(zip(_slice_shape(x._shape, d), _slice_shape(source._shape, d))):
+            if a != b:
+                dx = i if i < d else i + 1
+                raise RuntimeError(
+                    "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+                    f"{a} at dimension {dx} and source slice shape: {b} at dimension {i}."
+                )
+    ns = source._shape[d] if source.dim() else 1
+    if index.numel() != ns:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) ({ns})"
+        )
+    n = x._shape[d] if x.dim() else 1
+    bad = _first_bad(index, 0, n)
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {n}")
+
+
+def _index_fill_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, index, value = dyn
+    d = wrap_dim(static[0], max(x.dim(), 1))
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(
+            f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
+        )
+    if index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    n = x._shape[d] if x.dim() else 1
+    bad = _first_bad(index, -n, n)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
 @defop(promote=None, out=True, check=_index_select_check, saves=("index",))
 def index_select(input: RawTensor, dim: int, index: RawTensor) -> Any:
     if input.ndim == 0:
-        return jnp.take(input.reshape(1), index.reshape(-1), axis=0).reshape(index.shape)
+        return jnp.take(input.reshape(1), index.reshape(-1), axis=0).reshape(())
     return jnp.take(input, index.reshape(-1), axis=wrap_dim(dim, input.ndim))
 
 
 def _index_along(x: Any, d: int, index: Any) -> tuple:
     return (slice(None),) * d + (index.reshape(-1),)
-
-
-def _index_source_check(name: str, x: Tensor, d: int, index: Tensor, source: Tensor | None) -> None:
-    _vector_index(name, index)
-    if source is not None:
-        if source._dtype is not x._dtype:
-            raise RuntimeError(
-                f"{name}(): self ({D.cpp_name(x._dtype)}) and source ({D.cpp_name(source._dtype)}) must have the "
-                "same scalar type"
-            )
-        ns = source._shape[d] if source.dim() else 1
-        if index.numel() != ns:
-            what = "source.size(dim)" if name == "index_add_" else "source slices"
-            if name == "index_add_":
-                raise RuntimeError(
-                    f"index_add_(): Number of indices ({index.numel()}) should be equal to {what} ({ns})"
-                )
-            raise IndexError(
-                f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) ({ns})"
-            )
-    n = x._shape[d] if x.dim() else 1
-
-    def err(v: Any) -> Exception:
-        return IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
-
-    _host_bounds_check(index, n, err)
-
-
-def _index_add_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x, index, source = dyn[0], dyn[1], dyn[2]
-    _index_source_check("index_add_", x, wrap_dim(static[0], max(x.dim(), 1)), index, source)
 
 
 @defop(promote=None, inplace=True, out=True, check=_index_add_check, saves=("index",))
@@ -133,28 +174,12 @@ def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *
     return out.reshape(input.shape)
 
 
-def _index_copy_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x, index, source = dyn
-    _index_source_check("index_copy_", x, wrap_dim(static[0], max(x.dim(), 1)), index, source)
-
-
 @defop(promote=None, inplace=True, out=True, check=_index_copy_check, saves=("index",))
 def index_copy(input: RawTensor, dim: int, index: RawTensor, source: RawTensor) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
     src = source.reshape(x.shape[:d] + (index.size,) + x.shape[d + 1 :])
     return x.at[_index_along(x, d, index)].set(src).reshape(input.shape)
-
-
-def _index_fill_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x, index, value = dyn
-    if isinstance(value, Tensor) and value.dim() != 0:
-        raise RuntimeError(
-            f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
-        )
-    if index._dtype is not D.int64:
-        raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    _index_source_check("index_fill_", x, wrap_dim(static[0], max(x.dim(), 1)), index, None)
 
 
 @defop(promote=None, inplace=True, check=_index_fill_check, saves=("index",))
@@ -190,7 +215,7 @@ def _index_put_prepare(input: Tensor, indices: Any, values: Any) -> tuple:
     k, arrays, dims_, bshape = indexing._advanced(input, advanced)
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' (position 3) must be Tensor, not {type(values).__name__}")
-    indexing._index_put_checks(input, values, advanced, indexing._result_shape(input, dims_, bshape))
+    indexing._index_put_checks(input, values, advanced, indexing._result_shape(input, dims_, bshape), strip=False)
     return k, indexing._index_tensors(arrays, input.device)
 
 
@@ -217,8 +242,8 @@ def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = F
 def _gather_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, index = dyn
     d = wrap_dim(static[0], max(x.dim(), 1))
-    if index._dtype is not D.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if max(index.dim(), 1) != max(x.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     xs, ix = tuple(x._shape) or (1,), tuple(index._shape) or (1,)
@@ -229,12 +254,9 @@ def _gather_check(cdt: Any, dyn: tuple, static: tuple) -> None:
                     f"Size does not match at dimension {i} expected index {_shape_str(index._shape)} to be no larger "
                     f"than self {_shape_str(x._shape)} apart from dimension {d}"
                 )
-    n = xs[d]
-
-    def err(v: Any) -> Exception:
-        return RuntimeError(f"index {v} is out of bounds for dimension {d} with size {n}")
-
-    _host_bounds_check(index, n, err)
+    bad = _first_bad(index, 0, xs[d])
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {xs[d]}")
 
 
 def _grid(index: Any, d: int) -> tuple:
@@ -258,15 +280,14 @@ def _as_nd(x: Any) -> Any:
 def gather(input: RawTensor, dim: int, index: RawTensor, *, sparse_grad: bool = False) -> Any:
     x, idx = _as_nd(input), _as_nd(index)
     d = wrap_dim(dim, x.ndim)
-    idx = jnp.where(idx < 0, idx + x.shape[d], idx)
     return x[_grid(idx, d)].reshape(index.shape)
 
 
 def _scatter_check(name: str, x: Tensor, d: int, index: Tensor, src: Any) -> None:
-    if index._dtype is not D.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src._dtype is not x._dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     nd = max(x.dim(), 1)
     if max(index.dim(), 1) != nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -286,12 +307,9 @@ def _scatter_check(name: str, x: Tensor, d: int, index: Tensor, src: Any) -> Non
                     f"Expected index {_shape_str(index._shape)} to be no larger than self {_shape_str(x._shape)} "
                     f"apart from dimension {d} and to be no larger size than src {_shape_str(src._shape)}"
                 )
-    n = xs[d]
-
-    def err(v: Any) -> Exception:
-        return RuntimeError(f"index {v} is out of bounds for dimension {d} with size {n}")
-
-    _host_bounds_check(index, n, err)
+    bad = _first_bad(index, 0, xs[d])
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {xs[d]}")
 
 
 def _src_block(src: Any, index: Any) -> Any:
@@ -313,14 +331,13 @@ def _scatter_check_value(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 def _reduce_check(reduce: Any) -> None:
     if reduce is not None and reduce not in ("add", "multiply"):
-        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        raise RuntimeError("reduce argument must be either add or multiply.")
 
 
 def _scatter_apply(x: Any, dim: int, index: Any, v: Any, reduce: Any) -> Any:
     xs = _as_nd(x)
     idx = _as_nd(index)
     d = wrap_dim(dim, xs.ndim)
-    idx = jnp.where(idx < 0, idx + xs.shape[d], idx)
     at = xs.at[_grid(idx, d)]
     if reduce is None:
         out = at.set(v)
@@ -383,7 +400,7 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 def _scatter_reduce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, index, src = dyn
-    if static[1] not in _REDUCES:
+    if static[1] not in _REDUCES + ("max", "min"):
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {static[1]}"
         )
@@ -435,9 +452,9 @@ _prod_scatter.defvjp(_prod_fwd, _prod_bwd)
 @defop(promote=None, inplace=True, out=True, check=_scatter_reduce_check, saves=("index",))
 def scatter_reduce(input: RawTensor, dim: int, index: RawTensor, src: RawTensor, reduce: str, *,
                    include_self: bool = True) -> Any:  # fmt: skip
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     x, idx = _as_nd(input), _as_nd(index)
     d = wrap_dim(dim, x.ndim)
-    idx = jnp.where(idx < 0, idx + x.shape[d], idx)
     src = _src_block(src, idx)
     grid = _grid(idx, d)
     hit = jnp.zeros(x.shape, bool).at[grid].set(True)
@@ -456,11 +473,49 @@ def scatter_reduce(input: RawTensor, dim: int, index: RawTensor, src: RawTensor,
             out = _prod_scatter(base, grid, src)
         else:
             out = base.at[grid].multiply(src)
-    elif reduce == "amax":
-        out = base.at[grid].max(src)
+    elif jnp.issubdtype(x.dtype, jnp.floating):
+        out = _extremal_scatter(x, base, grid, src, reduce == "amax", include_self)
     else:
-        out = base.at[grid].min(src)
+        out = base.at[grid].max(src) if reduce == "amax" else base.at[grid].min(src)
     return out.reshape(input.shape)
+
+
+def _extremal(base: Any, grid: tuple, src: Any, is_max: bool) -> Any:
+    return base.at[grid].max(src) if is_max else base.at[grid].min(src)
+
+
+@jax.custom_vjp
+def _extremal_core(x: Any, base: Any, grid: tuple, src: Any, is_max: Any, include_self: Any) -> Any:
+    return _extremal(base, grid, src, is_max.shape[0] == 1)
+
+
+def _extremal_fwd(x: Any, base: Any, grid: tuple, src: Any, is_max: Any, include_self: Any) -> Any:
+    out = _extremal(base, grid, src, is_max.shape[0] == 1)
+    return out, (x, grid, src, out, is_max, include_self)
+
+
+def _extremal_bwd(res: Any, g: Any) -> Any:
+    # torch's formula: the gradient is split evenly between ties, counting ``self`` wherever it equals the
+    # result -- even when include_self=False, where self then gets no gradient itself.
+    x, grid, src, out, is_max, include_self = res
+    value = out[grid]
+    self_is = (x == out).astype(g.dtype)
+    src_is = (src == value).astype(g.dtype)
+    n = self_is.at[grid].add(src_is)
+    dist = g / n
+    g_self = self_is * dist
+    if include_self.shape[0] == 0:
+        g_self = jnp.where(jnp.zeros(x.shape, bool).at[grid].set(True), 0, g_self)
+    zeros = tuple(np.zeros(i.shape, jax.dtypes.float0) for i in grid)
+    return g_self, jnp.zeros_like(x), zeros, src_is * dist[grid], None, None
+
+
+_extremal_core.defvjp(_extremal_fwd, _extremal_bwd)
+
+
+def _extremal_scatter(x: Any, base: Any, grid: tuple, src: Any, is_max: bool, include_self: bool) -> Any:
+    # static flags ride in the shapes of empty arrays (custom_vjp arguments must be arrays)
+    return _extremal_core(x, base, grid, src, jnp.zeros((int(is_max),)), jnp.zeros((int(include_self),)))
 
 
 # --- masked ---------------------------------------------------------------------------------------
@@ -480,7 +535,7 @@ def _masked_gather(input: RawTensor, index: RawTensor, shape: tuple) -> Any:
 def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     if mask._dtype is not D.bool:
         raise RuntimeError(f"masked_select: expected BoolTensor for mask")
-    shape = _broadcast_shapes(tuple(input._shape), tuple(mask._shape))
+    shape = _broadcast_shapes(tuple(mask._shape), tuple(input._shape))
     m = np.broadcast_to(mask._host(), shape).reshape(-1)
     idx = T.make(jnp.asarray(np.flatnonzero(m)), input.device)
     result = _masked_gather(input, idx, shape)
@@ -496,7 +551,7 @@ def _masked_scatter_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask._dtype}")
     if source._dtype is not x._dtype:
         raise RuntimeError(
-            f"masked_scatter: expected self and source to have same dtypes but got {D.cpp_name(x._dtype)} and "
+            f"masked_scatter: expected self and source to have same dtypes but got{D.cpp_name(x._dtype)} and "
             f"{D.cpp_name(source._dtype)}"
         )
     shape = _broadcast_shapes(tuple(x._shape), tuple(mask._shape))
@@ -543,7 +598,7 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
         nz = np.nonzero(np.atleast_1d(host))
         return tuple(_int64(a, input.device) for a in nz)
     nz = np.argwhere(host) if host.ndim else np.zeros((int(bool(host)), 0), np.int64)
-    result = _int64(nz.reshape(-1, host.ndim), input.device)
+    result = _int64(nz, input.device)
     if out is not None:
         registry.copy_to_out(result, out)
         return out
@@ -613,7 +668,9 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
-    if input.dim() != 1 or input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is D.bool:
+    if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is D.bool:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{D.cpp_name(input._dtype)}'")
+    if input.dim() != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -646,7 +703,7 @@ def _histc_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if lo > hi:
-        raise RuntimeError("torch.histc(): max must be larger than min")
+        raise RuntimeError("torch.histc: max must be larger than min")
 
 
 @defop(promote=None, out=True, differentiable=False, check=_histc_check)
@@ -746,7 +803,7 @@ registry.METHODS.update(
     index_put=index_put, index_put_=index_put_, scatter=scatter, scatter_=_inplace_method(scatter, "scatter"),
     masked_select=masked_select, masked_scatter=masked_scatter, masked_scatter_=masked_scatter_,
     nonzero=nonzero, argwhere=argwhere, unique=unique, unique_consecutive=unique_consecutive,
-    bincount=bincount, bucketize=bucketize,
+    bincount=bincount,
 )  # fmt: skip
 __all__ += ["masked_scatter"]
 del return_types

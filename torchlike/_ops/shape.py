@@ -357,8 +357,8 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
 
 
 def _repeat_counts(repeats: Any, n: int | None) -> np.ndarray:
-    if repeats.dim() != 1:
-        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if repeats._dtype not in (D.int32, D.int64):
         raise RuntimeError("repeats has to be Long or Int tensor")
     counts = repeats._host()

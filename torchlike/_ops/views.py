@@ -560,4 +560,8 @@ registry.METHODS.update(
     unbind=unbind, split=split, chunk=chunk, tensor_split=tensor_split, hsplit=hsplit, vsplit=vsplit,
     dsplit=dsplit, swapaxes=swapaxes, swapdims=swapaxes, moveaxis=movedim,
 )  # fmt: skip
+# torch has Tensor.expand / Tensor.unfold but no torch.expand / torch.unfold: methods only
+for _name in ("expand", "unfold"):
+    registry.METHODS[_name] = registry.VIEWS.pop(_name)
+
 registry.PROPERTIES = {"T": _T, "mT": _mT, "H": _H, "mH": _mH}
