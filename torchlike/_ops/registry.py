@@ -84,7 +84,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "__dict__",
+        "check", "kind_seq", "scalar_defaults", "__dict__",
     )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -92,6 +92,16 @@ class OpDef:
 
 
 OPS: dict[str, OpDef] = {}
+
+
+class _NoDefault:
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+
+_NO_DEFAULT = _NoDefault()
 
 # Set by torchlike.amp while an autocast region is active: (op, device_type, cdt, promo, static) ->
 # (dtype to cast eligible inputs to, compute dtype) or None.
@@ -139,6 +149,11 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
+        params = {p.name: p for p in op.params}
+        op.scalar_defaults = tuple(
+            params[n].default if op.kinds[n] == "S" and params[n].default is not params[n].empty else _NO_DEFAULT
+            for n in op.dyn_names
+        )
         op.static_names = tuple(n for n, k in op.kinds.items() if k is None)
         op.promote = promote
         op.method = method
@@ -229,6 +244,34 @@ def _category_error(op: OpDef, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{D.cpp_name(dt)}\'')
 
 
+_scalar_cache: dict = {}
+
+
+def _scalar_array(v: Any, device: Any) -> Any:
+    """A cached 0-d device array for a Python number (keyed so that -0.0, True and 1 stay apart)."""
+    key = (type(v), v, repr(v), device)
+    arr = _scalar_cache.get(key)
+    if arr is None:
+        if len(_scalar_cache) > 4096:
+            _scalar_cache.clear()
+        try:
+            host = np.asarray(v)
+        except OverflowError:
+            return v
+        if host.dtype == np.int64 or host.dtype == np.float64 or host.dtype == np.complex128 or host.dtype == np.bool_:
+            arr = jax.device_put(host, None if device is None or device.type == "cpu" else _jax_device(device))
+        else:
+            return v
+        _scalar_cache[key] = arr
+    return arr
+
+
+def _jax_device(device: Any) -> Any:
+    from .._core import device as _device
+
+    return _device.jax_device(device)
+
+
 def _is_traced_scalar(x: Any) -> bool:
     """A 0-d JAX value standing for a Python number (a compiled program's lifted hyper-parameter)."""
     return isinstance(x, jax.core.Tracer) and x.ndim == 0
@@ -266,6 +309,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     promo = []
     device = None
     baked = None
+    scalars = None
     any_rg = False
     i = 0
     for kind, a in zip(op.kind_seq, dyn):
@@ -312,8 +356,18 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 promo.append((D.scalar_dtype(a), 0))
                 baked = (baked or ()) + ((i, type(a), a),)
                 a = None
+            elif kind == "S" and a == op.scalar_defaults[i] and type(a) is type(op.scalar_defaults[i]):
+                # the default (alpha=1) is baked in: one kernel without the extra argument
+                baked = (baked or ()) + ((i, type(a), a),)
+                a = None
+            if a is not None and type(a) in _SCALAR_TYPES:
+                scalars = (scalars or []) + [i]
             arrays.append(a)
         i += 1
+    if scalars is not None:
+        # a Python number costs JAX's dispatch ~2x an array argument: pass a cached 0-d array
+        for j in scalars:
+            arrays[j] = _scalar_array(arrays[j], device)
 
     promote = op.promote
     if promote is None:
@@ -411,12 +465,15 @@ def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, k
     np_dt = cdt.np if cdt is not None else None
     target = precast.np if precast is not None else None
     raw = tuple(op.kinds[n] in ("R", "OR") for n in names)
+    kinds = op.kind_seq
 
     def kernel(*args):
         kw = dict(static_kw)
         for i, (n, c, a) in enumerate(zip(names, cast, args)):
             if i in baked_at:
                 a = baked_at[i]
+                if c and kinds[i] == "S":  # a baked default is cast like the dynamic value would be
+                    a = jax.numpy.asarray(a, np_dt)
             else:
                 if target is not None and (raw[i] or c):
                     a = _autocast_cast(a, target)
