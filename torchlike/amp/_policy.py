@@ -55,6 +55,12 @@ POLICY = {
     "cpu": _table((_LOWER_CPU, "lower"), (_FP32_CPU, "fp32"), (_PROMOTE_CPU, "promote")),
 }  # fmt: skip
 
+# Names torch lists for one device type only: a declared category must not leak to the other.
+OTHER_DEVICE = {
+    device: {n for other, table in POLICY.items() if other != device for n in table} - set(POLICY[device])
+    for device in POLICY
+}
+
 BANNED_MESSAGE = (
     "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
     "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
