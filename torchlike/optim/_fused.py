@@ -1,0 +1,198 @@
+"""One jitted update over every parameter of every group per ``step()``.
+
+An optimizer built on ``FusedOptimizer`` gives its maths as two pure functions, mirroring
+torch's ``_single_tensor_<name>``:
+
+    _init(static, h, p, scalar_dtype) -> {state key: array}      # lazy state, torch's key order
+    _update(static, h, p, g, state) -> (new p, {state key: new array})
+
+``fused_update`` traces ``_update`` once per parameter (complex ones through their real view,
+as torch does) into one XLA program. (Concatenating all parameters into one flat vector would
+make a smaller program, but splitting the result back into 100 parameters costs XLA more to
+compile than the per-parameter updates.)
+
+``static`` is a hashable tuple of the group's structural options (flags, ``x != 0`` tests that
+torch makes in Python); ``h`` is a float64 vector of the group's hyper-parameters. Both are
+arguments of the jitted call, so changing ``param_groups[i]['lr']`` takes effect at the next
+step without recompiling; a different static tuple compiles once more. Results are written back
+through ``Tensor._assign``, the one mutation door.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import tensor as T
+from .._core.tensor import Tensor
+from . import _math as M
+from .optimizer import Optimizer, _closure_loss, _get_scalar_dtype
+
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+_ZERO = np.int64(0)
+
+
+def _real_view(a: Any) -> Any:
+    return jnp.stack([a.real, a.imag], axis=-1)
+
+
+def _complex_view(a: Any) -> Any:
+    return jax.lax.complex(a[..., 0], a[..., 1])
+
+
+def _one(update: Callable, static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    if not jnp.iscomplexobj(p):
+        return update(static, h, p, g, st)
+    # torch: complex parameters are updated through torch.view_as_real
+    shape = p.shape
+    st_r = {k: _real_view(v) if v.shape == shape and jnp.iscomplexobj(v) else v for k, v in st.items()}
+    new_p, new_st = update(static, h, _real_view(p), _real_view(g), st_r)
+    rshape = shape + (2,)
+    return _complex_view(new_p), {k: _complex_view(v) if v.shape == rshape else v for k, v in new_st.items()}
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def fused_update(update: Callable, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
+    """The whole optimizer step: every parameter of every group, one XLA program.
+
+    ``zero`` is a runtime 0 for the rounding fences of ``_math``.
+    """
+    with M.fence_zero(zero):
+        return [
+            [_one(update, static, h, p, g, s) for p, g, s in zip(ps, gs, ss)]
+            for static, h, ps, gs, ss in zip(statics, hypers, params, grads, states)
+        ]
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 3))
+def _fused_init(init: Callable, static: tuple, h: Any, scalar_dtype: Any, params: list) -> list:
+    return [init(static, h, p, scalar_dtype) for p in params]
+
+
+def _f(x: Any) -> float:
+    return float(x)
+
+
+class FusedOptimizer(Optimizer):
+    """Base of the optimizers whose step is one jitted update (all but LBFGS)."""
+
+    _init: Callable | None = None
+    _update: Callable
+    _state_order: tuple[str, ...] = ()
+    # torch's wording of the capturable device check, and whether XLA counts as supported
+    _capturable_what = "params and state_steps"
+    _capturable_xla = True
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        if defaults.get("differentiable"):
+            raise NotImplementedError(
+                f"torchlike: {type(self).__name__}(differentiable=True) is not supported: optimizer steps run "
+                "outside autograd as one compiled update"
+            )
+        super().__init__(params, defaults)
+
+    def _static(self, group: dict[str, Any]) -> tuple:
+        raise NotImplementedError
+
+    def _hyper(self, group: dict[str, Any]) -> tuple:
+        raise NotImplementedError
+
+    def _check_capturable(self, params: list) -> None:
+        devices = _CAPTURABLE_DEVICES if self._capturable_xla else [d for d in _CAPTURABLE_DEVICES if d != "xla"]
+        for p in params:
+            if p.device.type not in devices:
+                raise AssertionError(
+                    f"If capturable=True, {self._capturable_what} must be on supported devices: {devices}."
+                )
+
+    def _init_states(self, group: dict[str, Any], static: tuple, h: Any, params: list) -> None:
+        init = type(self)._init
+        if init is None:
+            return
+        sdt = np.dtype(_get_scalar_dtype(group.get("fused")).np)
+        arrays = _fused_init(init, static, h, sdt, [p._data() for p in params])
+        for p, d in zip(params, arrays):
+            st = self.state[p]
+            dev = p.device
+            for key in self._state_order:
+                if key in d:
+                    st[key] = T.make(d[key], dev)
+
+    def step(self, closure: Callable[[], float] | None = None) -> Any:
+        """One optimization step (the closure, if given, is run first with grad enabled)."""
+        loss = _closure_loss(closure)
+        self._fused_step()
+        return loss
+
+    def _fused_step(self) -> None:
+        statics, hypers, plist, params, grads, states = [], [], [], [], [], []
+        state = self.state
+        for group in self.param_groups:
+            ps = [p for p in group["params"] if p._grad is not None]
+            if not ps:
+                continue
+            static = self._static(group)
+            h = np.array(self._hyper(group), dtype=np.float64)
+            if group.get("capturable"):
+                self._check_capturable(ps)
+            fresh = [p for p in ps if not state.get(p)]
+            if fresh:
+                self._init_states(group, static, h, fresh)
+            statics.append(static)
+            hypers.append(h)
+            plist.append(ps)
+            params.append([p._data() for p in ps])
+            grads.append([p._grad._data() for p in ps])
+            states.append([_arrays(state.get(p)) for p in ps])
+        if not plist:
+            return
+        out = fused_update(type(self)._update, tuple(statics), hypers, params, grads, states, _ZERO)
+        for ps, results in zip(plist, out):
+            for p, (new_p, new_state) in zip(ps, results):
+                p._assign(new_p)
+                if not new_state:
+                    continue
+                st = state[p]
+                for key, arr in new_state.items():
+                    t = st.get(key)
+                    if t is None:
+                        st[key] = T.make(arr, p.device)
+                    else:
+                        t._assign(arr)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        from .._ops import creation
+
+        for group in self.param_groups:
+            for key, value in self._group_defaults().items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p)
+                if not p_state:
+                    continue
+                for key in self._scalar_state_keys():
+                    if key in p_state and not isinstance(p_state[key], Tensor):
+                        p_state[key] = creation.tensor(float(p_state[key]), dtype=_get_scalar_dtype())
+
+    def _group_defaults(self) -> dict[str, Any]:
+        """Options that old state dicts may lack (torch's ``__setstate__`` setdefaults)."""
+        return {"foreach": None, "maximize": False, "differentiable": False}
+
+    def _scalar_state_keys(self) -> tuple[str, ...]:
+        return ("step",)
+
+
+def _arrays(st: dict | None) -> dict:
+    if not st:
+        return {}
+    return {k: v._data() for k, v in st.items() if isinstance(v, Tensor)}
+
+
+def hyper(*values: Any) -> tuple:
+    """Hyper-parameters as floats (torch accepts 1-element tensors for lr and betas)."""
+    return tuple(_f(v) for v in values)

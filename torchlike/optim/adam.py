@@ -1,0 +1,130 @@
+"""torch.optim.Adam (amsgrad, weight decay coupled or decoupled, maximize)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from .._core.tensor import Tensor
+from . import _math as M
+from ._fused import FusedOptimizer, hyper
+
+__all__ = ["Adam"]
+
+
+def _check_betas(betas: Any) -> None:
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def check_lr_eps(lr: Any, eps: Any = 0.0) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+
+
+class Adam(FusedOptimizer):
+    """torch.optim.Adam with torch's single-tensor maths.
+
+    ``foreach``/``fused`` are accepted and recorded (the maths is the single-tensor one);
+    ``capturable=True`` raises torch's device error on CPU.
+    """
+
+    _state_order = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-3,
+        betas: tuple[float | Tensor, float | Tensor] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
+        check_lr_eps(lr, eps)
+        _check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (
+            (isinstance(betas[0], float) and isinstance(betas[1], float))
+            or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
+        ):
+            raise ValueError("betas must be either both floats or both Tensors")
+        for i in (0, 1):
+            if isinstance(betas[i], Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
+                if betas[i].numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() != 0 else b for b in betas)
+        defaults = {
+            "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+            "maximize": maximize, "foreach": foreach, "capturable": capturable, "differentiable": differentiable,
+            "fused": fused, "decoupled_weight_decay": decoupled_weight_decay,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def _group_defaults(self) -> dict[str, Any]:
+        return {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+                "decoupled_weight_decay": False, "fused": None}  # fmt: skip
+
+    def _static(self, group: dict[str, Any]) -> tuple:
+        return (group["maximize"], group["weight_decay"] != 0, group["decoupled_weight_decay"], group["amsgrad"])
+
+    def _hyper(self, group: dict[str, Any]) -> tuple:
+        beta1, beta2 = group["betas"]
+        return hyper(group["lr"], beta1, beta2, group["eps"], group["weight_decay"])
+
+    @staticmethod
+    def _init(static: tuple, h: Any, p: Any, sdt: Any) -> dict:
+        st = {"step": jnp.zeros((), sdt), "exp_avg": jnp.zeros_like(p), "exp_avg_sq": jnp.zeros_like(p)}
+        if static[3]:
+            st["max_exp_avg_sq"] = jnp.zeros_like(p)
+        return st
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+        maximize, has_wd, decoupled, amsgrad = static
+        lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
+        if maximize:
+            g = -g
+        step_t = st["step"] + 1
+        if has_wd:
+            if decoupled:
+                p = M.mul_scalar(p, 1 - lr * weight_decay)
+            else:
+                g = M.add(g, p, weight_decay)
+        exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
+        exp_avg_sq = M.addcmul(M.mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
+        step = step_t.astype(jnp.float64)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = jnp.sqrt(bias_correction2)
+        new = {"step": step_t, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+        if amsgrad:
+            v = new["max_exp_avg_sq"] = M.maximum(st["max_exp_avg_sq"], exp_avg_sq)
+        else:
+            v = exp_avg_sq
+        denom = M.add_scalar(M.div_scalar(M.sqrt(v), bias_correction2_sqrt), eps)
+        return M.addcdiv(p, exp_avg, denom, -step_size), new

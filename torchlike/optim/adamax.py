@@ -1,0 +1,72 @@
+"""torch.optim.Adamax (Adam on the infinity norm)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from .._core.tensor import Tensor
+from . import _math as M
+from ._fused import FusedOptimizer, hyper
+from .adam import _check_betas, check_lr_eps
+
+__all__ = ["Adamax"]
+
+
+class Adamax(FusedOptimizer):
+    """torch.optim.Adamax with torch's single-tensor maths."""
+
+    _state_order = ("step", "exp_avg", "exp_inf")
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        check_lr_eps(lr, eps)
+        _check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
+            "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+
+    def _group_defaults(self) -> dict[str, Any]:
+        return {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
+
+    def _static(self, group: dict[str, Any]) -> tuple:
+        return (group["maximize"], group["weight_decay"] != 0)
+
+    def _hyper(self, group: dict[str, Any]) -> tuple:
+        beta1, beta2 = group["betas"]
+        return hyper(group["lr"], beta1, beta2, group["eps"], group["weight_decay"])
+
+    @staticmethod
+    def _init(static: tuple, h: Any, p: Any, sdt: Any) -> dict:
+        return {"step": jnp.zeros((), sdt), "exp_avg": jnp.zeros_like(p), "exp_inf": jnp.zeros_like(p)}
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+        maximize, has_wd = static
+        lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
+        if maximize:
+            g = -g
+        step_t = st["step"] + 1
+        if has_wd:
+            g = M.add(g, p, weight_decay)
+        exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
+        exp_inf = M.maximum(M.mul_scalar(st["exp_inf"], beta2), M.add_scalar(jnp.abs(g), eps))
+        clr = lr / (1 - beta1 ** step_t.astype(jnp.float64))
+        new = {"step": step_t, "exp_avg": exp_avg, "exp_inf": exp_inf}
+        return M.addcdiv(p, exp_avg, exp_inf, -clr), new

@@ -1,0 +1,94 @@
+"""torch.optim.NAdam (Adam with Nesterov momentum and momentum decay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from .._core.tensor import Tensor
+from . import _math as M
+from ._fused import FusedOptimizer, hyper
+from .adam import _check_betas, check_lr_eps
+
+__all__ = ["NAdam"]
+
+
+class NAdam(FusedOptimizer):
+    """torch.optim.NAdam with torch's single-tensor maths."""
+
+    _state_order = ("step", "mu_product", "exp_avg", "exp_avg_sq")
+    _capturable_what = "params, mu_products and state_steps"
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        check_lr_eps(lr, eps)
+        _check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = {
+            "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "momentum_decay": momentum_decay,
+            "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize, "foreach": foreach,
+            "capturable": capturable, "differentiable": differentiable,
+        }  # fmt: skip
+        super().__init__(params, defaults)
+
+    def _group_defaults(self) -> dict[str, Any]:
+        return {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+                "decoupled_weight_decay": False}  # fmt: skip
+
+    def _scalar_state_keys(self) -> tuple[str, ...]:
+        return ("step", "mu_product")
+
+    def _static(self, group: dict[str, Any]) -> tuple:
+        return (group["maximize"], group["weight_decay"] != 0, group["decoupled_weight_decay"])
+
+    def _hyper(self, group: dict[str, Any]) -> tuple:
+        beta1, beta2 = group["betas"]
+        return hyper(group["lr"], beta1, beta2, group["eps"], group["weight_decay"], group["momentum_decay"])
+
+    @staticmethod
+    def _init(static: tuple, h: Any, p: Any, sdt: Any) -> dict:
+        return {"step": jnp.zeros((), sdt), "mu_product": jnp.ones((), sdt), "exp_avg": jnp.zeros_like(p),
+                "exp_avg_sq": jnp.zeros_like(p)}  # fmt: skip
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+        maximize, has_wd, decoupled = static
+        lr, beta1, beta2, eps, weight_decay, momentum_decay = h[0], h[1], h[2], h[3], h[4], h[5]
+        if maximize:
+            g = -g
+        step_t = st["step"] + 1
+        step = step_t.astype(jnp.float64)
+        bias_correction2 = 1 - beta2**step
+        if has_wd:
+            if decoupled:
+                p = M.mul_scalar(p, 1 - lr * weight_decay)
+            else:
+                g = M.add(g, p, weight_decay)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        mu_product = M.mul_scalar(st["mu_product"], mu)
+        exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
+        exp_avg_sq = M.addcmul(M.mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
+        denom = M.add_scalar(M.sqrt(M.div_scalar(exp_avg_sq, bias_correction2)), eps)
+        mu_prod = mu_product.astype(jnp.float64)
+        mu_product_next = mu_prod * mu_next
+        p = M.addcdiv(p, g, denom, (-lr * (1.0 - mu)) / (1.0 - mu_prod))
+        p = M.addcdiv(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
+        return p, {"step": step_t, "mu_product": mu_product, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
