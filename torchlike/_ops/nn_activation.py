@@ -139,7 +139,8 @@ def _hardsigmoid(input: TensorArg) -> Any:
 @defop(method=False, grad_name="HardswishBackward0", check=_float_kernel("hardswish_cpu"))
 def _hardswish(input: TensorArg) -> Any:
     x = input
-    return jnp.where(x < -3, jnp.zeros_like(x), jnp.where(x <= 3, x * (x + 3) / 6, x))
+    # torch: the gradient is 0 for x <= -3, x/3 + 0.5 inside, 1 for x >= 3
+    return jnp.where(x <= -3, jnp.zeros_like(x), jnp.where(x < 3, x * (x + 3) / 6, x))
 
 
 @defop(method=False, grad_name="LogSigmoidBackward0", check=_float_kernel("log_sigmoid_cpu"))
@@ -246,7 +247,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
     x = np.asarray(input.detach()._data())
     neg = x <= 0
-    draws = R._uniform_array(int(neg.sum()), D.float64, lower, upper, generator)
+    gen = R._generator_for(generator, input.device)
+    draws = np.asarray(R._draw("uniform", gen, (int(neg.sum()),), D.float64, low=lower, high=upper))
     noise = np.ones(x.shape, np.float64)
     noise[neg] = draws
     from .creation import from_array

@@ -57,7 +57,7 @@ def _mse_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
 @defop(method=False, grad_name=_named("AbsBackward0"), autocast="fp32")
 def _l1_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
     x, t = _both(input, target)
-    return _reduce(jnp.abs(x - t), reduction)
+    return _reduce(_abs0(x - t), reduction)
 
 
 @defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"), autocast="fp32")
@@ -381,6 +381,11 @@ def _multi_margin_loss(input: TensorArg, target: RawTensor, weight: OptRawTensor
     return _reduce(loss, reduction)
 
 
+def _abs0(d: Any) -> Any:
+    """|d| with torch's gradient sign(d) (0 at 0)."""
+    return d * jax.lax.stop_gradient(jnp.sign(d))
+
+
 def _pnorm(d: Any, p: float, axis: int, keepdim: bool = False) -> Any:
     """torch.norm(d, p, dim) with a zero gradient at 0 (as torch's norm backward)."""
     if p == 2:
@@ -388,12 +393,12 @@ def _pnorm(d: Any, p: float, axis: int, keepdim: bool = False) -> Any:
         safe = jnp.where(s > 0, s, jnp.ones_like(s))
         return jnp.where(s > 0, jnp.sqrt(safe), jnp.zeros_like(s))
     if p == 1:
-        return jnp.sum(jnp.abs(d), axis=axis, keepdims=keepdim)
+        return jnp.sum(_abs0(d), axis=axis, keepdims=keepdim)
     if p == math.inf:
-        return jnp.max(jnp.abs(d), axis=axis, keepdims=keepdim)
+        return jnp.max(_abs0(d), axis=axis, keepdims=keepdim)
     if p == 0:
         return jnp.sum((d != 0).astype(d.dtype), axis=axis, keepdims=keepdim)
-    a = jnp.abs(d)
+    a = _abs0(d)
     s = jnp.sum(a**p, axis=axis, keepdims=keepdim)
     safe = jnp.where(s > 0, s, jnp.ones_like(s))
     return jnp.where(s > 0, safe ** (1.0 / p), jnp.zeros_like(s))
@@ -405,7 +410,7 @@ def pairwise_body(x1: Any, x2: Any, p: float, eps: float, keepdim: bool) -> Any:
     return _pnorm(d, p, axis if axis >= 0 else 0, keepdim)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=5), autocast="fp32")
+@defop(method=False, grad_name=_named("ClampMinBackward0", pos=4), autocast="fp32")
 def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: float, p: float,
                          eps: float, swap: bool, reduction: str) -> Any:  # fmt: skip
     d_pos = pairwise_body(anchor, positive, p, eps, False)

@@ -397,7 +397,7 @@ def _max_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     if not return_indices and all(d == 1 for d in dilation):
         # reduce_window max's gradient goes to the first maximum of each window, as torch's
         return lax.reduce_window(
-            x, jnp.array(-jnp.inf, x.dtype), lax.max, lead + kernel_size, lead + stride, pads
+            x, np.array(-np.inf, x.dtype), lax.max, lead + kernel_size, lead + stride, pads
         )
     idx = lax.stop_gradient(_window_argmax(lax.stop_gradient(x), kernel_size, stride, pads, dilation))
     vals = _gather_spatial(input, idx, n)
@@ -489,7 +489,7 @@ def _avg_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     lead = (1,) * (x.ndim - n)
     acc = _acc(x)
     total = lax.reduce_window(
-        x.astype(acc), jnp.array(0, acc), lax.add, lead + kernel_size, lead + stride, pads
+        x.astype(acc), np.array(0, acc), lax.add, lead + kernel_size, lead + stride, pads
     )
     if divisor_override:
         return (total / divisor_override).astype(input.dtype)

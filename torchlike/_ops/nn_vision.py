@@ -270,11 +270,12 @@ def _unnormalize(coord: Any, size: int, align_corners: bool) -> Any:
     return ((coord + 1) * size - 1) / 2
 
 
-def _reflect(x: Any, lo: float, hi: float) -> Any:
-    if lo == hi:
+def _reflect(x: Any, twice_low: int, twice_high: int) -> Any:
+    """torch's reflect_coordinates (bounds given doubled)."""
+    if twice_low == twice_high:
         return jnp.zeros_like(x)
-    mn = lo
-    span = hi - lo
+    mn = twice_low / 2
+    span = (twice_high - twice_low) / 2
     x = jnp.abs(x - mn)
     extra = jnp.fmod(x, span)
     flips = jnp.floor(x / span)

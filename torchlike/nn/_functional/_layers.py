@@ -224,7 +224,7 @@ def _dropout_impl(
         shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     else:
         shape = tuple(input.shape)
-    if p == 1 and not alpha:
+    if p == 1:
         import jax.numpy as jnp
 
         zero = from_array(jnp.zeros((), input.dtype.np), input.device)
@@ -234,11 +234,12 @@ def _dropout_impl(
         noise = from_array(_scaled_noise(mask, p, input.dtype), input.device)
         return _finish(input, N._dropout_apply(input, noise), inplace)
     alpha_ = 1.7580993408473766
-    a = 1.0 / math.sqrt((alpha_ * alpha_ * p + 1) * (1 - p))
-    f = np.float32 if input.dtype is not D.float64 else np.float64
-    m = np.asarray(mask).astype(f)
-    b = ((m + f(-1)) * f(alpha_ * a) + f(alpha_ * a * p)).astype(f)
-    noise = (m * f(a)).astype(f)
+    with np.errstate(divide="ignore", invalid="ignore"):  # torch: p == 1 gives inf/nan, not an error
+        a = float(np.float64(1.0) / np.sqrt(np.float64((alpha_ * alpha_ * p + 1) * (1 - p))))
+        f = np.float32 if input.dtype is not D.float64 else np.float64
+        m = np.asarray(mask).astype(f)
+        b = ((m + f(-1)) * f(alpha_ * a) + f(alpha_ * a * p)).astype(f)
+        noise = (m * f(a)).astype(f)
     out = N._alpha_dropout_apply(input, from_array(noise, input.device), from_array(b, input.device))
     return _finish(input, out, inplace)
 

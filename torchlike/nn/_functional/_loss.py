@@ -188,7 +188,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
             f"{input1.dim() - 1}D target tensor expects {input1.dim()}D input tensors, but found inputs with sizes "
             f"{list(input1.shape)} and {list(input2.shape)}."
         )
-    return L._cosine_embedding_loss(input1, input2, target, float(margin), reduction)
+    # torch: the target only selects branches, so it gets no gradient (None)
+    return L._cosine_embedding_loss(input1, input2, target.detach(), float(margin), reduction)
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
@@ -205,7 +206,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
                          reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
-    return L._hinge_embedding_loss(input, target, float(margin), resolve(size_average, reduce, reduction))
+    reduction = resolve(size_average, reduce, reduction)
+    return L._hinge_embedding_loss(input, target.detach(), float(margin), reduction)
 
 
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
