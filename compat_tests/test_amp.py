@@ -1,0 +1,115 @@
+"""Autocast on CPU (bf16) and GradScaler: output dtypes and values equal torch's."""
+
+import numpy as np
+import pytest
+
+from _harness import check
+
+R = np.random.RandomState(0)
+A = R.rand(4, 6).astype(np.float32)
+B = R.rand(6, 5).astype(np.float32)
+C3 = R.rand(2, 4, 6).astype(np.float32)
+D3 = R.rand(2, 6, 5).astype(np.float32)
+IMG = R.rand(1, 2, 7, 7).astype(np.float32)
+W = R.rand(3, 2, 3, 3).astype(np.float32)
+
+LOWER = {
+    "mm": lambda t, a, b: t.mm(a, b),
+    "matmul": lambda t, a, b: a @ b,
+    "bmm": lambda t, a, b: t.bmm(a.unsqueeze(0), b.unsqueeze(0)),
+    "addmm": lambda t, a, b: t.addmm(t.ones(4, 5), a, b),
+    "linear": lambda t, a, b: t.nn.functional.linear(a, b.t()),
+    "baddbmm": lambda t, a, b: t.baddbmm(t.ones(1, 4, 5), a.unsqueeze(0), b.unsqueeze(0)),
+}
+FP32 = {
+    "mse_loss": lambda t, a, b: t.nn.functional.mse_loss((a @ b), t.zeros(4, 5)),
+    "l1_loss": lambda t, a, b: t.nn.functional.l1_loss((a @ b), t.zeros(4, 5)),
+    "cross_entropy": lambda t, a, b: t.nn.functional.cross_entropy(a @ b, t.tensor([0, 1, 2, 3])),
+    "nll_loss": lambda t, a, b: t.nn.functional.nll_loss((a @ b).log_softmax(1), t.tensor([0, 1, 2, 3])),
+    "bce_logits": lambda t, a, b: t.nn.functional.binary_cross_entropy_with_logits(a @ b, t.ones(4, 5)),
+    "smooth_l1": lambda t, a, b: t.nn.functional.smooth_l1_loss(a @ b, t.zeros(4, 5)),
+    "kl_div": lambda t, a, b: t.nn.functional.kl_div((a @ b).log_softmax(1), t.full((4, 5), 0.2), reduction="sum"),
+    "prod": lambda t, a, b: (a @ b).prod(1),
+    "cdist": lambda t, a, b: t.cdist(a @ b, a @ b),
+    "trace": lambda t, a, b: t.trace(a @ b[:, :4]),
+}
+PROMOTE = {
+    "cat": lambda t, a, b: t.cat([a @ b, t.ones(4, 5)]),
+    "stack": lambda t, a, b: t.stack([a @ b, t.ones(4, 5)]),
+}
+UNLISTED = {  # not in torch's CPU lists: run in the inputs' dtypes
+    "relu": lambda t, a, b: t.relu(a @ b),
+    "softmax": lambda t, a, b: (a @ b).softmax(1),
+    "exp": lambda t, a, b: (a @ b).exp(),
+    "sum": lambda t, a, b: (a @ b).sum(),
+    "add": lambda t, a, b: (a @ b) + 1,
+}
+
+
+def _under_autocast(fn):
+    def f(t, a, b):
+        with t.autocast("cpu", dtype=t.bfloat16):
+            return fn(t, a, b)
+
+    return f
+
+
+@pytest.mark.parametrize("name", list(LOWER) + list(FP32) + list(PROMOTE) + list(UNLISTED))
+def test_cpu_autocast_dtype_and_value(name):
+    fn = {**LOWER, **FP32, **PROMOTE, **UNLISTED}[name]
+    check(_under_autocast(fn), [A, B], rtol=2e-2, atol=2e-2)
+
+
+def test_conv_under_autocast():
+    def f(t, x, w):
+        with t.autocast("cpu"):
+            y = t.nn.functional.conv2d(x, w, padding=1)
+            return y, t.nn.functional.max_pool2d(y, 2)
+
+    check(f, [IMG, W], rtol=2e-2, atol=2e-2)
+
+
+def test_nesting_and_disable():
+    def f(t, a, b):
+        with t.autocast("cpu"):
+            x = a @ b
+            with t.autocast("cpu", enabled=False):
+                y = a @ b
+                z = x.float() @ b.t()
+            inner = t.is_autocast_enabled("cpu")
+        return x, y, z, inner, t.is_autocast_enabled("cpu"), t.get_autocast_dtype("cpu")
+
+    check(f, [A, B], grad=False, rtol=2e-2, atol=2e-2)
+
+
+def test_decorator_form():
+    def f(t, a, b):
+        @t.autocast("cpu")
+        def g(x, y):
+            return x @ y
+
+        return g(a, b)
+
+    check(f, [A, B], rtol=2e-2, atol=2e-2)
+
+
+def test_grad_scaler_sequence_with_injected_infs():
+    def f(t, a, b):
+        w = t.nn.Parameter(a.detach().clone())
+        opt = t.optim.SGD([w], lr=0.01)
+        scaler = t.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=3)
+        scales = []
+        for step in range(200):
+            opt.zero_grad()
+            loss = (w**2).sum()
+            scaler.scale(loss).backward()
+            if step % 7 == 3:
+                w.grad[0, 0] = float("inf")
+            if step % 11 == 5:
+                w.grad[1, 1] = float("nan")
+            scaler.step(opt)
+            scaler.update()
+            scales.append(scaler.get_scale())
+        return scales, w.detach(), scaler.state_dict()
+
+    check(f, [A, B], grad=False)
