@@ -68,13 +68,14 @@ def test_fork_worker_refuses_ops_clearly():
 
 def test_fork_patch_points_exist():
     """Host mode replaces these attributes; if one is renamed, forked workers could hang instead of raising."""
+    import jax
     from jax._src import compiler
 
     from torchlike._core import tensor as T
     from torchlike._ops import creation, registry
     from torchlike._ops import random as random_ops
 
-    patches = _worker._fork_patches(None, T, creation, registry, random_ops, compiler)
+    patches = _worker._fork_patches(None, T, creation, registry, random_ops, compiler, jax)
     missing = [name for owner, name, _ in patches if not hasattr(owner, name) and name != "backend_compile"]
     assert missing == []
 

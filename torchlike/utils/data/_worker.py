@@ -140,6 +140,13 @@ def _host_data(self: Tensor) -> Any:
     return _host.host_array(self)
 
 
+def _host_device_put(x: Any, device: Any = None, *args: Any, **kwargs: Any) -> Any:
+    # jax.device_put returns at once in a forked child, but the copy never completes: reading it hangs
+    if device is None or getattr(device, "platform", None) == "cpu":
+        return np.asarray(x)
+    raise fork_error("moving data to an accelerator")
+
+
 class _HostNumpy:
     """Stands in for ``jax.numpy`` in the creation paths of a forked worker: arrays stay numpy arrays."""
 
@@ -170,15 +177,18 @@ def enter_fork_mode() -> None:
     from ..._ops import random as random_ops
 
     _host.IN_FORK_WORKER = True
+    import jax
     from jax._src import compiler
 
     shim = _HostNumpy()
-    for owner, name, value in _fork_patches(shim, T, creation, registry, random_ops, compiler):
+    for owner, name, value in _fork_patches(shim, T, creation, registry, random_ops, compiler, jax):
         if hasattr(owner, name):
             setattr(owner, name, value)
 
 
-def _fork_patches(shim: Any, T: Any, creation: Any, registry: Any, random_ops: Any, compiler: Any) -> list:
+def _fork_patches(
+    shim: Any, T: Any, creation: Any, registry: Any, random_ops: Any, compiler: Any, jax: Any
+) -> list:
     """(owner, attribute, replacement) for host mode; tests check that every attribute still exists."""
     return [
         (registry, "autocast", _refuse_op),  # consulted before every op's kernel runs
@@ -188,6 +198,7 @@ def _fork_patches(shim: Any, T: Any, creation: Any, registry: Any, random_ops: A
         (creation, "jnp", shim),
         (random_ops, "jnp", shim),
         (creation, "_filled", lambda shape, dt, value: np.full(shape, value, dt.np)),
+        (jax, "device_put", _host_device_put),
         # a new compilation is the first thing that would hang: the catch-all
         (compiler, "backend_compile_and_load", _refuse_compile),
         (compiler, "backend_compile", _refuse_compile),
