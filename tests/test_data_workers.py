@@ -142,11 +142,14 @@ def test_grad_leaf_tensors_cross_processes():
 
 
 class SpawnOps(D.Dataset):
+    def __init__(self):
+        self.base = torchlike.arange(4.0)  # travels to the spawned workers pickled as numpy
+
     def __len__(self):
         return 4
 
     def __getitem__(self, i):
-        return (torchlike.ones(2) * i).sum(), torchlike.initial_seed()
+        return (torchlike.ones(2) * self.base[i]).sum(), torchlike.initial_seed()
 
 
 def collate_pairs(batch):
