@@ -8,9 +8,9 @@ torch's ``_generate_state`` (numpy's SeedSequence of [worker_id, base_seed's two
 
 Workers started with fork (Linux's default, as in torch) inherit JAX's runtime without its
 threads: a JAX compile or computation there would hang. ``enter_fork_mode`` therefore switches the
-worker to host mode: tensors made there (``torch.tensor``, ``from_numpy``, ``as_tensor``) hold numpy
-arrays, reading and indexing tensors works through numpy, and any torchlike op raises a clear
-error instead of hanging. Workers started with spawn/forkserver run a fresh torchlike on the CPU.
+worker to host mode: tensors made there (``torch.tensor``, ``from_numpy``, ``zeros``, ``rand``, ...)
+hold numpy arrays, reading and indexing tensors works through numpy, and any torchlike op raises a
+clear error instead of hanging. Workers started with spawn/forkserver run a fresh torchlike on the CPU.
 """
 
 from __future__ import annotations
