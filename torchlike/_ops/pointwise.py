@@ -176,6 +176,22 @@ def div(input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | No
     return _floor_divide(input, other)
 
 
+def _no_derivative(aten: str, error: type = RuntimeError, message: str | None = None) -> Callable:
+    """Wrap a kernel so that backward through it raises torch's error (torch records a ``NotImplemented``
+    node rather than no node)."""
+
+    def deco(f: Callable) -> Callable:
+        g = jax.custom_vjp(f)
+
+        def bwd(res: Any, ct: Any) -> Any:
+            raise error(message or f"derivative for aten::{aten} is not implemented")
+
+        g.defvjp(lambda *args: (g(*args), None), bwd)
+        return g
+
+    return deco
+
+
 def _floor_divide(a: Any, b: Any) -> Any:
     if _is_int_array(a):
         # eager calls raise on a zero divisor first; traced ones must not hit XLA's undefined result
@@ -183,10 +199,10 @@ def _floor_divide(a: Any, b: Any) -> Any:
     return jnp.floor_divide(a, b)
 
 
-@defop(inplace=True, out=True, differentiable=False, dtypes="nocomplex", check=_int_division("div_floor_cpu"))
+@defop(inplace=True, out=True, dtypes="nocomplex", check=_int_division("div_floor_cpu"), grad_name="NotImplemented")
 def floor_divide(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     """torch.floor_divide: rounds toward -inf (torch >= 1.13). torch has no derivative for it."""
-    return _floor_divide(input, other)
+    return _no_derivative("floor_divide")(_floor_divide)(input, other)
 
 
 @defop(inplace=True, out=True, dtypes="nocomplex", check=_int_division("remainder_cpu"),
@@ -238,7 +254,24 @@ def _pow(x: Any, e: Any) -> Any:
         return jnp.power(x, e)
     if jnp.issubdtype(x.dtype, jnp.signedinteger):
         return _int_pow(x, e)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return _fpow(*jnp.broadcast_arrays(x, e))
     return jnp.power(x, e)
+
+
+@jax.custom_jvp
+def _fpow(x: Any, y: Any) -> Any:
+    return jnp.power(x, y)
+
+
+@_fpow.defjvp
+def _fpow_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch: d/dx is 0 where y == 0, d/dy is 0 where x == 0 and y >= 0 (JAX gives NaN at 0 ** 0)
+    (x, y), (dx, dy) = primals, tangents
+    r = _fpow(x, y)
+    cx = jnp.where(y == 0, 0, y * jnp.power(x, y - 1))
+    cy = jnp.where((x == 0) & (y >= 0), 0, r * jnp.log(x))
+    return r, dx * cx + dy * cy
 
 
 @defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check)
@@ -253,7 +286,8 @@ def _float_power_name(static: tuple, dyn: tuple) -> str:
 @defop(promote="float", out=True, grad_name=_float_power_name)
 def float_power(input: TensorOrScalar, exponent: TensorOrScalar) -> Any:
     """torch.float_power: computes and returns float64 (complex128 for complex inputs)."""
-    return jnp.power(input.astype(_wide(input.dtype)), exponent.astype(_wide(exponent.dtype)))
+    x, e = input.astype(_wide(input.dtype)), exponent.astype(_wide(exponent.dtype))
+    return _fpow(*jnp.broadcast_arrays(x, e)) if x.dtype == jnp.float64 else jnp.power(x, e)
 
 
 def _wide(dt: Any) -> Any:
@@ -288,9 +322,14 @@ def neg(input: TensorArg) -> Any:
     return -input
 
 
+def _sign(x: Any) -> Any:
+    # torch: sign(NaN) = 0 and sign(-0.0) = +0 (JAX gives NaN and -0.0)
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
 def _abs0(x: Any) -> Any:
-    # torch: d|x|/dx = sign(x), 0 at 0 (JAX's abs gives 1 there)
-    return x * jnp.sign(x)
+    # torch: d|x|/dx = sign(x), 0 at 0 and at NaN (JAX's abs gives 1 at 0)
+    return x * _sign(x)
 
 
 @defop(inplace=True, out=True, aliases=("absolute",), dtypes="nobool")
@@ -302,7 +341,13 @@ def abs(input: TensorArg) -> Any:
 
 @defop(inplace=True, out=True, dtypes="nocomplex")
 def sign(input: TensorArg) -> Any:
-    return jnp.sign(input) if input.dtype != jnp.bool_ else input
+    return _sign_any(input)
+
+
+def _sign_any(x: Any) -> Any:
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return _sign(x)
+    return jnp.sign(x) if x.dtype != jnp.bool_ else x
 
 
 @defop(inplace=True, out=True)
@@ -310,7 +355,7 @@ def sgn(input: TensorArg) -> Any:
     if jnp.issubdtype(input.dtype, jnp.complexfloating):
         a = jnp.abs(input)
         return jnp.where(a == 0, 0, input / jnp.where(a == 0, 1, a)).astype(input.dtype)
-    return jnp.sign(input) if input.dtype != jnp.bool_ else input
+    return _sign_any(input)
 
 
 def positive(input: Tensor) -> Tensor:
@@ -402,8 +447,16 @@ def _i0_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _i0(x), dx * jsp.i1(x)
 
 
+@jax.custom_jvp
+def _rsqrt(x: Any) -> Any:
+    return lax.rsqrt(x)
+
+
+# torch: d rsqrt = -0.5 * rsqrt(x) ** 3 (JAX's -0.5 * rsqrt(x) / x has the other sign at -0.0)
+_rsqrt.defjvp(lambda p, t: (_rsqrt(p[0]), t[0] * (-0.5 * _rsqrt(p[0]) ** 3)))
+
 sqrt = _unary_float("sqrt", jnp.sqrt)
-rsqrt = _unary_float("rsqrt", lax.rsqrt)
+rsqrt = _unary_float("rsqrt", _rsqrt)
 exp = _unary_float("exp", jnp.exp, saves=("result",))
 exp2 = _unary_float("exp2", jnp.exp2)
 expm1 = _unary_float("expm1", jnp.expm1)
@@ -446,7 +499,8 @@ def _logit_fn(x: Any, eps: float | None) -> Any:
         # torch: outside [eps, 1 - eps] the gradient is 0 (NaN outside [0, 1] without eps)
         (x,), (dx,) = primals, tangents
         lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
-        coef = jnp.where((x < lo) | (x > hi), jnp.nan if eps is None else 0, 1 / (x * (1 - x)))
+        coef = jnp.where((x == 0) | (x == 1), jnp.inf, 1 / (x * (1 - x)))
+        coef = jnp.where((x < lo) | (x > hi), jnp.nan if eps is None else 0, coef)
         return f(x), dx * coef.astype(x.dtype)
 
     return f(x)
@@ -640,8 +694,8 @@ def _nextafter(x: Any, y: Any) -> Any:
     return jnp.nextafter(x, y)
 
 
-# torch: the gradient passes to ``input`` unchanged, none to ``other`` (XLA's nextafter has no derivative)
-_nextafter.defjvp(lambda primals, tangents: (_nextafter(*primals), tangents[0] + 0 * tangents[1]))
+# torch: the gradient passes to ``input`` where input != other, none to ``other`` (XLA's has no derivative)
+_nextafter.defjvp(lambda p, t: (_nextafter(*p), t[0] * (p[0] != p[1]).astype(p[0].dtype) + 0 * t[1]))
 
 
 @defop(inplace=True, out=True, dtypes="real_float")
@@ -673,20 +727,44 @@ def _heaviside_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
-@defop(promote=None, inplace=True, out=True, differentiable=False, check=_heaviside_check)
+def _heaviside(x: Any, values: Any) -> Any:
+    return jnp.where(x == 0, values, (x > 0).astype(x.dtype)).astype(x.dtype)
+
+
+@defop(promote=None, inplace=True, out=True, check=_heaviside_check, grad_name="NotImplemented")
 def heaviside(input: RawTensor, values: RawTensor) -> Any:
-    return jnp.where(input == 0, values, (input > 0).astype(input.dtype)).astype(input.dtype)
+    return _no_derivative("heaviside")(_heaviside)(input, values)
 
 
-# torch: maximum/minimum split the gradient evenly at ties, as JAX does.
+def _extremum(f: Callable, x_loses: Callable) -> Callable:
+    """torch's maximum/minimum: ties split the gradient evenly; where a NaN decides, both sides get it all
+    (JAX's NaN case differs)."""
+
+    @jax.custom_jvp
+    def g(x: Any, y: Any) -> Any:
+        return f(x, y)
+
+    @g.defjvp
+    def g_jvp(primals: tuple, tangents: tuple) -> tuple:
+        (x, y), (dx, dy) = primals, tangents
+        share = jnp.where(x == y, 0.5, 1.0).astype(x.dtype)
+        return g(x, y), dx * jnp.where(x_loses(x, y), 0, share) + dy * jnp.where(x_loses(y, x), 0, share)
+
+    return g
+
+
+_maximum = _extremum(jnp.maximum, lambda a, b: a < b)
+_minimum = _extremum(jnp.minimum, lambda a, b: a > b)
+
+
 @defop(out=True, dtypes="nocomplex")
 def maximum(input: TensorArg, other: TensorArg) -> Any:
-    return jnp.maximum(input, other)
+    return _maximum(*jnp.broadcast_arrays(input, other))
 
 
 @defop(out=True, dtypes="nocomplex")
 def minimum(input: TensorArg, other: TensorArg) -> Any:
-    return jnp.minimum(input, other)
+    return _minimum(*jnp.broadcast_arrays(input, other))
 
 
 @defop(out=True, dtypes="nocomplex")
@@ -703,8 +781,21 @@ def fmin(input: TensorArg, other: TensorArg) -> Any:
 
 @defop(promote="float", inplace=True, out=True, grad_name=_by_tensors("CopysignBackward0", "", "CopysignBackward1"))
 def copysign(input: TensorArg, other: TensorOrScalar) -> Any:
-    # torch: the gradient is 0 where input == 0 (JAX's copysign gives +-1)
-    return _abs0(input) * jnp.where(jnp.signbit(other), -1, 1).astype(input.dtype)
+    x, y = jnp.broadcast_arrays(input, other)
+    return _copysign(x, y)
+
+
+@jax.custom_jvp
+def _copysign(x: Any, y: Any) -> Any:
+    return jnp.copysign(x, y)
+
+
+@_copysign.defjvp
+def _copysign_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch: d/dx = result / x, 0 where x == 0 (JAX's copysign gives +-1 there); nothing flows to y
+    (x, y), (dx, _) = primals, tangents
+    r = _copysign(x, y)
+    return r, dx * jnp.where(x == 0, 0, r / jnp.where(x == 0, 1, x))
 
 
 @jax.custom_jvp
@@ -846,9 +937,9 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     if isinstance(other, Tensor) and isinstance(input, Tensor) and input._dtype is not other._dtype:
         raise RuntimeError(f"{D.cpp_name(input._dtype)} did not match {D.cpp_name(other._dtype)}")
     if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {float(rtol):g}")
     if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {float(atol):g}")
     return _isclose(input, other, float(rtol), float(atol), bool(equal_nan), D.get_default_dtype().np)
 
 
@@ -906,3 +997,53 @@ def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any
 
 
 METHODS.update(float_power_=float_power_, positive=positive, isclose=isclose, allclose=allclose, equal=equal)
+
+
+# --- in-place forms with torch quirks -------------------------------------------------------------------
+
+
+def _inplace_without_derivative(name: str, f: Callable) -> Callable:
+    """torch has no derivative for the in-place asinh_/acosh_/atanh_: they record a node that raises."""
+    kernel = _no_derivative(
+        name, NotImplementedError, f"the derivative for 'inplace version of {name}' is not implemented."
+    )(f)
+
+    def body(input: TensorArg) -> Any:
+        return kernel(input)
+
+    body.__name__ = f"_{name}_inplace"
+    op = defop(body.__name__, promote="float", method=False, grad_name=f"{_title(name)}Backward1")(body)
+
+    def method(self: Tensor) -> Tensor:
+        return _inplace_commit(self, op(self))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    return method
+
+
+def _title(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def _clamp_inplace(fn: Callable, name: str) -> Callable:
+    """clamp_ and friends: torch names C++ types ("long int") when a scalar bound can't be cast in."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        bounds = [a for a in (*args, *kwargs.values()) if a is not None]
+        if all(not isinstance(b, Tensor) for b in bounds):
+            dt = D.result_type_from((self._dtype,) if self._shape else (), () if self._shape else (self._dtype,),
+                                    tuple(D.scalar_dtype(b) for b in bounds))  # fmt: skip
+            if not D.can_cast(dt, self._dtype):
+                raise RuntimeError(
+                    f"result type {D.cpp_name(dt)} can't be cast to the desired output type {_c_type(self._dtype)}"
+                )
+        return _inplace_commit(self, fn(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _n, _f in (("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh)):
+    METHODS[_n + "_"] = METHODS["arc" + _n[1:] + "_"] = _inplace_without_derivative(_n, _f)
+for _n, _f in (("clamp_", clamp), ("clip_", clamp), ("clamp_min_", clamp_min), ("clamp_max_", clamp_max)):
+    METHODS[_n] = _clamp_inplace(_f, _n)
