@@ -106,7 +106,9 @@ def test_samplers_basic():
     assert w == [1] * 5
     assert sorted(D.SubsetRandomSampler([10, 20, 30])) == [10, 20, 30]
     # without torchlike.distributed: "Requires distributed package..."; with it, torch's own error
-    with pytest.raises((RuntimeError, ValueError), match="Requires distributed package|Default process group"):
+    with pytest.raises(
+        (RuntimeError, ValueError), match="Requires distributed package|Default process group"
+    ):
         D.DistributedSampler(range(4))
 
 
