@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import warnings
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
@@ -102,6 +102,7 @@ class Module:
 
     dump_patches: bool = False
     _version: int = 1
+    T_destination = TypeVar("T_destination", bound=dict)
     training: bool
     call_super_init: bool = False
     _compiled_call_impl: Callable | None = None
@@ -303,6 +304,19 @@ class Module:
 
     def cuda(self, device: Any = None) -> Module:
         return self._apply(lambda t: t.cuda(device))
+
+    def _to_device_type(self, kind: str, device: Any) -> Module:
+        dev = kind if device is None else (f"{kind}:{device}" if isinstance(device, int) else device)
+        return self._apply(lambda t: t.to(dev))
+
+    def ipu(self, device: Any = None) -> Module:
+        return self._to_device_type("ipu", device)
+
+    def xpu(self, device: Any = None) -> Module:
+        return self._to_device_type("xpu", device)
+
+    def mtia(self, device: Any = None) -> Module:
+        return self._to_device_type("mtia", device)
 
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())

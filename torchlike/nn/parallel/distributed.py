@@ -1,0 +1,3 @@
+"""torch.nn.parallel.distributed (public path)."""
+
+from ._distributed import DistributedDataParallel  # noqa: F401
