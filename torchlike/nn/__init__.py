@@ -11,3 +11,5 @@ from .modules._module import (  # noqa: F401
     register_module_parameter_registration_hook,
 )
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
+from . import parallel  # noqa: E402,F401
+from .parallel import DataParallel  # noqa: E402,F401
