@@ -79,7 +79,8 @@ CPU = device("cpu")
 
 @functools.cache
 def _cpu_jax() -> Any:
-    return jax.devices("cpu")[0]
+    # this process's CPU: under jax.distributed, jax.devices() also lists other processes' devices
+    return jax.local_devices(backend="cpu")[0]
 
 
 def canonical(dev: Any) -> device:
