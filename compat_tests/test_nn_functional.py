@@ -312,6 +312,8 @@ def test_dropout_functional_matches_torch_stream() -> None:
     for t in (torch, torchlike):
         t.manual_seed(5)
     check(lambda t, x: _F(t).dropout2d(x, 0.5), [IMG])
+    # a transposed (non-contiguous, dense) input: torch's noise is empty_like(input), filled in memory order
+    check(lambda t, x: (_F(t).dropout(x.t(), 0.5), _F(t).dropout(x[:, ::2], 0.5)), [X])
     check(lambda t, x: (_F(t).dropout1d(x[0], 0.5), _F(t).feature_alpha_dropout(x, 0.3, True)), [IMG])
 
 

@@ -180,14 +180,35 @@ def lp_pool2d(
 # --- dropout -------------------------------------------------------------------------------------------------
 
 
-def keep_mask(input: Tensor, shape: tuple, p_keep: float, generator: Any = None) -> Any:
-    """The dropout keep-mask (1 = keep), as ``empty(shape).bernoulli_(p_keep)`` draws it in torch.
+def keep_mask(
+    input: Tensor, shape: tuple, p_keep: float, generator: Any = None, like_input: bool = False
+) -> Any:
+    """The dropout keep-mask (1 = keep), as torch's ``bernoulli_(p_keep)`` on its noise tensor draws it.
 
     The one place dropout draws randomness: on the CPU generator it is torch's stream; under
     torchlike.compile (``random.trace_rng``) and on CUDA it comes from a jax.random key stream.
+    ``like_input``: the noise is ``empty_like(input)``, which keeps a dense input's strides, so the
+    draws fill it in the input's memory order.
     """
     gen = R._generator_for(generator, input.device)
-    return R._draw("bernoulli", gen, tuple(shape), input.dtype, p=float(p_keep))
+    values = R._draw("bernoulli", gen, tuple(shape), input.dtype, p=float(p_keep))
+    if like_input and isinstance(values, np.ndarray) and not input.is_contiguous():
+        stride = tuple(input.stride())
+        if _dense(tuple(input.shape), stride):
+            values = R._memory_order(values, tuple(shape), stride)
+    return values
+
+
+def _dense(shape: tuple, stride: tuple) -> bool:
+    """Whether a strided layout covers its memory exactly once (torch's non_overlapping_and_dense)."""
+    expected = 1
+    for size, st in sorted(zip(shape, stride), key=lambda p: p[1]):
+        if size == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _check_p(p: float) -> None:
@@ -229,7 +250,7 @@ def _dropout_impl(
 
         zero = from_array(jnp.zeros((), input.dtype.np), input.device)
         return _finish(input, N._dropout_apply(input, zero), inplace)
-    mask = keep_mask(input, shape, 1 - p)
+    mask = keep_mask(input, shape, 1 - p, like_input=not feature)
     if not alpha:
         noise = from_array(_scaled_noise(mask, p, input.dtype), input.device)
         return _finish(input, N._dropout_apply(input, noise), inplace)

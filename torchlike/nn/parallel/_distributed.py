@@ -88,11 +88,17 @@ class DistributedDataParallel(Module):
     ) -> None:
         super().__init__()
         if device_mesh is not None:
-            raise NotImplementedError("DistributedDataParallel: device_mesh= is not supported; pass process_group")
+            raise NotImplementedError(
+                "DistributedDataParallel: device_mesh= is not supported; pass process_group"
+            )
         if mixed_precision is not None:
-            raise NotImplementedError("DistributedDataParallel: mixed_precision= is not supported; use torch.autocast")
+            raise NotImplementedError(
+                "DistributedDataParallel: mixed_precision= is not supported; use torch.autocast"
+            )
         if delay_all_reduce_named_params is not None:
-            raise NotImplementedError("DistributedDataParallel: delay_all_reduce_named_params= is not supported")
+            raise NotImplementedError(
+                "DistributedDataParallel: delay_all_reduce_named_params= is not supported"
+            )
         self.process_group = pg._world() if process_group is None else process_group
         ignore = set(getattr(module, "_ddp_params_and_buffers_to_ignore", ()))
         self.parameters_to_ignore = ignore
@@ -170,7 +176,9 @@ class DistributedDataParallel(Module):
         self._sync_queued = False
         if init_sync:
             self._verify_shapes()
-            self._broadcast_state(self._module_parameters + (self.modules_buffers if init_sync_buffers else []))
+            self._broadcast_state(
+                self._module_parameters + (self.modules_buffers if init_sync_buffers else [])
+            )
         hook = _GradHook(self)
         self._hook_handles = [p.register_post_accumulate_grad_hook(hook) for p in self._module_parameters
                               if p.requires_grad]  # fmt: skip
@@ -254,7 +262,9 @@ class DistributedDataParallel(Module):
         if grad_mode.is_grad_enabled() and self.require_backward_grad_sync:
             self._sync_expected = True
         if self.will_sync_module_buffers():
-            self.modules_buffers = [b for n, b in self.module.named_buffers() if n not in self.parameters_to_ignore]
+            self.modules_buffers = [
+                b for n, b in self.module.named_buffers() if n not in self.parameters_to_ignore
+            ]
             with grad_mode.no_grad():
                 self._broadcast_state(self.modules_buffers)
         if self.device_ids:
