@@ -44,12 +44,19 @@ def main() -> None:
 def _run() -> None:
     try:
         main()
-    except SystemExit:
-        raise
+    except SystemExit as e:
+        if e.code in (None, 0):
+            raise
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if not isinstance(e.code, int):
+            print(e.code, file=sys.stderr, flush=True)
+        os._exit(e.code if isinstance(e.code, int) else 1)
     except BaseException:
         # exit now: JAX's exit-time shutdown would wait for the other processes, which may be
         # blocked in a collective with this one
         traceback.print_exc()
+        sys.stdout.flush()
         sys.stderr.flush()
         os._exit(1)
 

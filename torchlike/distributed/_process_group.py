@@ -40,6 +40,9 @@ class RedOpType(enum.IntEnum):
     BXOR = 7
     PREMUL_SUM = 8
 
+    def __str__(self) -> str:
+        return f"RedOpType.{self.name}"
+
 
 class ReduceOp:
     """torch.distributed.ReduceOp: ``ReduceOp.SUM`` and friends are ``RedOpType`` members."""

@@ -1,0 +1,121 @@
+"""Worker for tests/test_distributed_launch.py, started by ``python -m torchlike.distributed.run``.
+
+Every rank checks the collectives, then trains an MLP with DistributedDataParallel on its share
+of each global batch (DistributedSampler) next to a local reference model trained on the whole
+global batch, and prints lines the test compares across ranks.
+"""
+
+import sys
+
+import numpy as np
+
+import torchlike as torch
+import torchlike.distributed as dist
+from torchlike import nn
+from torchlike.nn.parallel import DistributedDataParallel as DDP
+from torchlike.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+
+def check(name, got, want):
+    ok = np.allclose(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64))
+    print(f"rank {rank} {'OK' if ok else 'FAIL'} {name} got={got} want={want}", flush=True)
+
+
+dist.init_process_group(backend="gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+assert world == int(sys.argv[1]) and dist.is_initialized()
+
+# --- collectives ---------------------------------------------------------------------------------
+t = torch.arange(3, dtype=torch.float32) + rank
+dist.all_reduce(t)
+check("all_reduce_sum", t.tolist(), [sum(i + r for r in range(world)) for i in range(3)])
+t = torch.arange(3, dtype=torch.float32) + rank
+dist.all_reduce(t, op=dist.ReduceOp.MAX)
+check("all_reduce_max", t.tolist(), [i + world - 1 for i in range(3)])
+t = torch.tensor([rank + 1, 7])
+dist.all_reduce(t, op=dist.ReduceOp.PRODUCT)
+check("all_reduce_prod_int", t.tolist(), [float(np.prod(range(1, world + 1))), 7.0**world])
+parts = [torch.zeros(2) for _ in range(world)]
+dist.all_gather(parts, torch.full((2,), float(rank)))
+check("all_gather", [p.tolist() for p in parts], [[float(r)] * 2 for r in range(world)])
+out = torch.zeros(world, 2)
+dist.all_gather_into_tensor(out, torch.full((2,), float(rank)))
+check("all_gather_into_tensor", out.tolist(), [[float(r)] * 2 for r in range(world)])
+b = torch.tensor([float(rank), -1.5])
+dist.broadcast(b, src=world - 1)
+check("broadcast", b.tolist(), [world - 1.0, -1.5])
+rs = torch.zeros(2)
+dist.reduce_scatter_tensor(rs, torch.arange(2.0 * world) * (rank + 1))
+scale = sum(r + 1 for r in range(world))
+check("reduce_scatter_tensor", rs.tolist(), [scale * (2 * rank), scale * (2 * rank + 1)])
+objs = [None] * world
+dist.all_gather_object(objs, {"rank": rank})
+check("all_gather_object", [o["rank"] for o in objs], list(range(world)))
+if world > 1:
+    if rank == 0:
+        dist.send(torch.tensor([4.0, 2.0]), dst=1)
+    elif rank == 1:
+        got = torch.zeros(2)
+        src = dist.recv(got, src=0)
+        check("send_recv", got.tolist() + [src], [4.0, 2.0, 0])
+sub = dist.new_group([0])
+if rank == 0:
+    s = torch.ones(1) * 5
+    dist.all_reduce(s, group=sub)
+    check("subgroup", s.tolist(), [5.0])
+else:
+    assert sub == dist.GroupMember.NON_GROUP_MEMBER
+dist.barrier()
+
+# --- DDP training against a reference on the global batch ----------------------------------------
+
+
+def mlp(seed):
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+
+
+gen = torch.Generator().manual_seed(123)
+data = TensorDataset(torch.randn(120 * world, 6, generator=gen), torch.randn(120 * world, 3, generator=gen))
+local_batch = 4
+model = DDP(mlp(seed=rank))  # rank 0's initial parameters are broadcast
+ref = mlp(seed=0)
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+samplers = [DistributedSampler(data, num_replicas=world, rank=r, shuffle=True, seed=7) for r in range(world)]
+loaders = [iter(DataLoader(data, batch_size=local_batch, sampler=s)) for s in samplers]
+
+
+def global_step(micro):
+    """One optimizer step over ``micro`` micro-batches per rank (all but the last under no_sync)."""
+    batches = [[next(it) for it in loaders] for _ in range(micro)]
+    opt.zero_grad()
+    for k, per_rank in enumerate(batches):
+        x, y = per_rank[rank]
+        ctx = model.no_sync() if k < micro - 1 else torch.enable_grad()
+        with ctx:
+            nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+    ref_opt.zero_grad()
+    for per_rank in batches:
+        x = torch.cat([xy[0] for xy in per_rank])
+        y = torch.cat([xy[1] for xy in per_rank])
+        nn.functional.mse_loss(ref(x), y).backward()
+    ref_opt.step()
+
+
+def max_diff():
+    return max(float((p - q).abs().max()) for p, q in zip(model.module.parameters(), ref.parameters()))
+
+
+for _ in range(20):
+    global_step(1)
+print(f"rank {rank} ddp_vs_global_batch {max_diff():.3e}", flush=True)
+for _ in range(5):
+    global_step(2)
+print(f"rank {rank} no_sync_vs_global_batch {max_diff():.3e}", flush=True)
+checksum = sum(float(p.double().sum()) for p in model.parameters())
+print(f"rank {rank} checksum {checksum:.12f}", flush=True)
+print(f"rank {rank} state_dict {list(model.state_dict())[0]}", flush=True)
+dist.destroy_process_group()
+print(f"rank {rank} done", flush=True)

@@ -1,0 +1,93 @@
+"""Multi-device and multi-process runs, each in subprocesses: DataParallel over 4 virtual CPU
+devices, and DistributedDataParallel over 2 processes started by torchlike's launcher."""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+    env.pop("XLA_FLAGS", None)
+    env.update(extra)
+    return env
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _launch(script, *args, nproc=2, timeout=180):
+    cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nproc-per-node", str(nproc),
+           "--master-port", str(_free_port()), script, *args]  # fmt: skip
+    return subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=timeout)
+
+
+def test_data_parallel_over_four_devices_matches_one_device():
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_distributed_dp_worker.py")],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4"),
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    r = json.loads(line[len("RESULT ") :])
+    assert r["eager_max_diff"] < 1e-5
+    assert r["param_specs"] == ["P()"] and r["grad_specs"] == ["P()"]  # replicated: XLA all-reduced the grads
+    assert r["output_spec"] == "P('data', None)"  # the batch really is split over the devices
+    assert r["output_device"] == "cpu" and r["output_matches"] and r["uneven_matches"]
+    assert r["state_dict_keys"] == ["module.0.weight", "module.0.bias"] and r["loaded_matches"] == 0.0
+    assert r["replaced_spec"] == "SingleDeviceSharding" and r["rereplicated"] == ["P()"]
+    assert r["compiled_max_diff"] < 1e-5 and r["compiled_param_specs"] == ["P()"]
+
+
+def test_launcher_runs_ddp_on_two_processes():
+    proc = _launch("tests/_distributed_ddp_worker.py", "2")
+    out = proc.stdout
+    assert proc.returncode == 0, out[-2000:] + proc.stderr[-3000:]
+    assert " FAIL " not in out, out
+    for rank in (0, 1):
+        assert len(re.findall(rf"rank {rank} OK ", out)) >= 9, out
+        assert f"rank {rank} done" in out
+        assert f"rank {rank} state_dict module.0.weight" in out
+        for what in ("ddp_vs_global_batch", "no_sync_vs_global_batch"):
+            diff = float(re.search(rf"rank {rank} {what} (\S+)", out).group(1))
+            assert diff < 1e-5, (what, diff)
+    sums = re.findall(r"rank \d checksum (\S+)", out)
+    assert len(sums) == 2 and sums[0] == sums[1], sums
+
+
+def test_launcher_stops_the_group_when_a_worker_fails(tmp_path):
+    script = tmp_path / "fail.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "if os.environ['RANK'] == '1':\n"
+        "    sys.exit(3)\n"
+        "time.sleep(120)\n"
+    )
+    start = time.monotonic()
+    proc = _launch(str(script), timeout=100)
+    assert proc.returncode == 1
+    assert "local_rank=1 (rank=1)" in proc.stderr and "exit code 3" in proc.stderr
+    assert time.monotonic() - start < 60  # rank 0 was stopped, not waited for
+
+
+@pytest.mark.parametrize("flag", ["--run-path", "--nnodes=1:2"])
+def test_launcher_refuses_what_it_cannot_do(flag):
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlike.distributed.run", flag, "x.py"], cwd=ROOT, env=_env(),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode != 0 and "NotImplementedError" in proc.stderr
