@@ -82,37 +82,31 @@ def _class_dim(x: Any) -> int:
 
 
 def _targets_check(input: Any, target: Any, weight: Any, ignore_index: int, what: str = "nll") -> None:
-    """torch's checks of class-index targets (values read on the host)."""
-    if target.dtype is not D.int64:
-        raise RuntimeError(f"expected scalar type Long but found {D.cpp_name(target.dtype)}")
-    if (
-        input.dim() < 1
-        or input.dim() > 1
-        and input.shape[0] != target.shape[0]
-        or input.dim() == 1
-        and target.dim()
-    ):
-        if input.dim() == 1 or target.dim() == 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    """torch's checks of class-index targets, in torch's order (target values are read on the host)."""
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and target.dim() and input.shape[0] != target.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
         )
-    if input.dim() == 2 and target.dim() != 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.dim() > 2:
-        if target.dim() != input.dim() - 1 or tuple(target.shape[1:]) != tuple(input.shape[2:]):
-            raise RuntimeError(
-                f"size mismatch (got input: {'x'.join(map(str, input.shape))} , target: "
-                f"{'x'.join(map(str, target.shape))}"
-            )
+    if input.dim() <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif target.dim() != input.dim() - 1 or tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(
+            f"size mismatch (got input: {'x'.join(map(str, input.shape))} , target: "
+            f"{'x'.join(map(str, target.shape))}"
+        )
     c = input.shape[_class_dim(input)]
     if weight is not None and weight.numel() != c:
         raise RuntimeError(
             f"weight tensor should be defined either for all {c} classes or no classes but got weight tensor of "
             f"shape: [{', '.join(map(str, weight.shape))}]"
         )
+    if target.dtype not in (D.int64, D.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {D.cpp_name(target.dtype)}")
     if target.numel():
-        t = np.asarray(target._data())
+        t = np.asarray(target._data()).astype(np.int64)
         bad = (t != ignore_index) & ((t < 0) | (t >= c))
         if bad.any():
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
@@ -130,6 +124,7 @@ def _nll_name(static: tuple, dyn: tuple) -> str:
 def _pick(logp: Any, target: Any, weight: Any, ignore_index: int) -> tuple:
     """(-logp[target] * w, w) per sample, with ignored targets weighing 0."""
     cdim = _class_dim(logp)
+    target = target.astype(jnp.int64)
     valid = target != ignore_index
     tc = jnp.where(valid, target, 0)
     picked = jnp.take_along_axis(logp, jnp.expand_dims(tc, cdim), axis=cdim).squeeze(cdim)
@@ -155,12 +150,7 @@ def _nll_loss(
 
 def _ce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     input, target, weight = dyn
-    if target.dtype.is_floating_point:
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(
-                "Expected target size [" + ", ".join(map(str, input.shape[:1] + input.shape[2:])) + "], got ["
-                + ", ".join(map(str, target.shape)) + "]"
-            )  # fmt: skip
+    if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
         if target.dtype is not input.dtype:
             raise RuntimeError(
                 f"expected scalar type {D.cpp_name(input.dtype)} but found {D.cpp_name(target.dtype)}"
@@ -171,7 +161,7 @@ def _ce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 def _ce_name(static: tuple, dyn: tuple) -> str:
     reduction, _, smoothing = static
-    if dyn[1].dtype.is_floating_point:
+    if dyn[1].dtype.is_floating_point and tuple(dyn[1].shape) == tuple(dyn[0].shape):
         return "DivBackward1" if reduction == "mean" else "NegBackward0"
     if smoothing > 0:
         return "AddBackward0"
@@ -188,7 +178,7 @@ def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, re
     wshape = [1] * input.ndim
     wshape[cdim] = c
     wb = None if weight is None else weight.astype(input.dtype).reshape(wshape)
-    if jnp.issubdtype(target.dtype, jnp.floating):
+    if jnp.issubdtype(target.dtype, jnp.floating) and target.shape == input.shape:
         t = target if label_smoothing <= 0 else target * (1 - label_smoothing) + label_smoothing / c
         prod = logp * t if wb is None else logp * t * wb
         if reduction == "mean":
@@ -200,7 +190,7 @@ def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, re
     nll = _nll_reduce(losses, w, reduction)
     if label_smoothing <= 0:
         return nll
-    valid = target != ignore_index
+    valid = target.astype(jnp.int64) != ignore_index
     smooth = -jnp.sum(logp if wb is None else logp * wb, axis=cdim)
     smooth = jnp.where(valid, smooth, jnp.zeros_like(smooth))
     if reduction == "mean":

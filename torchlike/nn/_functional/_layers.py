@@ -399,7 +399,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         if offsets is not None:
             raise ValueError(
                 "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
-                f"sequences. However, found offsets of type {type(offsets)}"
+                f"sequences. However, found offsets of type {str(type(offsets)).replace('torchlike', 'torch')}"
             )
         n_bags = input.shape[0]
         seq = input.shape[1]
