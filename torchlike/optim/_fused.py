@@ -56,7 +56,9 @@ def _one(update: Callable, static: tuple, h: Any, p: Any, g: Any, st: dict) -> t
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
-def fused_update(update: Callable, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
+def fused_update(
+    update: Callable, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any
+) -> list:
     """The whole optimizer step: every parameter of every group, one XLA program.
 
     ``zero`` is a runtime 0 for the rounding fences of ``_math``.
@@ -73,8 +75,32 @@ def _fused_init(init: Callable, static: tuple, h: Any, scalar_dtype: Any, params
     return [init(static, h, p, scalar_dtype) for p in params]
 
 
-def _f(x: Any) -> float:
-    return float(x)
+def _hp(container: Any, key: Any) -> Any:
+    """``container[key]``; inside ``torchlike.compile`` an input of the compiled program instead of a
+    constant baked into it, so a scheduler's new lr reaches compiled steps without recompiling."""
+    if T.hook is None:
+        return container[key]
+    from .._compile import _runtime  # only reached while compile (a room above) is running
+
+    return _runtime.hyper(container, key)
+
+
+class _Hyper:
+    """A param group seen through ``_hp``: what ``_hyper`` reads."""
+
+    __slots__ = ("group",)
+
+    def __init__(self, group: dict) -> None:
+        self.group = group
+
+    def __getitem__(self, key: str) -> Any:
+        return _hp(self.group, key)
+
+
+def _hyper_vector(values: tuple) -> Any:
+    if all(isinstance(v, (int, float, np.number)) for v in values):
+        return np.array(values, dtype=np.float64)
+    return jnp.stack([jnp.asarray(v, jnp.float64) for v in values])
 
 
 class FusedOptimizer(Optimizer):
@@ -136,7 +162,7 @@ class FusedOptimizer(Optimizer):
             if not ps:
                 continue
             static = self._static(group)
-            h = np.array(self._hyper(group), dtype=np.float64)
+            h = _hyper_vector(self._hyper(_Hyper(group)))
             if group.get("capturable"):
                 self._check_capturable(ps)
             fresh = [p for p in ps if not state.get(p)]
@@ -194,5 +220,5 @@ def _arrays(st: dict | None) -> dict:
 
 
 def hyper(*values: Any) -> tuple:
-    """Hyper-parameters as floats (torch accepts 1-element tensors for lr and betas)."""
-    return tuple(_f(v) for v in values)
+    """Hyper-parameters as numbers or arrays (torch accepts 1-element tensors for lr and betas)."""
+    return tuple(v._data().reshape(()) if isinstance(v, Tensor) else v for v in values)

@@ -71,6 +71,13 @@ def _s(value: Any, dt: Any) -> Any:
     return jnp.asarray(value).astype(_opmath(dt))
 
 
+def _s_add(value: Any, dt: Any) -> Any:
+    """``add``'s scalar (``alpha``, or a number added): torch's vectorised loop casts it to the
+    tensor's own dtype first, which only differs from ``_s`` for float16/bfloat16 (its tail loop,
+    the last ``numel % vector width`` elements, does not: those may differ by an ulp)."""
+    return jnp.asarray(value).astype(dt).astype(_opmath(dt))
+
+
 def _fma(a: Any, b: Any, c: Any, dt: Any) -> Any:
     """``a * b + c`` with one rounding (opmath operands), then cast to ``dt``."""
     if _opmath(dt) == _F64:
@@ -82,11 +89,11 @@ def add(x: Any, other: Any, alpha: Any = None) -> Any:
     """``x.add(other, alpha=alpha)``: fma(other, alpha, x)."""
     if alpha is None:
         return (_up(x) + _up(other)).astype(x.dtype)
-    return _fma(_up(other), _s(alpha, x.dtype), _up(x), x.dtype)
+    return _fma(_up(other), _s_add(alpha, x.dtype), _up(x), x.dtype)
 
 
 def add_scalar(x: Any, value: Any) -> Any:
-    return (_up(x) + _s(value, x.dtype)).astype(x.dtype)
+    return (_up(x) + _s_add(value, x.dtype)).astype(x.dtype)
 
 
 def sub(x: Any, other: Any) -> Any:

@@ -89,4 +89,3 @@ class Adagrad(FusedOptimizer):
         state_sum = M.addcmul(st["sum"], g, g, 1.0)
         std = M.add_scalar(M.sqrt(state_sum), eps)
         return M.addcdiv(p, g, std, -clr), {"step": step_t, "sum": state_sum}
-

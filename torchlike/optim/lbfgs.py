@@ -129,14 +129,24 @@ def _strong_wolfe(
     ls_iter = 0
     while ls_iter < max_ls:
         if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
-            bracket, bracket_f, bracket_g, bracket_gtd = [t_prev, t], [f_prev, f_new], [g_prev, g_new], [gtd_prev, gtd_new]
+            bracket, bracket_f, bracket_g, bracket_gtd = (
+                [t_prev, t],
+                [f_prev, f_new],
+                [g_prev, g_new],
+                [gtd_prev, gtd_new],
+            )
             break
         if abs(gtd_new) <= -c2 * gtd:
             bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
             done = True
             break
         if gtd_new >= 0:
-            bracket, bracket_f, bracket_g, bracket_gtd = [t_prev, t], [f_prev, f_new], [g_prev, g_new], [gtd_prev, gtd_new]
+            bracket, bracket_f, bracket_g, bracket_gtd = (
+                [t_prev, t],
+                [f_prev, f_new],
+                [g_prev, g_new],
+                [gtd_prev, gtd_new],
+            )
             break
         min_step = t + 0.01 * (t - t_prev)
         max_step = t * 10
@@ -170,7 +180,12 @@ def _strong_wolfe(
         gtd_new = g_new.dot(d)
         ls_iter += 1
         if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
-            bracket[high_pos], bracket_f[high_pos], bracket_g[high_pos], bracket_gtd[high_pos] = t, f_new, g_new, gtd_new
+            bracket[high_pos], bracket_f[high_pos], bracket_g[high_pos], bracket_gtd[high_pos] = (
+                t,
+                f_new,
+                g_new,
+                gtd_new,
+            )
             low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
         else:
             if abs(gtd_new) <= -c2 * gtd:
