@@ -31,6 +31,7 @@ from ._ops import return_types  # noqa: E402
 from ._public import *  # noqa: E402,F403
 from ._precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from . import backends, cuda, random  # noqa: E402
+from . import linalg  # noqa: E402
 from ._compile import compile  # noqa: E402
 from . import compiler, _dynamo  # noqa: E402,F401
 from . import amp, cpu, func  # noqa: E402,F401
