@@ -11,23 +11,35 @@ import types
 
 _TORCH = "torch"
 _TORCHLIKE = "torchlike"
+# torchvision's transforms live in torchlike.vision (torch users import them from torchvision)
+_EXTRA = {"torchvision": "torchlike.vision"}
 
 _lock = threading.Lock()
 _finder: _AliasFinder | None = None
 _saved: dict[str, types.ModuleType] = {}  # modules under torch's names before install(), restored after
 
 
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
 def torch_name(name: str) -> str:
     """`torchlike.nn.functional` -> `torch.nn.functional`; torch names pass through unchanged."""
-    if name == _TORCHLIKE or name.startswith(_TORCHLIKE + "."):
+    for theirs, ours in _EXTRA.items():
+        if _under(name, ours):
+            return theirs + name[len(ours) :]
+    if _under(name, _TORCHLIKE):
         return _TORCH + name[len(_TORCHLIKE) :]
     return name
 
 
 def torchlike_name(name: str) -> str:
-    """`torch.nn.functional` -> `torchlike.nn.functional`."""
-    if name == _TORCH or name.startswith(_TORCH + "."):
+    """`torch.nn.functional` -> `torchlike.nn.functional`, `torchvision.transforms` -> `torchlike.vision.transforms`."""
+    if _under(name, _TORCH):
         return _TORCHLIKE + name[len(_TORCH) :]
+    for theirs, ours in _EXTRA.items():
+        if _under(name, theirs):
+            return ours + name[len(theirs) :]
     return name
 
 
@@ -44,7 +56,7 @@ def missing_attribute_error(module_name: str, attr: str) -> AttributeError:
 
 
 def _is_aliased(name: str) -> bool:
-    return name == _TORCH or name.startswith(_TORCH + ".")
+    return _under(name, _TORCH) or any(_under(name, theirs) for theirs in _EXTRA)
 
 
 class _AliasLoader(importlib.abc.Loader):
