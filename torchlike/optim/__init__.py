@@ -1,6 +1,6 @@
 """torch.optim: optimizers whose step is one jitted update, and learning-rate schedulers."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -17,4 +17,4 @@ from .sgd import SGD
 from .sparse_adam import SparseAdam
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
-           "Rprop", "SGD", "SparseAdam", "lr_scheduler"]  # fmt: skip
+           "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils"]  # fmt: skip
