@@ -126,7 +126,9 @@ def test_norm_gradient_at_zero():
 def test_inv_det_slogdet():
     check(lambda t, m, b: (t.linalg.inv(m), t.inverse(b), m.inverse(), t.linalg.inv_ex(m), t.linalg.det(m), t.det(b), m.det(),
                            t.linalg.slogdet(m), t.slogdet(-m), m.slogdet(), t.logdet(m), t.logdet(-m), _name(t.linalg.inv(m)),
-                           _name(t.linalg.det(m)), _name(t.linalg.slogdet(m)[1]), _name(t.logdet(m))), [M, BM], rtol=1e-8, atol=1e-8)  # fmt: skip
+                           _name(t.linalg.det(m)), _name(t.linalg.slogdet(m)[1]), _name(t.logdet(m))), [M, BM], grad=False,
+          rtol=1e-8, atol=1e-8)  # fmt: skip
+    check(lambda t, m: (t.linalg.inv(m), t.linalg.det(m), t.linalg.slogdet(m), t.logdet(m)), [M], rtol=1e-8, atol=1e-8)
 
 
 def test_det_of_singular_matrix_gradient():
@@ -138,14 +140,17 @@ def test_solve():
                               t.linalg.solve(m, m[:2], left=False), t.linalg.solve_ex(m, w), _name(t.linalg.solve(m, w)),
                               t.linalg.solve_triangular(m.triu(), m[:, :2], upper=True),
                               t.linalg.solve_triangular(m.tril(), m[:2], upper=False, left=False, unitriangular=True)),
-          [M, BM, W], rtol=1e-8, atol=1e-8)  # fmt: skip
+          [M, BM, W], grad=False, rtol=1e-8, atol=1e-8)  # fmt: skip
+    check(lambda t, m, w: (t.linalg.solve(m, w), t.linalg.solve_triangular(m.triu(), m[:, :2], upper=True)), [M, W],
+          rtol=1e-8, atol=1e-8)  # fmt: skip
 
 
 def test_cholesky():
     check(_quiet(lambda t, s: (t.linalg.cholesky(s), t.linalg.cholesky(s, upper=True), t.linalg.cholesky_ex(s), t.cholesky(s),
                                t.cholesky(s, upper=True), t.cholesky_solve(s[:, :2], t.linalg.cholesky(s)),
                                t.cholesky_inverse(t.linalg.cholesky(s)), _name(t.linalg.cholesky(s)), _name(t.cholesky(s)))),
-          [SPD], rtol=1e-8, atol=1e-8)  # fmt: skip
+          [SPD], grad=False, rtol=1e-8, atol=1e-8)  # fmt: skip
+    check(lambda t, s: (t.linalg.cholesky(s), t.cholesky_solve(s[:, :2], t.linalg.cholesky(s))), [SPD], rtol=1e-8, atol=1e-8)
 
 
 # --- decompositions (gauge-free checks for the gradients) -------------------------------------------------
@@ -182,13 +187,15 @@ def test_eigh_uses_one_triangle():
 
 
 def test_pinv_lstsq_rank_power():
-    check(lambda t, a, m: (t.linalg.pinv(a), t.linalg.pinv(m @ m.t(), hermitian=True),
-                           t.pinverse(a), t.linalg.lstsq(a.t(), m[:, :2].repeat(2, 1)[:4]).solution, t.linalg.lstsq(m, m),
-                           t.linalg.lstsq(a.t(), a.t()[:, :2], driver="gelsd"), t.linalg.matrix_rank(a), t.linalg.matrix_rank(m, hermitian=True),
+    check(lambda t, a, m: (t.linalg.pinv(a), t.linalg.pinv(m @ m.t(), hermitian=True), t.pinverse(a),
+                           t.linalg.lstsq(a.t(), m[:, :2].repeat(2, 1)[:4]).solution, t.linalg.lstsq(m, m),
+                           t.linalg.lstsq(a.t(), a.t()[:, :2], driver="gelsd"), t.linalg.matrix_rank(a), t.linalg.matrix_rank(m @ m.t(), hermitian=True),
                            t.linalg.matrix_rank(t.ones(3, 3, dtype=t.float64)), t.linalg.matrix_rank(a, atol=1.0, rtol=0.0),
                            t.linalg.matrix_power(m, 2), t.linalg.matrix_power(m, 0), t.linalg.matrix_power(m, 1), t.linalg.matrix_power(m, 5),
                            t.linalg.matrix_power(m, -3), t.matrix_power(m, 3), _name(t.linalg.pinv(a)), _name(t.linalg.matrix_power(m, 2)),
-                           _name(t.linalg.lstsq(m, m).solution), t.linalg.matrix_exp(m * 0.1)), [A, M], rtol=1e-7, atol=1e-7)  # fmt: skip
+                           _name(t.linalg.lstsq(m, m).solution), t.linalg.matrix_exp(m * 0.1)), [A, M], grad=False, rtol=1e-7, atol=1e-7)  # fmt: skip
+    check(lambda t, a, m: (t.linalg.pinv(a), t.linalg.lstsq(a.t(), a.t()[:, :2], driver="gelsd"), t.linalg.matrix_power(m, -3)),
+          [A, M], rtol=1e-7, atol=1e-7)  # fmt: skip
 
 
 # --- errors ----------------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ def infer_size(shape: tuple, numel: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
         else:
             known *= s
     if infer is not None:
@@ -85,12 +85,15 @@ def view(input: Tensor, *shape: Any) -> Any:
 
 def _view_dtype(input: Tensor, dt: D.dtype) -> Any:
     if dt is input._dtype:
-        return ("reshape", (tuple(input._shape),), (), *input._geometry())
+        out = registry.make_view_of(input, ("reshape", (tuple(input._shape),), (), *input._geometry()), "ViewBackward0")
+        out._base_t = None
+        return out
     old, new = input._dtype.itemsize, dt.itemsize
     sh, st, off = input._geometry()
     if old == new:
         out = registry.make_view_of(input, ("bitcast", (dt.np,), (), sh, st, off), "ViewBackward0")
         out._dtype = dt
+        out._base_t = None  # torch: a dtype view is not an autograd view (no ._base)
         return out
     what = f"to view {D.cpp_name(input._dtype)} as {D.cpp_name(dt)} (different element sizes)"
     if not sh:
@@ -122,6 +125,7 @@ def _view_dtype(input: Tensor, dt: D.dtype) -> Any:
         view = V.View(((kind, static),), dyn, shp, strd, o) if view is None else view.then(kind, static, dyn, shp, strd, o)
     out = T.make_view(input, view)
     out._dtype = dt
+    out._base_t = None
     return out
 
 
