@@ -194,3 +194,17 @@ def test_clip_grad_norm_scales_all_gradients() -> None:
     np.testing.assert_allclose(a.grad.numpy(), [3 / (5 + 1e-6), 0], rtol=1e-6)
     nn.utils.clip_grad_value_([a, b], 0.1)
     assert a.grad.max().item() == pytest.approx(0.1) and b.grad.item() == pytest.approx(0.1)
+
+
+def test_value_checks_do_not_break_compiled_graphs() -> None:
+    """Host-side value checks (target bounds, embedding indices) are skipped inside torchlike.compile."""
+    torch.manual_seed(0)
+    emb = nn.Embedding(6, 4)
+    head = nn.Linear(4, 3)
+
+    def loss_fn(idx: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(head(emb(idx)), y) + F.nll_loss(F.log_softmax(head(emb(idx)), 1), y)
+
+    idx, y = torch.tensor([1, 5, 2]), torch.tensor([0, 2, 1])
+    compiled = torch.compile(loss_fn, fullgraph=True)
+    np.testing.assert_allclose(compiled(idx, y).item(), loss_fn(idx, y).item(), rtol=1e-6)

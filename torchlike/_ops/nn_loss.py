@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
+from .nn_ops import host_values
 from .registry import OptRawTensor, OptTensor, RawTensor, TensorArg, defop
 
 
@@ -105,8 +106,9 @@ def _targets_check(input: Any, target: Any, weight: Any, ignore_index: int, what
         )
     if target.dtype not in (D.int64, D.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {D.cpp_name(target.dtype)}")
-    if target.numel():
-        t = np.asarray(target._data()).astype(np.int64)
+    t = host_values(target) if target.numel() else None
+    if t is not None:
+        t = t.astype(np.int64)
         bad = (t != ignore_index) & ((t < 0) | (t >= c))
         if bad.any():
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
@@ -202,8 +204,8 @@ def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, re
 
 def _bce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x = dyn[0]
-    if x.numel():
-        a = np.asarray(x._data())
+    a = host_values(x) if x.numel() else None
+    if a is not None:
         if not ((a >= 0) & (a <= 1)).all():
             raise RuntimeError("all elements of input should be between 0 and 1")
 
@@ -347,8 +349,8 @@ def _mm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             f"inconsistent target size, expected {n} but got [{', '.join(map(str, target.shape))}]"
         )
     c = input.shape[-1] if input.dim() else 1
-    if target.numel():
-        t = np.asarray(target._data())
+    t = host_values(target) if target.numel() else None
+    if t is not None:
         if ((t < 0) | (t >= c)).any():
             raise RuntimeError("target out of range")
 

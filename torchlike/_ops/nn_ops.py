@@ -30,6 +30,15 @@ _C_TYPE = {D.float32: "float", D.float64: "double", D.float16: "c10::Half", D.bf
            D.int64: "long int", D.int32: "int"}  # fmt: skip
 
 
+def host_values(t: Tensor) -> np.ndarray | None:
+    """``t``'s values on the host for torch's value checks, or None inside compiled code (the checks are
+    skipped there: reading a traced value would force a graph break)."""
+    arr = t._data()
+    if isinstance(arr, jax.core.Tracer):
+        return None
+    return np.asarray(arr)
+
+
 def _ntuple(x: Any, n: int) -> tuple:
     if isinstance(x, (list, tuple)):
         if len(x) == 1 and n > 1:
@@ -855,8 +864,8 @@ def _index_check(indices: Tensor, weight: Tensor, fname: str) -> None:
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
             f"{type_name(indices)} instead (while checking arguments for {fname})"
         )
-    if indices.numel():
-        arr = np.asarray(indices._data())
+    arr = host_values(indices) if indices.numel() else None
+    if arr is not None:
         if arr.min() < 0 or arr.max() >= weight.shape[0]:
             raise IndexError("index out of range in self")
 

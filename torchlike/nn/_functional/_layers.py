@@ -254,13 +254,14 @@ def _dropout_impl(
     if not alpha:
         noise = from_array(_scaled_noise(mask, p, input.dtype), input.device)
         return _finish(input, N._dropout_apply(input, noise), inplace)
+    import jax.numpy as jnp
+
     alpha_ = 1.7580993408473766
-    with np.errstate(divide="ignore", invalid="ignore"):  # torch: p == 1 gives inf/nan, not an error
-        a = float(np.float64(1.0) / np.sqrt(np.float64((alpha_ * alpha_ * p + 1) * (1 - p))))
-        f = np.float32 if input.dtype is not D.float64 else np.float64
-        m = np.asarray(mask).astype(f)
-        b = ((m + f(-1)) * f(alpha_ * a) + f(alpha_ * a * p)).astype(f)
-        noise = (m * f(a)).astype(f)
+    a = 1.0 / math.sqrt((alpha_ * alpha_ * p + 1) * (1 - p))
+    f = np.float32 if input.dtype is not D.float64 else np.float64
+    m = jnp.asarray(mask).astype(f)
+    b = ((m + f(-1)) * f(alpha_ * a) + f(alpha_ * a * p)).astype(f)
+    noise = (m * f(a)).astype(f)
     out = N._alpha_dropout_apply(input, from_array(noise, input.device), from_array(b, input.device))
     return _finish(input, out, inplace)
 
@@ -340,23 +341,34 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
-    """torch.embedding_renorm_: rows looked up by ``input`` with norm > max_norm scaled to max_norm."""
-    import jax.numpy as jnp
-
-    idx = np.unique(np.asarray(input._data()).reshape(-1))
+    """torch.embedding_renorm_: rows looked up by ``input`` with norm > max_norm are scaled to max_norm."""
     w = weight._data()
-    rows = np.asarray(w[idx], np.float64)
-    if norm_type == math.inf:
-        norms = np.abs(rows).max(axis=1)
-    else:
-        norms = (np.abs(rows) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
-    big = norms > max_norm
-    if not big.any():
-        return
-    scale = (max_norm / (norms[big] + 1e-7)).astype(weight.dtype.np)
-    new = w.at[jnp.asarray(idx[big])].multiply(jnp.asarray(scale)[:, None])
     with grad_mode.no_grad():
-        weight._assign(new)
+        weight._assign(_renorm_kernel(float(max_norm), float(norm_type))(w, input._data()))
+
+
+_renorm_kernels: dict = {}
+
+
+def _renorm_kernel(max_norm: float, norm_type: float) -> Any:
+    key = (max_norm, norm_type)
+    k = _renorm_kernels.get(key)
+    if k is None:
+        import jax
+        import jax.numpy as jnp
+
+        def renorm(w: Any, idx: Any) -> Any:
+            used = jnp.zeros(w.shape[0], bool).at[idx.reshape(-1)].set(True)
+            a = jnp.abs(w.astype(jnp.float64 if w.dtype == jnp.float64 else jnp.float32))
+            if norm_type == math.inf:
+                norms = a.max(axis=1)
+            else:
+                norms = (a**norm_type).sum(axis=1) ** (1.0 / norm_type)
+            scale = jnp.where(used & (norms > max_norm), max_norm / (norms + 1e-7), 1.0)
+            return (w * scale[:, None].astype(w.dtype)).astype(w.dtype)
+
+        k = _renorm_kernels[key] = jax.jit(renorm)
+    return k
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
@@ -452,11 +464,14 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    vals = N.host_values(tensor) if tensor.numel() else None
     if tensor.numel() == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    elif vals is None:  # inside compiled code: the number of classes must be known
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1
     else:
-        vals = np.asarray(tensor._data())
         if vals.min() < 0:
             raise RuntimeError("Class values must be non-negative.")
         if num_classes == -1:

@@ -145,8 +145,12 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * creation.ones_like(input)
-    elif bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    else:
+        from ..._ops.nn_ops import host_values
+
+        v = host_values(var)
+        if v is not None and (v < 0).any():
+            raise ValueError("var has negative entry/entries")
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
             var = var.unsqueeze(-1)
