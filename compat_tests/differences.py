@@ -1,0 +1,66 @@
+"""Every known, deliberate divergence from torch, in one place.
+
+A test that skips or relaxes a torch comparison cites a key here (``differences.skip(key)``), and
+``docs/generate.py`` turns this table into docs/differences.md and the README's list. Each entry:
+key -> (area, what differs, why).
+"""
+
+from __future__ import annotations
+
+DIFFERENCES: dict[str, tuple[str, str, str]] = {
+    "empty_values": (
+        "creation", "`torch.empty` (and `empty_like`, `new_empty`) return zeros instead of uninitialised memory.",
+        "JAX has no uninitialised arrays; the values of torch's are arbitrary anyway.",
+    ),
+    "contiguous_results": (
+        "tensors", "Results of ops are contiguous; torch's elementwise ops can keep a permuted input's layout, "
+        "visible only through `stride()`/`is_contiguous()` of such results.",
+        "XLA chooses layouts itself; views (which keep torch's strides exactly) are unaffected.",
+    ),
+    "int_div_zero": (
+        "ops", "Integer division or remainder by zero returns an unspecified value instead of raising "
+        "`ZeroDivisionError` on GPU-resident or traced values (eager CPU calls raise as torch does).",
+        "XLA integer division does not trap; checking every divisor on a device would cost a sync per op.",
+    ),
+    "gpu_index_bounds": (
+        "indexing", "On GPU, out-of-range integer indices are clamped (torch raises a device-side assert); on CPU "
+        "torchlike raises torch's `IndexError`.",
+        "Checking bounds on the GPU needs a device-to-host sync per indexing op.",
+    ),
+    "complex32": (
+        "dtypes", "`float16` promoted with a complex number (torch: `complex32`) raises `NotImplementedError`.",
+        "JAX has no complex32.",
+    ),
+    "cuda_random_stream": (
+        "random", "On CUDA tensors and inside `torchlike.compile`, random numbers come from a `jax.random` key "
+        "stream seeded by `manual_seed`: reproducible, but not torch's Philox numbers.",
+        "torch's CUDA generator is not reproduced; the CPU generator is, bit for bit.",
+    ),
+    "double_backward_names": (
+        "autograd", "With `create_graph=True`, nodes of the gradient graph are named after the forward node they "
+        "differentiate (`PowBackward0`) rather than after the ops of torch's backward formula (`MulBackward0`).",
+        "The gradient graph is `jax.vjp` of the forward op, recorded as one node.",
+    ),
+    "compile_python_side_effects": (
+        "compile", "A compiled function replays tensor state changes, not Python-level side effects: a "
+        "`scheduler.step()` or a Python counter inside the compiled function runs only while tracing. Keep such "
+        "calls outside (as usual: per epoch).",
+        "torchlike.compile functionalizes tensor state; torch's Dynamo also replays Python bytecode side effects.",
+    ),
+    "compile_graph_breaks": (
+        "compile", "A graph break (`.item()`, `bool(t)`, data-dependent shapes) makes that call signature run "
+        "eagerly as a whole, where torch.compile splits the function into compiled pieces around the break.",
+        "One XLA program per call signature keeps the design simple and the common case fastest.",
+    ),
+    "worker_ops": (
+        "data", "DataLoader workers started with `fork` (the Linux default) can create, index and read tensors but "
+        "refuse torchlike ops with a clear error; `multiprocessing_context='spawn'` lifts this.",
+        "JAX's runtime does not survive `fork`.",
+    ),
+}
+
+
+def skip(key: str) -> str:
+    """A skip/xfail reason that cites a DIFFERENCES entry (raises KeyError for unknown keys)."""
+    area, what, why = DIFFERENCES[key]
+    return f"known difference '{key}' ({area}): {what}"
