@@ -225,6 +225,20 @@ def test_scatter_reduce(reduce, include_self):
                               _name(a.scatter_reduce(1, i, s, reduce))), [SR[:, :3].copy(), SR, IDX])  # fmt: skip
 
 
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce(reduce):
+    check(lambda t, a, s: (a.index_reduce(0, t.tensor([0, 2, 0]), s, reduce), a.index_reduce(1, t.tensor([3, 3, 1, 0]), s[:3],
+                           reduce, include_self=False), _name(a.index_reduce(0, t.tensor([1, 1, 1]), s, reduce))), [SR[:, :4].copy(), SR])  # fmt: skip
+
+
+def test_put():
+    check(lambda t, a: (a.put(t.tensor([0, 5, -1]), t.tensor([1.0, 2.0, 3.0], dtype=t.float64)),
+                        a.put(t.tensor([[1, 1]]), a[0, :2], accumulate=True), (a * 1).put_(t.tensor([2]), a[1, :1]),
+                        _name(a.put(t.tensor([0]), a[0, :1]))), [A])  # fmt: skip
+    check_raises(lambda t, a: a.put(t.tensor([12]), a[0, :1]), [A])
+    check_raises(lambda t, a: a.put(t.tensor([1, 2]), a[0, :1]), [A])
+
+
 def test_scatter_reduce_max_min_aliases():
     # torch accepts 'max'/'min' in the forward (its backward refuses them)
     check(lambda t, a, s, i: (a.scatter_reduce(1, i, s, "max"), a.scatter_reduce(1, i, s, "min", include_self=False)),

@@ -131,6 +131,40 @@ def test_inplace_and_out():
     check(fn, [A])
 
 
+def test_inplace_view_ops():
+    def fn(t, b):
+        outs = []
+        for op in ("squeeze_()", "squeeze_(1)", "unsqueeze_(0)", "transpose_(0, 2)", "swapaxes_(0, 1)", "swapdims_(1, 2)"):
+            x = b[:, :1] * 1
+            r = eval("x." + op)
+            outs += [r is x, tuple(x.shape), x.stride(), x._is_view(), _name(x), x * 2]
+        y = b * 1
+        v = y[0]
+        v.t_()
+        v[0, 1] = 5.0
+        z = b.detach().clone()
+        w = z[1]
+        z.unsqueeze_(0)
+        z[0, 1, 0, 0] = -7.0
+        return outs, y, v, z, w, w._base is z
+
+    check(fn, [B])
+
+
+def test_scatter_views_and_misc():
+    check(lambda t, a, b: (t.slice_scatter(a, a[:, :2] * 10, 1, 1, 3), t.slice_scatter(a, a[::2], 0, None, None, 2),
+                           t.select_scatter(a, a[0] * 3, 0, -1), t.diagonal_scatter(a, a[0, :3], 0), t.diagonal_scatter(a, a[0, :2], 2),
+                           t.diagonal_scatter(b, b[0, :2, 0][None].expand(4, 2) * 0, 0, 0, 1), _name(t.slice_scatter(a, a[:, :2], 1, 0, 2)),
+                           a.type_as(t.ones(1, dtype=t.int32)), b.split_with_sizes([1, 2], 1)), [A, B])  # fmt: skip
+    check(lambda t, a: (a.clone().fill_diagonal_(2.5), t.ones(7, 3, dtype=t.float64).fill_diagonal_(4.0, wrap=True),
+                        t.zeros(7, 3).fill_diagonal_(1.0), t.zeros(3, 3, 3).fill_diagonal_(2.0), (a * 1).fill_diagonal_(0.0)), [A])  # fmt: skip
+
+
+def test_scatter_view_errors():
+    check_raises(lambda t, a: t.slice_scatter(a, a[:, :1], 1, 0, 2), [A])
+    check_raises(lambda t, a: t.select_scatter(a, a[0], 1, 0), [A])
+
+
 # --- dtype conversion ----------------------------------------------------------------------------------
 
 F = np.array([0.5, -0.5, 1.7, -1.7, 300.7, -300.7, 70000.2, 3e9, -3e9, 1e19, np.nan, np.inf, -np.inf, 255.9, 128.5])

@@ -455,8 +455,11 @@ def scatter_reduce(input: RawTensor, dim: int, index: RawTensor, src: RawTensor,
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     x, idx = _as_nd(input), _as_nd(index)
     d = wrap_dim(dim, x.ndim)
-    src = _src_block(src, idx)
-    grid = _grid(idx, d)
+    return _reduce_into(input, x, _grid(idx, d), _src_block(src, idx), reduce, include_self)
+
+
+def _reduce_into(input: Any, x: Any, grid: tuple, src: Any, reduce: str, include_self: bool) -> Any:
+    """Reduce ``src`` into ``x`` at the positions ``grid`` with torch's scatter_reduce rules."""
     hit = jnp.zeros(x.shape, bool).at[grid].set(True)
     base = x if include_self else jnp.where(hit, _reduce_identity(x.dtype, reduce), x)
     if reduce in ("sum", "mean"):
@@ -516,6 +519,62 @@ _extremal_core.defvjp(_extremal_fwd, _extremal_bwd)
 def _extremal_scatter(x: Any, base: Any, grid: tuple, src: Any, is_max: bool, include_self: bool) -> Any:
     # static flags ride in the shapes of empty arrays (custom_vjp arguments must be arrays)
     return _extremal_core(x, base, grid, src, jnp.zeros((int(is_max),)), jnp.zeros((int(include_self),)))
+
+
+def _index_reduce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, index, source = dyn
+    d = wrap_dim(static[0], max(x.dim(), 1))
+    if static[1] not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {static[1]}.")
+    if index.dim() > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index")
+    if source._dtype is not x._dtype:
+        raise RuntimeError("index_reduce_(): self and source must have the same scalar type")
+    ns = source._shape[d] if source.dim() else 1
+    if index.numel() != ns:
+        raise RuntimeError("index_reduce_(): Number of indices should be equal to source.size(dim)")
+    n = x._shape[d] if x.dim() else 1
+    bad = _first_bad(index, -n, n)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+
+
+@defop(promote=None, inplace=True, out=True, check=_index_reduce_check, saves=("index",))
+def index_reduce(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, reduce: str, *,
+                 include_self: bool = True) -> Any:  # fmt: skip
+    x = _as_nd(input)
+    d = wrap_dim(dim, x.ndim)
+    src = source.reshape(x.shape[:d] + (index.size,) + x.shape[d + 1 :])
+    idx = jnp.where(index < 0, index + x.shape[d], index).reshape((1,) * d + (-1,) + (1,) * (x.ndim - d - 1))
+    return _reduce_into(input, x, _grid(jnp.broadcast_to(idx, src.shape), d), src, reduce, include_self)
+
+
+def _put_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, index, source = dyn
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {D.cpp_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{D.cpp_name(x._dtype)} and source.dtype = {D.cpp_name(source._dtype)}")  # fmt: skip
+    if index.numel() != source.numel():
+        raise IndexError(
+            f"put_(): Expected source and index to have the same number of elements, but got source.numel() = "
+            f"{source.numel()}, index.numel() = {index.numel()}"
+        )
+    n = x.numel()
+    bad = _first_bad(index, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+
+
+@defop(promote=None, inplace=True, check=_put_check, saves=("index",))
+def put(input: RawTensor, index: RawTensor, source: RawTensor, accumulate: bool = False) -> Any:
+    flat = input.reshape(-1)
+    at = flat.at[index.reshape(-1)]
+    out = at.add(source.reshape(-1)) if accumulate else at.set(source.reshape(-1))
+    return out.reshape(input.shape)
 
 
 # --- masked ---------------------------------------------------------------------------------------

@@ -535,9 +535,88 @@ def _broadcast_shape(*shapes: tuple) -> tuple:
     return tuple(out)
 
 
+# --- *_scatter: the functional inverses of views ---------------------------------------------------------
+
+
+def _scatter_shape_check(src: Any, want: tuple) -> None:
+    if tuple(src.shape) != tuple(want):
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, slice size = "
+            f"{list(want)}"
+        )
+
+
+@defop(promote=None, out=True, saves=())
+def slice_scatter(input: RawTensor, src: RawTensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Any:  # fmt: skip
+    d = wrap_dim(dim, input.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    _scatter_shape_check(src, input[key].shape)
+    return input.at[key].set(src.astype(input.dtype))
+
+
+@defop(promote=None, out=True, saves=())
+def select_scatter(input: RawTensor, src: RawTensor, dim: int, index: int) -> Any:
+    d = wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+    key = (slice(None),) * d + (index % n,)
+    _scatter_shape_check(src, input[key].shape)
+    return input.at[key].set(src.astype(input.dtype))
+
+
+@defop(promote=None, out=True, saves=())
+def diagonal_scatter(input: RawTensor, src: RawTensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+    d1, d2 = wrap_dim(dim1, input.ndim), wrap_dim(dim2, input.ndim)
+    diag = jnp.diagonal(input, offset, d1, d2)
+    _scatter_shape_check(src, diag.shape)
+    rows = jnp.arange(diag.shape[-1]) + max(-offset, 0)
+    cols = jnp.arange(diag.shape[-1]) + max(offset, 0)
+    moved = jnp.moveaxis(input, (d1, d2), (-2, -1))
+    moved = moved.at[..., rows, cols].set(src.astype(input.dtype))
+    return jnp.moveaxis(moved, (-2, -1), (d1, d2))
+
+
+@defop(promote=None, method=False, grad_name="FillBackward2", saves=())
+def _fill_diagonal(input: RawTensor, fill_value: Any, wrap: bool) -> Any:
+    if input.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if input.ndim > 2 and len(set(input.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    strides = np.cumprod((1,) + input.shape[::-1])[:-1][::-1]
+    step = int(sum(strides))
+    n = input.size
+    if input.ndim == 2 and not wrap:
+        n = min(n, input.shape[1] * min(input.shape[0], input.shape[1]))
+    flat = input.reshape(-1)
+    idx = np.arange(0, n, step) if input.ndim > 2 or not wrap else _wrapped_diag(input.shape)
+    return flat.at[idx].set(jnp.asarray(fill_value).astype(input.dtype)).reshape(input.shape)
+
+
+def _wrapped_diag(shape: tuple) -> np.ndarray:
+    rows, cols = shape
+    idx = [r * cols + (r % (cols + 1)) for r in range(rows) if r % (cols + 1) < cols]
+    return np.asarray(idx, np.int64)
+
+
+def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    from ..autograd import grad_mode, graph
+
+    if grad_mode._enabled and (self._rg or self._base_t is not None):
+        graph.check_inplace(self)
+    graph.commit_inplace(self, _fill_diagonal(self, fill_value, bool(wrap)))
+    return self
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return to(self, other._dtype)
+
+
 __all__ = ["flip", "roll", "rot90", "fliplr", "flipud", "tile", "repeat_interleave", "ravel", "take_along_dim"]
 
 registry.METHODS.update(
     flip=_flip_method, roll=roll, rot90=rot90, fliplr=fliplr, flipud=flipud, repeat=repeat, tile=_tile_method,
-    repeat_interleave=repeat_interleave, ravel=ravel, take_along_dim=take_along_dim,
+    repeat_interleave=repeat_interleave, ravel=ravel, take_along_dim=take_along_dim, fill_diagonal_=fill_diagonal_,
+    type_as=type_as,
 )  # fmt: skip

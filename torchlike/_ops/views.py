@@ -559,6 +559,54 @@ def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
     return movedim(input, source, destination)
 
 
+# --- in-place view ops: the tensor itself takes the new geometry -----------------------------------------
+
+
+def _become_view(self: Tensor, spec: tuple, gname: str) -> Tensor:
+    """Give ``self`` the geometry (and autograd history) of a view of itself, as torch's ``x.t_()``."""
+    from ..autograd import grad_mode, graph
+
+    if grad_mode._enabled and self._rg:
+        graph.check_inplace(self)
+    new = registry.make_view_of(self, spec, gname)
+    self._view = new._view
+    self._shape = new._shape
+    self._cache = self._cache_src = None
+    if new._node is not None:
+        self._node, self._out_nr, self._node_v = new._node, new._out_nr, new._node_v
+    return self
+
+
+def _inplace_view(fn: Any, name: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        spec = fn.__wrapped__(self, *args, **kwargs)
+        gname = name(args, kwargs) if callable(name) else name
+        return _become_view(self, spec, gname)
+
+    return method
+
+
+def _squeeze_inplace_name(args: tuple, kwargs: dict) -> str:
+    dim = args[0] if args else kwargs.get("dim")
+    if dim is None:
+        return "SqueezeBackward3"
+    return "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
+
+
+def _t_inplace(self: Tensor) -> Tensor:
+    return _become_view(self, t.__wrapped__(self), "TBackward1")
+
+
+def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    return split(self, list(split_sizes), dim)
+
+
+registry.METHODS.update(
+    squeeze_=_inplace_view(squeeze, _squeeze_inplace_name), unsqueeze_=_inplace_view(unsqueeze, "UnsqueezeBackward1"),
+    transpose_=_inplace_view(transpose, "TransposeBackward1"), swapaxes_=_inplace_view(transpose, "TransposeBackward1"),
+    swapdims_=_inplace_view(transpose, "TransposeBackward1"), t_=_t_inplace, split_with_sizes=split_with_sizes,
+)  # fmt: skip
+
 registry.METHODS.update(
     view_as=view_as, reshape_as=reshape_as, expand_as=expand_as, flatten=flatten, unflatten=unflatten,
     unbind=unbind, split=split, chunk=chunk, tensor_split=tensor_split, hsplit=hsplit, vsplit=vsplit,
