@@ -37,7 +37,9 @@ def test_queries_before_init():
 
 def test_init_errors(monkeypatch):
     monkeypatch.delenv("RANK", raising=False)
-    with pytest.raises(ValueError, match="env:// rendezvous: environment variable RANK expected, but not set"):
+    with pytest.raises(
+        ValueError, match="env:// rendezvous: environment variable RANK expected, but not set"
+    ):
         dist.init_process_group("gloo")
     with pytest.raises(ValueError, match="tcp:// rendezvous: rank parameter missing"):
         dist.init_process_group("gloo", init_method="tcp://127.0.0.1:1234", world_size=1)
@@ -150,7 +152,9 @@ def test_ddp_in_a_world_of_one(world):
 
 
 def test_ddp_argument_errors(world):
-    with pytest.raises(RuntimeError, match="DistributedDataParallel is not needed when a module doesn't have any"):
+    with pytest.raises(
+        RuntimeError, match="DistributedDataParallel is not needed when a module doesn't have any"
+    ):
         DDP(nn.Linear(2, 2).requires_grad_(False))
     with pytest.raises(ValueError, match="device_ids can only be None or contain a single element."):
         DDP(nn.Linear(2, 2), device_ids=[0, 1])

@@ -72,10 +72,7 @@ def test_launcher_runs_ddp_on_two_processes():
 def test_launcher_stops_the_group_when_a_worker_fails(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text(
-        "import os, sys, time\n"
-        "if os.environ['RANK'] == '1':\n"
-        "    sys.exit(3)\n"
-        "time.sleep(120)\n"
+        "import os, sys, time\nif os.environ['RANK'] == '1':\n    sys.exit(3)\ntime.sleep(120)\n"
     )
     start = time.monotonic()
     proc = _launch(str(script), timeout=100)
@@ -91,3 +88,17 @@ def test_launcher_refuses_what_it_cannot_do(flag):
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode != 0 and "NotImplementedError" in proc.stderr
+
+
+def test_legacy_launch_passes_local_rank(tmp_path):
+    script = tmp_path / "args.py"
+    script.write_text("import os, sys\nprint('ARGS', os.environ['LOCAL_RANK'], sys.argv[1:])\n")
+    cmd = [sys.executable, "-m", "torchlike.distributed.launch", "--nproc-per-node", "2", "--master-port",
+           str(_free_port()), str(script), "--x"]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=100)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(l for l in proc.stdout.splitlines() if l.startswith("ARGS")) == [
+        "ARGS 0 ['--x', '--local-rank=0']",
+        "ARGS 1 ['--x', '--local-rank=1']",
+    ]
+    assert "torch.distributed.launch is deprecated" in proc.stderr

@@ -308,7 +308,9 @@ def all_gather(tensor_list: list, tensor: Tensor, group: ProcessGroup | None = N
     if g is None:
         return pg.warn_not_in_group("all_gather")
     if len(tensor_list) != g.size():
-        raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors, the group has {g.size()} ranks")
+        raise ValueError(
+            f"all_gather: tensor_list has {len(tensor_list)} tensors, the group has {g.size()} ranks"
+        )
     arr = tensor._data()
     for t in tensor_list:
         if t._shape != tensor._shape:
@@ -485,7 +487,9 @@ def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: list | 
         )
     n = g.size()
     if output._shape != input._shape or not input._shape or input._shape[0] % n:
-        raise ValueError(f"all_to_all_single: input and output must have the same shape with dim 0 divisible by {n}")
+        raise ValueError(
+            f"all_to_all_single: input and output must have the same shape with dim 0 divisible by {n}"
+        )
     arr = input._data()
     mesh = g.mesh(_platform(arr))
     out = _local(_all_to_all_prog(mesh, tuple(arr.shape))(_to_global(arr, mesh)), arr.shape, arr)
@@ -507,7 +511,9 @@ def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_id
     return None
 
 
-def monitored_barrier(group: ProcessGroup | None = None, timeout: Any = None, wait_all_ranks: bool = False) -> None:
+def monitored_barrier(
+    group: ProcessGroup | None = None, timeout: Any = None, wait_all_ranks: bool = False
+) -> None:
     barrier(group)
 
 
@@ -668,4 +674,3 @@ def scatter_object_list(scatter_object_output_list: list, scatter_object_input_l
     objs = _broadcast_objects(scatter_object_input_list if g.rank() == src_i else None, src_i, g)
     scatter_object_output_list[0] = objs[g.rank()]
     return None
-

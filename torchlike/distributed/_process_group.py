@@ -281,7 +281,9 @@ def resolve(group: Any) -> ProcessGroup | None:
 
 def warn_not_in_group(op_name: str) -> None:
     rank = -1 if GroupMember.WORLD is None else GroupMember.WORLD._rank
-    warnings.warn(f"Running {op_name} on global rank {rank} which does not belong to the given group.", stacklevel=3)
+    warnings.warn(
+        f"Running {op_name} on global rank {rank} which does not belong to the given group.", stacklevel=3
+    )
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:

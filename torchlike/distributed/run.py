@@ -116,7 +116,9 @@ def _command(args: argparse.Namespace, extra: list[str]) -> list[str]:
     script_args = list(args.training_script_args) + extra
     if args.no_python:
         if args.module:
-            raise ValueError("Don't use both the '--no-python' flag and the '--module' flag at the same time.")
+            raise ValueError(
+                "Don't use both the '--no-python' flag and the '--module' flag at the same time."
+            )
         return [args.training_script] + script_args
     if args.module:
         return [sys.executable, "-u", _BOOTSTRAP, "-m", args.training_script] + script_args
@@ -163,7 +165,9 @@ def _run_group(args: argparse.Namespace, nproc: int, world: int, port: int, rest
 def run(args: argparse.Namespace, worker_args: Callable[[int], list[str]] = lambda lr: []) -> int:
     """Launch ``args`` (as parsed by ``get_args_parser``); returns the launcher's exit code."""
     if args.redirects != "0" or args.tee != "0" or args.log_dir is not None:
-        raise NotImplementedError("torchlike.distributed.run: --log-dir, --redirects and --tee are not supported")
+        raise NotImplementedError(
+            "torchlike.distributed.run: --log-dir, --redirects and --tee are not supported"
+        )
     if args.run_path:
         raise NotImplementedError(
             "torchlike.distributed.run: --run-path is not supported; JAX's runtime is per process, so each "
