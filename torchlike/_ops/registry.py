@@ -393,7 +393,12 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
         if adj is not None:
             precast, cdt = adj
     key = (static, cdt, baked, precast) if baked or precast else (static, cdt)
-    kernel = op.kernels.get(key)
+    try:
+        kernel = op.kernels.get(key)
+    except TypeError:  # a list among the static arguments (x.sum([0, 1])): key on tuples
+        static = tuple(tuple(s) if isinstance(s, list) else s for s in static)
+        key = (static, cdt, baked, precast) if baked or precast else (static, cdt)
+        kernel = op.kernels.get(key)
     if kernel is None:
         kernel = _build_kernel(op, static, cdt, baked or (), key, precast)
     try:
@@ -513,7 +518,8 @@ def _write_out(op: OpDef, outputs: Any, out: Any) -> Any:
             raise TypeError(f"{op.name}(): argument 'out' must be tuple of Tensors")
         for o, r in zip(out, outputs):
             copy_to_out(r, o)
-        return op.returns(*out) if op.returns is not None else tuple(out)
+        returns = op.__dict__.get("returns_out") or op.returns  # torch: max(x, 1, out=...) is a max_out
+        return returns(*out) if returns is not None else tuple(out)
     copy_to_out(outputs, out)
     return out
 
