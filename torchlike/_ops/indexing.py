@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
+from .._core import tensor as T
 from .._core import views as V
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
@@ -84,6 +85,7 @@ def _slice_bounds(s: slice, n: int) -> tuple:
 
 def _unsqueeze_spec(t: Tensor, d: int) -> tuple:
     sh, st, off = t._geometry()
+    sh = tuple(sh)
     new_st = st[d] * sh[d] if d < len(sh) else 1
     shape = sh[:d] + (1,) + sh[d:]
     return ("reshape", (shape,), (), shape, st[:d] + (new_st,) + st[d:], off)
@@ -92,8 +94,6 @@ def _unsqueeze_spec(t: Tensor, d: int) -> tuple:
 def _view(t: Tensor, spec: tuple, name: str, record: bool) -> Tensor:
     if record:
         return registry.make_view_of(t, spec, name)
-    from .._core import tensor as T
-
     view = t._view
     kind, static, dyn, shape, stride, offset = spec
     new = V.View(((kind, static),), dyn, shape, stride, offset) if view is None else view.then(*spec)
@@ -205,7 +205,7 @@ def _advanced(t: Tensor, advanced: list) -> tuple:
         dims.append(dim)
     shapes = [tuple(a.shape) for a in arrays]
     try:
-        bshape = np.broadcast_shapes(*shapes)
+        bshape = shapes[0] if len(shapes) == 1 else np.broadcast_shapes(*shapes)
     except ValueError:
         raise IndexError(
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
@@ -282,12 +282,17 @@ def _index_put(input: RawTensor, indices: TensorList, values: TensorOrScalar, ke
 
 
 def _index_tensors(arrays: list, device: Any) -> list:
-    from .._core import tensor as T
-
     return [a if isinstance(a, Tensor) else T.make(jnp.asarray(a), device) for a in arrays]
 
 
+_INT_INDEX = (D.int64, D.int32)
+
+
 def getitem(self: Tensor, key: Any) -> Tensor:
+    if type(key) is Tensor and key._dtype in _INT_INDEX and key._shape and self._shape:
+        # fast path for x[idx]: one integer index tensor on the first dim
+        _check_bounds(self, [key], [0], tuple(key._shape))
+        return _index(self, [key], (("a", 0),))
     key = _as_tuple(key)
     record = self._rg and grad_mode._enabled
     t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)
@@ -424,8 +429,6 @@ def _copy_to(dst: Tensor, value: Any, track: bool) -> None:
     """torch's setitem copy: same shape -> copy_, 0-dim -> fill_, else expand then copy_."""
     if not isinstance(value, Tensor):
         if track:  # torch wraps the number in a 0-dim tensor: FillBackward3
-            from .._core import tensor as T
-
             value = T.make(jnp.asarray(value, dst._dtype.np), dst.device, dst._dtype)
             graph.commit_inplace(dst, fill(dst, value))
         else:

@@ -291,6 +291,7 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 
 def slice_spec(input: Tensor, dim: int, start: int, size: int, step: int) -> tuple:
     sh, st, off = input._geometry()
+    sh = tuple(sh)  # plain tuples: Size arithmetic is slow
     shape = sh[:dim] + (size,) + sh[dim + 1 :]
     stride = st[:dim] + (st[dim] * step,) + st[dim + 1 :]
     return ("slice", (dim, size, step), (start,), shape, stride, off + start * st[dim])
@@ -298,6 +299,7 @@ def slice_spec(input: Tensor, dim: int, start: int, size: int, step: int) -> tup
 
 def select_spec(input: Tensor, dim: int, index: int) -> tuple:
     sh, st, off = input._geometry()
+    sh = tuple(sh)
     return ("select", (dim,), (index,), sh[:dim] + sh[dim + 1 :], st[:dim] + st[dim + 1 :], off + index * st[dim])
 
 
