@@ -4,10 +4,12 @@ An optimizer built on ``FusedOptimizer`` gives its maths as two pure functions, 
 torch's ``_single_tensor_<name>``:
 
     _init(static, h, p, scalar_dtype) -> {state key: array}      # lazy state, torch's key order
-    _update(static, h, p, g, state) -> (new p, {state key: new array})
+    _prepare(static, h, scalars) -> {name: per-parameter vector}  # step-dependent scalars
+    _update(static, h, p, g, state, c) -> (new p, {state key: new array})
 
-``fused_update`` traces ``_update`` once per parameter (complex ones through their real view,
-as torch does) into one XLA program. (Concatenating all parameters into one flat vector would
+``_prepare`` computes from a parameter's 0-dim states (``step``...) what torch computes from them
+in Python (bias corrections...) and ``_update`` gets them as ``c``. ``fused_update`` traces ``_update`` once per parameter
+(complex ones through their real view, as torch does) into one XLA program. (Concatenating all parameters into one flat vector would
 make a smaller program, but splitting the result back into 100 parameters costs XLA more to
 compile than the per-parameter updates.)
 
@@ -44,30 +46,35 @@ def _complex_view(a: Any) -> Any:
     return jax.lax.complex(a[..., 0], a[..., 1])
 
 
-def _one(update: Callable, static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+def _one(update: Callable, static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
     if not jnp.iscomplexobj(p):
-        return update(static, h, p, g, st)
+        return update(static, h, p, g, st, c)
     # torch: complex parameters are updated through torch.view_as_real
     shape = p.shape
     st_r = {k: _real_view(v) if v.shape == shape and jnp.iscomplexobj(v) else v for k, v in st.items()}
-    new_p, new_st = update(static, h, _real_view(p), _real_view(g), st_r)
+    new_p, new_st = update(static, h, _real_view(p), _real_view(g), st_r, c)
     rshape = shape + (2,)
     return _complex_view(new_p), {k: _complex_view(v) if v.shape == rshape else v for k, v in new_st.items()}
 
 
+def _group_update(cls: type, static: tuple, h: Any, ps: list, gs: list, ss: list) -> list:
+    out = []
+    for p, g, s in zip(ps, gs, ss):
+        # NOTE: computing these scalars for all parameters at once (stacked) makes XLA's compile time grow
+        # much faster with the number of parameters than this per-parameter form does
+        coef = cls._prepare(static, h, {k: s[k] for k in cls._scalar_keys if k in s})
+        out.append(_one(cls._update, static, h, p, g, s, coef))
+    return out
+
+
 @functools.partial(jax.jit, static_argnums=(0, 1))
-def fused_update(
-    update: Callable, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any
-) -> list:
+def fused_update(cls: type, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
     """The whole optimizer step: every parameter of every group, one XLA program.
 
     ``zero`` is a runtime 0 for the rounding fences of ``_math``.
     """
     with M.fence_zero(zero):
-        return [
-            [_one(update, static, h, p, g, s) for p, g, s in zip(ps, gs, ss)]
-            for static, h, ps, gs, ss in zip(statics, hypers, params, grads, states)
-        ]
+        return [_group_update(cls, *args) for args in zip(statics, hypers, params, grads, states)]
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 3))
@@ -109,6 +116,7 @@ class FusedOptimizer(Optimizer):
     _init: Callable | None = None
     _update: Callable
     _state_order: tuple[str, ...] = ()
+    _scalar_keys: tuple[str, ...] = ("step",)  # the 0-dim states, stacked for ``_prepare``
     # torch's wording of the capturable device check, and whether XLA counts as supported
     _capturable_what = "params and state_steps"
     _capturable_xla = True
@@ -176,7 +184,7 @@ class FusedOptimizer(Optimizer):
             states.append([_arrays(state.get(p)) for p in ps])
         if not plist:
             return
-        out = fused_update(type(self)._update, tuple(statics), hypers, params, grads, states, _ZERO)
+        out = fused_update(type(self), tuple(statics), hypers, params, grads, states, _ZERO)
         for ps, results in zip(plist, out):
             for p, (new_p, new_state) in zip(ps, results):
                 p._assign(new_p)
@@ -201,7 +209,7 @@ class FusedOptimizer(Optimizer):
                 p_state = self.state.get(p)
                 if not p_state:
                     continue
-                for key in self._scalar_state_keys():
+                for key in self._scalar_keys:
                     if key in p_state and not isinstance(p_state[key], Tensor):
                         p_state[key] = creation.tensor(float(p_state[key]), dtype=_get_scalar_dtype())
 
@@ -209,8 +217,10 @@ class FusedOptimizer(Optimizer):
         """Options that old state dicts may lack (torch's ``__setstate__`` setdefaults)."""
         return {"foreach": None, "maximize": False, "differentiable": False}
 
-    def _scalar_state_keys(self) -> tuple[str, ...]:
-        return ("step",)
+    @staticmethod
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        """The scalars a parameter's update needs, from its 0-dim states (torch's Python-float maths)."""
+        return {"step": s["step"] + 1} if "step" in s else {}
 
 
 def _arrays(st: dict | None) -> dict:

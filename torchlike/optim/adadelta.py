@@ -62,7 +62,7 @@ class Adadelta(FusedOptimizer):
         return {"step": jnp.zeros((), sdt), "square_avg": jnp.zeros_like(p), "acc_delta": jnp.zeros_like(p)}
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
         lr, rho, eps, weight_decay = h[0], h[1], h[2], h[3]
         if maximize:
@@ -73,5 +73,5 @@ class Adadelta(FusedOptimizer):
         std = M.sqrt(M.add_scalar(square_avg, eps))
         delta = M.mul(M.div(M.sqrt(M.add_scalar(st["acc_delta"], eps)), std), g)
         acc_delta = M.addcmul(M.mul_scalar(st["acc_delta"], rho), delta, delta, 1 - rho)
-        new = {"step": st["step"] + 1, "square_avg": square_avg, "acc_delta": acc_delta}
+        new = {"step": c["step"], "square_avg": square_avg, "acc_delta": acc_delta}
         return M.add(p, delta, -lr), new

@@ -76,16 +76,19 @@ class Adagrad(FusedOptimizer):
         return {"step": jnp.zeros((), sdt), "sum": jnp.full_like(p, fill)}
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        lr, lr_decay = h[0], h[1]
+        step_t = s["step"] + 1
+        return {"step": step_t, "clr": lr / (1 + (step_t.astype(jnp.float64) - 1) * lr_decay)}
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
-        lr, lr_decay, eps, weight_decay = h[0], h[1], h[2], h[3]
-        step_t = st["step"] + 1
-        step = step_t.astype(jnp.float64)
+        eps, weight_decay = h[2], h[3]
         if maximize:
             g = -g
         if has_wd:
             g = M.add(g, p, weight_decay)
-        clr = lr / (1 + (step - 1) * lr_decay)
         state_sum = M.addcmul(st["sum"], g, g, 1.0)
         std = M.add_scalar(M.sqrt(state_sum), eps)
-        return M.addcdiv(p, g, std, -clr), {"step": step_t, "sum": state_sum}
+        return M.addcdiv(p, g, std, -c["clr"]), {"step": c["step"], "sum": state_sum}

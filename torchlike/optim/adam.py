@@ -103,12 +103,20 @@ class Adam(FusedOptimizer):
         return st
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        lr, beta1, beta2 = h[0], h[1], h[2]
+        step_t = s["step"] + 1
+        step = step_t.astype(jnp.float64)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        return {"step": step_t, "step_size": lr / bias_correction1, "bc2_sqrt": jnp.sqrt(bias_correction2)}
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, decoupled, amsgrad = static
         lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
         if maximize:
             g = -g
-        step_t = st["step"] + 1
         if has_wd:
             if decoupled:
                 p = M.mul_scalar(p, 1 - lr * weight_decay)
@@ -116,15 +124,10 @@ class Adam(FusedOptimizer):
                 g = M.add(g, p, weight_decay)
         exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
         exp_avg_sq = M.addcmul(M.mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
-        step = step_t.astype(jnp.float64)
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        step_size = lr / bias_correction1
-        bias_correction2_sqrt = jnp.sqrt(bias_correction2)
-        new = {"step": step_t, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+        new = {"step": c["step"], "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
         if amsgrad:
             v = new["max_exp_avg_sq"] = M.maximum(st["max_exp_avg_sq"], exp_avg_sq)
         else:
             v = exp_avg_sq
-        denom = M.add_scalar(M.div_scalar(M.sqrt(v), bias_correction2_sqrt), eps)
-        return M.addcdiv(p, exp_avg, denom, -step_size), new
+        denom = M.add_scalar(M.div_scalar(M.sqrt(v), c["bc2_sqrt"]), eps)
+        return M.addcdiv(p, exp_avg, denom, -c["step_size"]), new

@@ -57,16 +57,20 @@ class Adamax(FusedOptimizer):
         return {"step": jnp.zeros((), sdt), "exp_avg": jnp.zeros_like(p), "exp_inf": jnp.zeros_like(p)}
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        lr, beta1 = h[0], h[1]
+        step_t = s["step"] + 1
+        return {"step": step_t, "clr": lr / (1 - beta1 ** step_t.astype(jnp.float64))}
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
-        lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
+        beta1, beta2, eps, weight_decay = h[1], h[2], h[3], h[4]
         if maximize:
             g = -g
-        step_t = st["step"] + 1
         if has_wd:
             g = M.add(g, p, weight_decay)
         exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
         exp_inf = M.maximum(M.mul_scalar(st["exp_inf"], beta2), M.add_scalar(jnp.abs(g), eps))
-        clr = lr / (1 - beta1 ** step_t.astype(jnp.float64))
-        new = {"step": step_t, "exp_avg": exp_avg, "exp_inf": exp_inf}
-        return M.addcdiv(p, exp_avg, exp_inf, -clr), new
+        new = {"step": c["step"], "exp_avg": exp_avg, "exp_inf": exp_inf}
+        return M.addcdiv(p, exp_avg, exp_inf, -c["clr"]), new

@@ -18,6 +18,7 @@ class ASGD(FusedOptimizer):
 
     _state_order = ("step", "eta", "mu", "ax")
     _capturable_what = "params, mus, etas, and state_steps"
+    _scalar_keys = ("step", "eta", "mu")
 
     def __init__(
         self,
@@ -47,9 +48,6 @@ class ASGD(FusedOptimizer):
     def _group_defaults(self) -> dict[str, Any]:
         return {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
 
-    def _scalar_state_keys(self) -> tuple[str, ...]:
-        return ("step", "eta", "mu")
-
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0)
 
@@ -61,21 +59,29 @@ class ASGD(FusedOptimizer):
         return {"step": jnp.zeros((), sdt), "eta": h[0].astype(sdt), "mu": jnp.ones((), sdt), "ax": jnp.zeros_like(p)}
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        lr, lambd, alpha, t0 = h[0], h[1], h[2], h[3]
+        step_t = s["step"] + 1
+        step = step_t.astype(jnp.float64)
+        eta, mu = s["eta"], s["mu"]
+        eta_value = eta.astype(jnp.float64)
+        return {
+            "step": step_t, "decay": 1 - lambd * eta_value, "neg_eta": -eta_value, "old_mu": mu, "average": mu != 1,
+            "eta": (lr / ((1 + lambd * lr * step) ** alpha)).astype(eta.dtype),
+            "mu": (1 / jnp.maximum(1.0, step - t0)).astype(mu.dtype),
+        }  # fmt: skip
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
-        lr, lambd, alpha, t0, weight_decay = h[0], h[1], h[2], h[3], h[4]
+        weight_decay = h[4]
         if maximize:
             g = -g
-        step_t = st["step"] + 1
         if has_wd:
             g = M.add(g, p, weight_decay)
-        eta, mu, ax = st["eta"], st["mu"], st["ax"]
-        eta_value = eta.astype(jnp.float64)
-        p = M.mul_scalar(p, 1 - lambd * eta_value)
-        p = M.add(p, g, -eta_value)
+        ax = st["ax"]
+        p = M.mul_scalar(p, c["decay"])
+        p = M.add(p, g, c["neg_eta"])
         # torch: `if mu.item() != 1: ax += (p - ax) * mu else: ax = p`
-        ax = jnp.where(mu != 1, M.add(ax, M.mul(M.sub(p, ax), mu)), p)
-        step = step_t.astype(jnp.float64)
-        new_eta = (lr / ((1 + lambd * lr * step) ** alpha)).astype(eta.dtype)
-        new_mu = (1 / jnp.maximum(1.0, step - t0)).astype(mu.dtype)
-        return p, {"step": step_t, "eta": new_eta, "mu": new_mu, "ax": ax}
+        ax = jnp.where(c["average"], M.add(ax, M.mul(M.sub(p, ax), c["old_mu"])), p)
+        return p, {"step": c["step"], "eta": c["eta"], "mu": c["mu"], "ax": ax}

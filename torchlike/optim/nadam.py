@@ -19,6 +19,7 @@ class NAdam(FusedOptimizer):
 
     _state_order = ("step", "mu_product", "exp_avg", "exp_avg_sq")
     _capturable_what = "params, mu_products and state_steps"
+    _scalar_keys = ("step", "mu_product")
 
     def __init__(
         self,
@@ -52,9 +53,6 @@ class NAdam(FusedOptimizer):
         return {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
                 "decoupled_weight_decay": False}  # fmt: skip
 
-    def _scalar_state_keys(self) -> tuple[str, ...]:
-        return ("step", "mu_product")
-
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["decoupled_weight_decay"])
 
@@ -68,27 +66,33 @@ class NAdam(FusedOptimizer):
                 "exp_avg_sq": jnp.zeros_like(p)}  # fmt: skip
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        lr, beta1, beta2, momentum_decay = h[0], h[1], h[2], h[5]
+        step_t = s["step"] + 1
+        step = step_t.astype(jnp.float64)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        mu_product = M.mul_scalar(s["mu_product"], mu)  # torch: a float tensor, `mu_product *= mu`
+        mu_prod = mu_product.astype(jnp.float64)
+        return {
+            "step": step_t, "mu_product": mu_product, "bc2": 1 - beta2**step,
+            "grad_coef": (-lr * (1.0 - mu)) / (1.0 - mu_prod), "avg_coef": (-lr * mu_next) / (1.0 - mu_prod * mu_next),
+        }  # fmt: skip
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, decoupled = static
-        lr, beta1, beta2, eps, weight_decay, momentum_decay = h[0], h[1], h[2], h[3], h[4], h[5]
+        lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
         if maximize:
             g = -g
-        step_t = st["step"] + 1
-        step = step_t.astype(jnp.float64)
-        bias_correction2 = 1 - beta2**step
         if has_wd:
             if decoupled:
                 p = M.mul_scalar(p, 1 - lr * weight_decay)
             else:
                 g = M.add(g, p, weight_decay)
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-        mu_product = M.mul_scalar(st["mu_product"], mu)
         exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
         exp_avg_sq = M.addcmul(M.mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
-        denom = M.add_scalar(M.sqrt(M.div_scalar(exp_avg_sq, bias_correction2)), eps)
-        mu_prod = mu_product.astype(jnp.float64)
-        mu_product_next = mu_prod * mu_next
-        p = M.addcdiv(p, g, denom, (-lr * (1.0 - mu)) / (1.0 - mu_prod))
-        p = M.addcdiv(p, exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next))
-        return p, {"step": step_t, "mu_product": mu_product, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+        denom = M.add_scalar(M.sqrt(M.div_scalar(exp_avg_sq, c["bc2"])), eps)
+        p = M.addcdiv(p, g, denom, c["grad_coef"])
+        p = M.addcdiv(p, exp_avg, denom, c["avg_coef"])
+        return p, {"step": c["step"], "mu_product": c["mu_product"], "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}

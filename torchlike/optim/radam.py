@@ -60,13 +60,24 @@ class RAdam(FusedOptimizer):
         return {"step": jnp.zeros((), sdt), "exp_avg": jnp.zeros_like(p), "exp_avg_sq": jnp.zeros_like(p)}
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _prepare(static: tuple, h: Any, s: dict) -> dict:
+        beta1, beta2 = h[1], h[2]
+        step_t = s["step"] + 1
+        step = step_t.astype(jnp.float64)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+        rect = jnp.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+        return {"step": step_t, "bc1": bias_correction1, "bc2_sqrt": jnp.sqrt(bias_correction2), "rect": rect,
+                "rectify": rho_t > 5.0}  # fmt: skip
+
+    @staticmethod
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, decoupled = static
         lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
         if maximize:
             g = -g
-        step_t = st["step"] + 1
-        step = step_t.astype(jnp.float64)
         if has_wd:
             if decoupled:
                 p = M.mul_scalar(p, 1 - lr * weight_decay)
@@ -74,15 +85,10 @@ class RAdam(FusedOptimizer):
                 g = M.add(g, p, weight_decay)
         exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
         exp_avg_sq = M.addcmul(M.mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        corrected = M.div_scalar(exp_avg, bias_correction1)
-        rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+        corrected = M.div_scalar(exp_avg, c["bc1"])
         # torch branches on rho_t > 5 in Python; both sides are cheap, select the one torch takes
-        rect = jnp.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-        adaptive_lr = M.rdiv_scalar(jnp.sqrt(bias_correction2), M.add_scalar(M.sqrt(exp_avg_sq), eps))
+        adaptive_lr = M.rdiv_scalar(c["bc2_sqrt"], M.add_scalar(M.sqrt(exp_avg_sq), eps))
         scaled = M.mul_scalar(corrected, lr)
-        rectified = M.mul_scalar(M.mul(scaled, adaptive_lr), rect)
-        update = jnp.where(rho_t > 5.0, rectified, scaled)
-        return M.add(p, update, -1.0), {"step": step_t, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+        rectified = M.mul_scalar(M.mul(scaled, adaptive_lr), c["rect"])
+        update = jnp.where(c["rectify"], rectified, scaled)
+        return M.add(p, update, -1.0), {"step": c["step"], "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}

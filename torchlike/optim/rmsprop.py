@@ -67,12 +67,12 @@ class RMSprop(FusedOptimizer):
         return st
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, centered, has_momentum = static
         lr, alpha, eps, weight_decay, momentum = h[0], h[1], h[2], h[3], h[4]
         if maximize:
             g = -g
-        new = {"step": st["step"] + 1}
+        new = {"step": c["step"]}
         if has_wd:
             g = M.add(g, p, weight_decay)
         square_avg = new["square_avg"] = M.addcmul(M.mul_scalar(st["square_avg"], alpha), g, g, 1 - alpha)

@@ -66,7 +66,7 @@ class Rprop(FusedOptimizer):
         return {"step": jnp.zeros((), sdt), "prev": jnp.zeros_like(p), "step_size": jnp.full_like(p, fill)}
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         (maximize,) = static
         etaminus, etaplus, step_size_min, step_size_max = h[1], h[2], h[3], h[4]
         if maximize:
@@ -77,5 +77,5 @@ class Rprop(FusedOptimizer):
         sign = jnp.where(sign > 0, etaplus.astype(dt), jnp.where(sign < 0, minus, jnp.ones((), dt)))
         step_size = M.clamp(M.mul(st["step_size"], sign), step_size_min, step_size_max)
         g = jnp.where(sign == minus, jnp.zeros((), dt), g)
-        new = {"step": st["step"] + 1, "prev": g, "step_size": step_size}
+        new = {"step": c["step"], "prev": g, "step_size": step_size}
         return M.addcmul(p, _sign(g), step_size, -1.0), new

@@ -15,6 +15,7 @@ class SGD(FusedOptimizer):
     """torch.optim.SGD, with torch's single-tensor maths (``foreach``/``fused`` are accepted, same maths)."""
 
     _state_order = ("momentum_buffer",)
+    _scalar_keys = ()
 
     def __init__(
         self,
@@ -52,9 +53,6 @@ class SGD(FusedOptimizer):
     def _group_defaults(self) -> dict[str, Any]:
         return {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False, "fused": False}
 
-    def _scalar_state_keys(self) -> tuple[str, ...]:
-        return ()
-
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["momentum"] != 0, group["nesterov"])
 
@@ -62,7 +60,7 @@ class SGD(FusedOptimizer):
         return hyper(group["lr"], group["momentum"], group["dampening"], group["weight_decay"])
 
     @staticmethod
-    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict) -> tuple:
+    def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, has_momentum, nesterov = static
         lr, momentum, dampening, weight_decay = h[0], h[1], h[2], h[3]
         if maximize:
