@@ -9,6 +9,7 @@ index (they gather with ``take_along_axis``); std's gradient is 0 where std is 0
 from __future__ import annotations
 
 import builtins
+import functools
 import warnings
 from typing import Any, Callable
 
@@ -22,7 +23,17 @@ from .._core.tensor import Tensor
 from . import return_types
 from .registry import METHODS, RawTensor, TensorArg, copy_to_out, defop
 
-__all__ = ["max", "min", "median", "nanmedian"]
+__all__ = ["max", "min", "median", "nanmedian", "var", "std", "var_mean", "std_mean"]
+
+
+for _name, _fields in (("max", ("values", "indices")), ("min", ("values", "indices")), ("median", ("values", "indices")),
+                      ("nanmedian", ("values", "indices")), ("mode", ("values", "indices")),
+                      ("cummax", ("values", "indices")), ("cummin", ("values", "indices")),
+                      ("sort", ("values", "indices")), ("topk", ("values", "indices")),
+                      ("kthvalue", ("values", "indices")), ("aminmax", ("min", "max"))):  # fmt: skip
+    # torch names the named tuple of an out= call ``<op>_out``
+    if not hasattr(return_types, _name + "_out"):
+        setattr(return_types, _name + "_out", return_types._structseq(_name + "_out", _fields))
 
 
 def dims(dim: Any, ndim: int) -> tuple | None:
@@ -116,16 +127,19 @@ def mean(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     return _keep_all(jnp.mean(input.astype(dt), axis=axes, keepdims=keepdim), input, axes, keepdim)
 
 
-@defop(promote=None, out=True)
+@defop(promote=None, out=True, grad_name="DivBackward0")
 def nanmean(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
+    """torch.nanmean = nansum / count of non-NaN: an all-NaN slice gives NaN, and NaN gradients."""
     if _is_int(input):
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{D.cpp_name(D.from_numpy_dtype(input.dtype))}"
         )
-    dt = input.dtype if dtype is None else D.to_dtype(dtype).np
+    x = input.astype(input.dtype if dtype is None else D.to_dtype(dtype).np)
     axes = _axes(_static(dim), input.ndim)
-    return _keep_all(jnp.nanmean(input.astype(dt), axis=axes, keepdims=keepdim), input, axes, keepdim)
+    value = jnp.nanmean(x, axis=axes, keepdims=keepdim)
+    # torch: its gradient is that of nansum / count, NaN over all-NaN slices
+    return _keep_all(_even_split(x, value, ~jnp.isnan(x), axes, keepdim), input, axes, keepdim)
 
 
 def _prod_check(cdt: Any, dyn: tuple, static: tuple) -> None:
@@ -302,6 +316,8 @@ def _minmax(name: str, all_op: Any, dim_op: Any, pair: str) -> Any:
 
 max = _minmax("max", _max_all, _max_dim, "maximum")
 min = _minmax("min", _min_all, _min_dim, "minimum")
+_max_dim._op.returns_out = return_types.max_out
+_min_dim._op.returns_out = return_types.min_out
 
 
 def _arg_check(name: str) -> Callable:
@@ -339,11 +355,15 @@ def argmin(input: RawTensor, dim: int | None = None, keepdim: bool = False) -> A
 
 def _aminmax_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, dim = dyn[0], static[0]
-    empty = x.numel() == 0 and (dim is None or x.dim() and x.shape[dims(dim, x.dim())[0]] == 0)
-    if empty:
+    if x.numel() != 0:
+        return
+    if dim is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
         )
+    d = _one_dim(dim, x.dim())
+    if d is not None and x.shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
 
 
 @defop(promote=None, out=True, returns=return_types.aminmax, check=_aminmax_check, dtypes="nocomplex",
@@ -395,20 +415,21 @@ def _var_args(dim: Any, unbiased: Any, correction: Any, name: str) -> tuple:
     return _static(dim), correction
 
 
-def _var_check(name: str, label: str) -> Callable:
+def _var_check(label: str) -> Callable:
     def check(cdt: Any, dyn: tuple, static: tuple) -> None:
         x = dyn[0]
         if not (x._dtype.is_floating_point or x._dtype.is_complex):
             raise RuntimeError(f"{label} only support floating point and complex dtypes")
-        dim, correction = _var_args(static[0], static[1], static[3], name)
+        dim, correction = static[0], static[1]
         axes = _axes(dim, x.dim())
         n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes])) if x.dim() else 1
         if n - correction <= 0:
+            name = label.split()[0] if label.endswith("mean") else static[3]
             warnings.warn(
                 f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
                 "(input numel divided by output numel).",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
     return check
@@ -423,9 +444,8 @@ def _sqrt0(v: Any) -> Any:
 _sqrt0.defjvp(lambda p, t: (_sqrt0(p[0]), t[0] * jnp.where(p[0] == 0, 0, 0.5 / _sqrt0(p[0])).astype(p[0].dtype)))
 
 
-def _var(x: Any, dim: Any, unbiased: Any, correction: Any, keepdim: bool, name: str) -> tuple:
+def _var(x: Any, dim: Any, correction: Any, keepdim: bool) -> tuple:
     """(var, mean) with torch's divisor max(n - correction, 0)."""
-    dim, correction = _var_args(dim, unbiased, correction, name)
     axes = _axes(dim, x.ndim)
     n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
     m = jnp.mean(x, axis=axes, keepdims=True)
@@ -436,34 +456,50 @@ def _var(x: Any, dim: Any, unbiased: Any, correction: Any, keepdim: bool, name: 
     return _keep_all(v, x, axes, keepdim), _keep_all(mean, x, axes, keepdim)
 
 
-def _var_name(base: str) -> Callable:
-    return lambda static, dyn: f"{base}Backward0"
+# The table ops take (dim, correction, keepdim); the public functions map torch's overloads onto them (a
+# ``False`` in the dim position means unbiased=False, and must not share a kernel with dim=0).
+@defop("_var", promote=None, out=True, method=False, grad_name="VarBackward0", check=_var_check("std and var"))
+def _var_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+    return _var(input, dim, correction, keepdim)[0]
 
 
-@defop(promote=None, out=True, grad_name=_var_name("Var"), check=_var_check("var", "std and var"))
-def var(input: RawTensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: Any = None) -> Any:  # fmt: skip
-    """torch.var: ``correction`` (default 1) or the legacy ``unbiased``; ``var(x, False)`` means unbiased=False."""
-    return _var(input, dim, unbiased, correction, keepdim, "var")[0]
+@defop("_std", promote=None, out=True, method=False, grad_name="StdBackward0", check=_var_check("std and var"))
+def _std_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+    return _sqrt0(_var(input, dim, correction, keepdim)[0])
 
 
-@defop(promote=None, out=True, grad_name=_var_name("Std"), check=_var_check("std", "std and var"))
-def std(input: RawTensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: Any = None) -> Any:  # fmt: skip
-    return _sqrt0(_var(input, dim, unbiased, correction, keepdim, "std")[0])
+@defop("_var_mean", promote=None, method=False, grad_name="VarMeanBackward0", check=_var_check("var_mean"))
+def _var_mean_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+    return _var(input, dim, correction, keepdim)
 
 
-@defop(promote=None, method=False, grad_name=_var_name("VarMean"), check=_var_check("var_mean", "var_mean"))
-def var_mean(input: RawTensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction: Any = None) -> Any:  # fmt: skip
-    return _var(input, dim, unbiased, correction, keepdim, "var_mean")
-
-
-@defop(promote=None, method=False, grad_name=_var_name("StdMean"), check=_var_check("std_mean", "std_mean"))
-def std_mean(input: RawTensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction: Any = None) -> Any:  # fmt: skip
-    v, m = _var(input, dim, unbiased, correction, keepdim, "std_mean")
+@defop("_std_mean", promote=None, method=False, grad_name="StdMeanBackward0", check=_var_check("std_mean"))
+def _std_mean_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+    v, m = _var(input, dim, correction, keepdim)
     return _sqrt0(v), m
+
+
+def _var_front(name: str, op: Any, has_out: bool) -> Callable:
+    def f(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+          correction: Any = None, out: Any = None) -> Any:  # fmt: skip
+        d, c = _var_args(dim, unbiased, correction, name)
+        if has_out:
+            return op(input, d, c, bool(keepdim), name, out=out)
+        return op(input, d, c, bool(keepdim), name)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"torch.{name}: ``correction`` (default 1) or the legacy ``unbiased``; ``{name}(x, False)`` means "
+        "unbiased=False."
+    )
+    return f
+
+
+var = _var_front("var", _var_op, True)
+std = _var_front("std", _std_op, True)
+var_mean = _var_front("var_mean", _var_mean_op, False)
+std_mean = _var_front("std_mean", _std_mean_op, False)
+METHODS.update(var=var, std=std)
 
 
 @defop(promote="float", out=True)
@@ -529,6 +565,30 @@ def _median_all(x: Any, ignore_nan: bool) -> Any:
     return _even_split(flat, value, mask, None, False)
 
 
+@functools.lru_cache(maxsize=None)
+def _nth0_all_equivalent(n: int) -> int:
+    """The original index that libstdc++'s std::nth_element(first, first, last) leaves in front when all n
+    elements compare equivalent: what torch.nanmedian returns for an all-NaN slice. (Its introselect swaps
+    the middle to the front, then swaps pairs inward, then keeps the half holding the front.)"""
+    perm = list(range(n))
+    first, last = 0, n
+    while last - first > 3:
+        mid = first + (last - first) // 2
+        perm[first], perm[mid] = perm[mid], perm[first]
+        lo, hi = first + 1, last
+        while True:
+            hi -= 1
+            if not lo < hi:
+                break
+            perm[lo], perm[hi] = perm[hi], perm[lo]
+            lo += 1
+        if lo <= 0:
+            first = lo
+        else:
+            last = lo
+    return perm[0]
+
+
 def _median_dim(x: Any, dim: int, keepdim: bool, ignore_nan: bool) -> tuple:
     d = _one_dim(dim, x.ndim)
     if d is None:
@@ -549,6 +609,8 @@ def _median_dim(x: Any, dim: int, keepdim: bool, ignore_nan: bool) -> tuple:
     if nan is not None and not ignore_nan:
         # torch: the first NaN of the slice is the median
         idx = jnp.where(n_nan > 0, jnp.argmax(nan, axis=d, keepdims=True), idx)
+    if nan is not None and ignore_nan:
+        idx = jnp.where(n_nan == n, _nth0_all_equivalent(n), idx)
     return _take(x, jnp.squeeze(idx, d), d, keepdim)
 
 
@@ -561,14 +623,14 @@ def _median(input: RawTensor, dim: Any, keepdim: bool) -> Any:
 
 
 @defop("_nanmedian", promote=None, method=False, grad_name=_dim_name("Nanmedian"), dtypes="nocomplex",
-       check=_median_check("nanmedian", "median_cpu"))  # fmt: skip
+       check=_median_check("median", "median_cpu"))  # fmt: skip
 def _nanmedian(input: RawTensor, dim: Any, keepdim: bool) -> Any:
     if dim is None:
         return _median_all(input, True)
     return _median_dim(input, dim, keepdim, True)
 
 
-def _median_front(op: Any, returns: type, name: str) -> Callable:
+def _median_front(op: Any, returns: type, returns_out: type, name: str) -> Callable:
     def f(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Any = None) -> Any:
         if dim is None:
             r = op(input, None, False)
@@ -580,7 +642,7 @@ def _median_front(op: Any, returns: type, name: str) -> Callable:
         if out is not None:
             for o, v in zip(out, r):
                 copy_to_out(v, o)
-            return returns(*out)
+            return returns_out(*out)
         return returns(*r)
 
     f.__name__ = f.__qualname__ = name
@@ -591,8 +653,8 @@ def _median_front(op: Any, returns: type, name: str) -> Callable:
     return f
 
 
-median = _median_front(_median, return_types.median, "median")
-nanmedian = _median_front(_nanmedian, return_types.nanmedian, "nanmedian")
+median = _median_front(_median, return_types.median, return_types.median_out, "median")
+nanmedian = _median_front(_nanmedian, return_types.nanmedian, return_types.nanmedian_out, "nanmedian")
 METHODS.update(median=median, nanmedian=nanmedian)
 
 
@@ -694,6 +756,9 @@ def cummin(input: RawTensor, dim: int) -> Any:
 
 
 def _dist_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    from .pointwise import _sub_check
+
+    _sub_check(cdt, (*dyn, 1), static)  # torch computes input - other first
     if not (cdt.is_floating_point or cdt.is_complex):
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got {D.cpp_name(cdt)} instead."
@@ -706,3 +771,7 @@ def dist(input: TensorArg, other: TensorArg, p: float = 2) -> Any:
     from .linalg_decomp import _vector_norm_impl
 
     return _vector_norm_impl(input - other, float(p), None, False)
+
+
+for _op, _rt in ((aminmax, "aminmax_out"), (mode, "mode_out"), (cummax, "cummax_out"), (cummin, "cummin_out")):
+    _op._op.returns_out = getattr(return_types, _rt)

@@ -148,3 +148,7 @@ def kthvalue(input: RawTensor, k: int, dim: int = -1, keepdim: bool = False) -> 
     flat = rows.reshape(-1, rows.shape[-1])
     idx = jax.vmap(lambda r: _quickselect(r, k - 1))(flat) if flat.shape[0] else jnp.zeros((0,), jnp.int64)
     return _take(input, idx.reshape(rows.shape[:-1]), d, keepdim)
+
+
+for _op, _rt in ((sort, "sort_out"), (topk, "topk_out"), (kthvalue, "kthvalue_out")):
+    _op._op.returns_out = getattr(return_types, _rt)
