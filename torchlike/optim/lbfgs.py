@@ -318,6 +318,7 @@ class LBFGS(Optimizer):
         prev_flat_grad = _vec_of(state.get("prev_flat_grad"), sdt)
         prev_loss = state.get("prev_loss")
 
+        last_al = None
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
@@ -342,10 +343,8 @@ class LBFGS(Optimizer):
                 num_old = len(old_dirs)
                 if "al" not in state:
                     state["al"] = [None] * history_size
-                al = state["al"]
                 d, al_vec = self._direction(flat_grad, old_dirs, old_stps, ro, h_diag, history_size)
-                for i, a in enumerate(_unstack(al_vec)[:num_old]):
-                    al[i] = T.make(a, self._params[0].device)
+                last_al = (al_vec, num_old)
                 d = _Vec(d, sdt)
 
             prev_flat_grad = _Vec(flat_grad.a, sdt)  # torch copies into its buffer; arrays are immutable
@@ -395,6 +394,11 @@ class LBFGS(Optimizer):
                 break
 
         dev = self._params[0].device
+        if last_al is not None:
+            # torch keeps al[i] (0-dim tensors) from the last iteration; views of one vector here
+            al_t = T.make(last_al[0], dev)
+            for i in range(last_al[1]):
+                state["al"][i] = al_t[i]
         state["d"] = T.make(d.a, dev)
         state["t"] = _scalar_tensor(t, dev) if isinstance(t, np.generic) else t
         state["old_dirs"] = old_dirs
@@ -428,7 +432,3 @@ def _host(v: Any, sdt: Any) -> Any:
 def _vec_of(v: Any, sdt: Any) -> _Vec | None:
     return None if v is None else _Vec(v._data(), sdt)
 
-
-@jax.jit
-def _unstack(v: Any) -> tuple:
-    return tuple(v[i] for i in range(v.shape[0]))
