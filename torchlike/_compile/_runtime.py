@@ -253,6 +253,10 @@ class CompiledFunction:
         finally:
             T.hook = prev
         state = [b for i, b in hook.touched.items() if i not in input_bufs]
+        # Buffers created by this call that outlive it (optimizer state, .grads) are state from the
+        # next call on; the result's own buffers are not.
+        result_bufs = {id(x._buf) for x in _flatten(result)[0] if isinstance(x, Tensor)}
+        state += [b for b in list(hook._created) if id(b) not in result_bufs and id(b) not in input_bufs]
         self.discovered[key] = (state, list(hook.scalars.values()))
         stats["eager_calls"] += 1
         return result

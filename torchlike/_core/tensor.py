@@ -337,12 +337,8 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to {what}")
-        arr = self._data()
-        if isinstance(arr, jax.core.Tracer):
-            from ..autograd import _trace
-
-            return _trace.concrete_scalar(self, arr)
-        return np.asarray(arr).reshape(()).item()
+        # Inside a compiled trace this raises JAX's concretization error: a graph break.
+        return np.asarray(self._data()).reshape(()).item()
 
     def item(self) -> Any:
         v = self._scalar()
