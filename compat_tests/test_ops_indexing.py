@@ -176,36 +176,126 @@ def test_setitem_leaf_errors():
 
 J = np.array([2, 0])
 OPS = [
-    ("index_select", lambda t, a, j: (t.index_select(a, 0, j), a.index_select(1, j), a.t().index_select(0, j),
-                                      _name(a.index_select(0, j))), [A, J], True),  # fmt: skip
+    (
+        "index_select",
+        lambda t, a, j: (
+            t.index_select(a, 0, j),
+            a.index_select(1, j),
+            a.t().index_select(0, j),
+            _name(a.index_select(0, j)),
+        ),
+        [A, J],
+        True,
+    ),  # fmt: skip
     ("index_select_0d", lambda t, a, j: t.tensor(2.0, dtype=t.float64).index_select(0, j[:1] * 0), [A, J], False),
-    ("index_add", lambda t, a, j: (a.index_add(0, j, a[:2]), t.index_add(a, 1, j, a[:, :2], alpha=2),
-                                   _name(a.index_add(0, j, a[:2]))), [A, J], True),  # fmt: skip
+    (
+        "index_add",
+        lambda t, a, j: (
+            a.index_add(0, j, a[:2]),
+            t.index_add(a, 1, j, a[:, :2], alpha=2),
+            _name(a.index_add(0, j, a[:2])),
+        ),
+        [A, J],
+        True,
+    ),  # fmt: skip
     ("index_add_dup", lambda t, a: a.index_add(0, t.tensor([1, 1, 1]), a), [A], True),
-    ("index_copy", lambda t, a, j: (a.index_copy(0, j, a[:2] * 2), t.index_copy(a, 1, j, a[:, 2:]),
-                                    _name(a.index_copy(0, j, a[:2]))), [A, J], True),  # fmt: skip
-    ("index_fill", lambda t, a, j: (a.index_fill(1, j, -1.0), t.index_fill(a, 0, j, t.tensor(3.0, dtype=t.float64)),
-                                    _name(a.index_fill(1, j, 0.0))), [A, J], True),  # fmt: skip
-    ("index_put", lambda t, a, j: (a.index_put((j,), a[0]), a.index_put((j, j), t.tensor(5.0, dtype=t.float64)),
-                                   t.index_put(a, (j,), a[:2], accumulate=True),
-                                   a.index_put((t.tensor([1, 1]),), a[:2], accumulate=True), _name(a.index_put((j,), a[0]))),
-     [A, J], True),  # fmt: skip
+    (
+        "index_copy",
+        lambda t, a, j: (
+            a.index_copy(0, j, a[:2] * 2),
+            t.index_copy(a, 1, j, a[:, 2:]),
+            _name(a.index_copy(0, j, a[:2])),
+        ),
+        [A, J],
+        True,
+    ),  # fmt: skip
+    (
+        "index_fill",
+        lambda t, a, j: (
+            a.index_fill(1, j, -1.0),
+            t.index_fill(a, 0, j, t.tensor(3.0, dtype=t.float64)),
+            _name(a.index_fill(1, j, 0.0)),
+        ),
+        [A, J],
+        True,
+    ),  # fmt: skip
+    (
+        "index_put",
+        lambda t, a, j: (
+            a.index_put((j,), a[0]),
+            a.index_put((j, j), t.tensor(5.0, dtype=t.float64)),
+            t.index_put(a, (j,), a[:2], accumulate=True),
+            a.index_put((t.tensor([1, 1]),), a[:2], accumulate=True),
+            _name(a.index_put((j,), a[0])),
+        ),
+        [A, J],
+        True,
+    ),  # fmt: skip
     ("index_put_mask", lambda t, a: a.index_put((a > 0,), t.tensor(0.0, dtype=t.float64)), [A], True),
-    ("gather", lambda t, a: (t.gather(a, 1, t.tensor([[0, 0], [1, 0], [3, 2]])), a.gather(0, t.tensor([[2, 1, 0, 1]], dtype=t.int32)),
-                             a.t().gather(1, t.tensor([[0], [2], [1], [1]])), _name(a.gather(1, t.tensor([[0]])))), [A], True),  # fmt: skip
+    (
+        "gather",
+        lambda t, a: (
+            t.gather(a, 1, t.tensor([[0, 0], [1, 0], [3, 2]])),
+            a.gather(0, t.tensor([[2, 1, 0, 1]], dtype=t.int32)),
+            a.t().gather(1, t.tensor([[0], [2], [1], [1]])),
+            _name(a.gather(1, t.tensor([[0]]))),
+        ),
+        [A],
+        True,
+    ),  # fmt: skip
     ("gather_0d", lambda t: t.tensor(3.0).gather(0, t.tensor(0)), [], False),
-    ("scatter_src", lambda t, a: (a.scatter(1, t.tensor([[0, 1], [2, 3], [1, 0]]), a[:, :2] * 10),
-                                  t.scatter(a, 0, t.tensor([[2, 0, 1, 1]]), a[:1]), _name(a.scatter(1, t.tensor([[0]]), a))),
-     [A], True),  # fmt: skip
-    ("scatter_value", lambda t, a: (a.scatter(1, t.tensor([[0], [3], [1]]), 5.0), t.scatter(a, 0, t.tensor([[1, 2]]), value=-2),
-                                    _name(a.scatter(1, t.tensor([[0]]), 1.0))), [A], True),  # fmt: skip
-    ("scatter_reduce_arg", lambda t, a: (a.scatter(1, t.tensor([[0, 0], [1, 1], [2, 2]]), a, reduce="add"),
-                                         a.scatter(1, t.tensor([[0], [1], [2]]), 2.0, reduce="multiply")), [A], False),  # fmt: skip
-    ("scatter_add", lambda t, a: (a.scatter_add(1, t.tensor([[0, 0], [1, 1], [3, 0]]), a[:, :2]), t.scatter_add(a, 0, t.tensor([[1, 1, 1, 1]]), a[1:2]),
-                                  _name(a.scatter_add(0, t.tensor([[0]]), a))), [A], True),  # fmt: skip
-    ("index_int", lambda t, i: (i.index_select(2, t.tensor([3, 1])), i.gather(2, t.tensor([[[1]]])),
-                                i.scatter_add(2, t.tensor([[[0, 0]]]), i), i.index_add(1, t.tensor([0]), i[:, :1], alpha=3),
-                                i.index_fill(0, t.tensor([1]), 7), i.scatter(2, t.tensor([[[0]]]), 9)), [I], False),  # fmt: skip
+    (
+        "scatter_src",
+        lambda t, a: (
+            a.scatter(1, t.tensor([[0, 1], [2, 3], [1, 0]]), a[:, :2] * 10),
+            t.scatter(a, 0, t.tensor([[2, 0, 1, 1]]), a[:1]),
+            _name(a.scatter(1, t.tensor([[0]]), a)),
+        ),
+        [A],
+        True,
+    ),  # fmt: skip
+    (
+        "scatter_value",
+        lambda t, a: (
+            a.scatter(1, t.tensor([[0], [3], [1]]), 5.0),
+            t.scatter(a, 0, t.tensor([[1, 2]]), value=-2),
+            _name(a.scatter(1, t.tensor([[0]]), 1.0)),
+        ),
+        [A],
+        True,
+    ),  # fmt: skip
+    (
+        "scatter_reduce_arg",
+        lambda t, a: (
+            a.scatter(1, t.tensor([[0, 0], [1, 1], [2, 2]]), a, reduce="add"),
+            a.scatter(1, t.tensor([[0], [1], [2]]), 2.0, reduce="multiply"),
+        ),
+        [A],
+        False,
+    ),  # fmt: skip
+    (
+        "scatter_add",
+        lambda t, a: (
+            a.scatter_add(1, t.tensor([[0, 0], [1, 1], [3, 0]]), a[:, :2]),
+            t.scatter_add(a, 0, t.tensor([[1, 1, 1, 1]]), a[1:2]),
+            _name(a.scatter_add(0, t.tensor([[0]]), a)),
+        ),
+        [A],
+        True,
+    ),  # fmt: skip
+    (
+        "index_int",
+        lambda t, i: (
+            i.index_select(2, t.tensor([3, 1])),
+            i.gather(2, t.tensor([[[1]]])),
+            i.scatter_add(2, t.tensor([[[0, 0]]]), i),
+            i.index_add(1, t.tensor([0]), i[:, :1], alpha=3),
+            i.index_fill(0, t.tensor([1]), 7),
+            i.scatter(2, t.tensor([[[0]]]), 9),
+        ),
+        [I],
+        False,
+    ),  # fmt: skip
 ]
 
 
@@ -299,7 +389,9 @@ def test_unique_consecutive():
 
 
 def test_unique_gradless():
-    check(lambda t, a: (t.unique(a.detach().round()), t.unique(a, return_counts=True)[0].requires_grad), [A], grad=False)
+    check(
+        lambda t, a: (t.unique(a.detach().round()), t.unique(a, return_counts=True)[0].requires_grad), [A], grad=False
+    )
 
 
 def test_bincount_histc():

@@ -36,32 +36,140 @@ def _quiet(fn):
 
 
 PRODUCTS = [
-    ("matmul", lambda t, a, b, v: (a @ b, t.matmul(a, v), t.matmul(v, b), a.t() @ a, _name(a @ b), _name(t.matmul(v, b))), [A, B, V]),
-    ("matmul_batched", lambda t, x, y, b: (x @ y, t.matmul(x, b), t.matmul(b[:3, :4], x.transpose(1, 2)), x[0] @ y, _name(x @ y)),
-     [BA, BB, B]),  # fmt: skip
-    ("mm_bmm_mv_dot", lambda t, a, b, x, y, v: (t.mm(a, b), t.bmm(x, y), t.mv(a, v), t.dot(v, v), a.t().mm(a[:, :2]),
-                                                _name(t.bmm(x, y)), _name(t.mv(a, v))), [A, B, BA, BB, V]),  # fmt: skip
-    ("vdot_inner_outer", lambda t, a, v, w: (t.vdot(v, v), t.inner(v, v), t.inner(a, a), t.inner(a, t.tensor(2.0, dtype=t.float64)),
-                                             t.outer(v, w), t.ger(w, v), v.outer(w), _name(t.outer(v, w)), _name(t.vdot(v, v))),
-     [A, V, W]),  # fmt: skip
-    ("addmm", lambda t, a, b, v: (t.addmm(b[0], a, b), t.addmm(b[:3], a, b, beta=0.5, alpha=2),
-                                  a.addmm(a, b[:, :4], beta=0), _name(t.addmm(b[0], a, b))), [A, B, V]),  # fmt: skip
-    ("addmv_addr", lambda t, a, v, w: (t.addmv(w, a, v), t.addmv(w, a, v, beta=2, alpha=-1), t.addr(a, w, v), a.addr(w, v, beta=0.5),
-                                       _name(t.addmv(w, a, v)), _name(t.addr(a, w, v))), [A, V, W]),  # fmt: skip
-    ("baddbmm_addbmm", lambda t, x, y, a, b: (t.baddbmm(x @ y, x, y), t.baddbmm(b[:1], x, y, alpha=0.5), t.addbmm(b[:3], x, y),
-                                              t.addbmm(b[0], x, y, beta=0), _name(t.baddbmm(x @ y, x, y)), _name(t.addbmm(b[:3], x, y))),
-     [BA, BB, A, B]),  # fmt: skip
-    ("einsum", lambda t, a, b, v, m: (t.einsum("ij,jk->ik", a, b), t.einsum("ij,jk", [a, b]), t.einsum("ij->", a), t.einsum("ii->i", m),
-                                      t.einsum("i,j->ij", v, v), t.einsum("...j,j", a, v), t.einsum("bij,bjk->bik", a[None], b[None]),
-                                      t.einsum(a, [0, 1], b, [1, 2], [0, 2]), t.einsum("ij,ij->i", a, a)), [A, B, V, M]),  # fmt: skip
-    ("tensordot", lambda t, a, b, x: (t.tensordot(a, b, 1), t.tensordot(a, a, dims=([1], [1])), t.tensordot(x, x.permute(1, 2, 0), dims=2),
-                                      t.tensordot(x, b, dims=([2], [0])), t.tensordot(a, a, 0).shape), [A, B, BA]),  # fmt: skip
-    ("cross", lambda t, a, m: (t.linalg.cross(a[:, :3], a[:, 1:]), t.cross(m, m.flip(0), dim=0), t.linalg.cross(m, m[:1]),
-                               m.cross(m.t(), dim=1), _name(t.linalg.cross(m, m))), [A, M]),  # fmt: skip
-    ("cdist", lambda t, a, b: (t.cdist(a, a[:2]), t.cdist(a, a, p=1), t.cdist(a, a[:2], p=0), t.cdist(a, a, p=float("inf")),
-                               t.cdist(a, a[1:], p=3.0), t.cdist(a[None], a[None, :2]), _name(t.cdist(a, a))), [A, B]),  # fmt: skip
-    ("multi_dot_vecdot", lambda t, a, b, v: (t.linalg.multi_dot([a, b, b.t()]), t.linalg.multi_dot([v, a.t(), a]), t.linalg.vecdot(a, a),
-                                             t.linalg.matmul(a, b), t.linalg.diagonal(a[None]), t.chain_matmul(a, b)), [A, B, V]),  # fmt: skip
+    (
+        "matmul",
+        lambda t, a, b, v: (a @ b, t.matmul(a, v), t.matmul(v, b), a.t() @ a, _name(a @ b), _name(t.matmul(v, b))),
+        [A, B, V],
+    ),
+    (
+        "matmul_batched",
+        lambda t, x, y, b: (x @ y, t.matmul(x, b), t.matmul(b[:3, :4], x.transpose(1, 2)), x[0] @ y, _name(x @ y)),
+        [BA, BB, B],
+    ),  # fmt: skip
+    (
+        "mm_bmm_mv_dot",
+        lambda t, a, b, x, y, v: (
+            t.mm(a, b),
+            t.bmm(x, y),
+            t.mv(a, v),
+            t.dot(v, v),
+            a.t().mm(a[:, :2]),
+            _name(t.bmm(x, y)),
+            _name(t.mv(a, v)),
+        ),
+        [A, B, BA, BB, V],
+    ),  # fmt: skip
+    (
+        "vdot_inner_outer",
+        lambda t, a, v, w: (
+            t.vdot(v, v),
+            t.inner(v, v),
+            t.inner(a, a),
+            t.inner(a, t.tensor(2.0, dtype=t.float64)),
+            t.outer(v, w),
+            t.ger(w, v),
+            v.outer(w),
+            _name(t.outer(v, w)),
+            _name(t.vdot(v, v)),
+        ),
+        [A, V, W],
+    ),  # fmt: skip
+    (
+        "addmm",
+        lambda t, a, b, v: (
+            t.addmm(b[0], a, b),
+            t.addmm(b[:3], a, b, beta=0.5, alpha=2),
+            a.addmm(a, b[:, :4], beta=0),
+            _name(t.addmm(b[0], a, b)),
+        ),
+        [A, B, V],
+    ),  # fmt: skip
+    (
+        "addmv_addr",
+        lambda t, a, v, w: (
+            t.addmv(w, a, v),
+            t.addmv(w, a, v, beta=2, alpha=-1),
+            t.addr(a, w, v),
+            a.addr(w, v, beta=0.5),
+            _name(t.addmv(w, a, v)),
+            _name(t.addr(a, w, v)),
+        ),
+        [A, V, W],
+    ),  # fmt: skip
+    (
+        "baddbmm_addbmm",
+        lambda t, x, y, a, b: (
+            t.baddbmm(x @ y, x, y),
+            t.baddbmm(b[:1], x, y, alpha=0.5),
+            t.addbmm(b[:3], x, y),
+            t.addbmm(b[0], x, y, beta=0),
+            _name(t.baddbmm(x @ y, x, y)),
+            _name(t.addbmm(b[:3], x, y)),
+        ),
+        [BA, BB, A, B],
+    ),  # fmt: skip
+    (
+        "einsum",
+        lambda t, a, b, v, m: (
+            t.einsum("ij,jk->ik", a, b),
+            t.einsum("ij,jk", [a, b]),
+            t.einsum("ij->", a),
+            t.einsum("ii->i", m),
+            t.einsum("i,j->ij", v, v),
+            t.einsum("...j,j", a, v),
+            t.einsum("bij,bjk->bik", a[None], b[None]),
+            t.einsum(a, [0, 1], b, [1, 2], [0, 2]),
+            t.einsum("ij,ij->i", a, a),
+        ),
+        [A, B, V, M],
+    ),  # fmt: skip
+    (
+        "tensordot",
+        lambda t, a, b, x: (
+            t.tensordot(a, b, 1),
+            t.tensordot(a, a, dims=([1], [1])),
+            t.tensordot(x, x.permute(1, 2, 0), dims=2),
+            t.tensordot(x, b, dims=([2], [0])),
+            t.tensordot(a, a, 0).shape,
+        ),
+        [A, B, BA],
+    ),  # fmt: skip
+    (
+        "cross",
+        lambda t, a, m: (
+            t.linalg.cross(a[:, :3], a[:, 1:]),
+            t.cross(m, m.flip(0), dim=0),
+            t.linalg.cross(m, m[:1]),
+            m.cross(m.t(), dim=1),
+            _name(t.linalg.cross(m, m)),
+        ),
+        [A, M],
+    ),  # fmt: skip
+    (
+        "cdist",
+        lambda t, a, b: (
+            t.cdist(a, a[:2]),
+            t.cdist(a, a, p=1),
+            t.cdist(a, a[:2], p=0),
+            t.cdist(a, a, p=float("inf")),
+            t.cdist(a, a[1:], p=3.0),
+            t.cdist(a[None], a[None, :2]),
+            _name(t.cdist(a, a)),
+        ),
+        [A, B],
+    ),  # fmt: skip
+    (
+        "multi_dot_vecdot",
+        lambda t, a, b, v: (
+            t.linalg.multi_dot([a, b, b.t()]),
+            t.linalg.multi_dot([v, a.t(), a]),
+            t.linalg.vecdot(a, a),
+            t.linalg.matmul(a, b),
+            t.linalg.diagonal(a[None]),
+            t.chain_matmul(a, b),
+        ),
+        [A, B, V],
+    ),  # fmt: skip
 ]
 
 
@@ -132,7 +240,12 @@ def test_inv_det_slogdet():
 
 
 def test_det_of_singular_matrix_gradient():
-    check(lambda t, m: (t.linalg.det(m), t.linalg.slogdet(m)[0]), [np.array([[1.0, 2.0], [2.0, 4.0]])], rtol=1e-8, atol=1e-8)
+    check(
+        lambda t, m: (t.linalg.det(m), t.linalg.slogdet(m)[0]),
+        [np.array([[1.0, 2.0], [2.0, 4.0]])],
+        rtol=1e-8,
+        atol=1e-8,
+    )
 
 
 def test_solve():
@@ -150,7 +263,12 @@ def test_cholesky():
                                t.cholesky(s, upper=True), t.cholesky_solve(s[:, :2], t.linalg.cholesky(s)),
                                t.cholesky_inverse(t.linalg.cholesky(s)), _name(t.linalg.cholesky(s)), _name(t.cholesky(s)))),
           [SPD], grad=False, rtol=1e-8, atol=1e-8)  # fmt: skip
-    check(lambda t, s: (t.linalg.cholesky(s), t.cholesky_solve(s[:, :2], t.linalg.cholesky(s))), [SPD], rtol=1e-8, atol=1e-8)
+    check(
+        lambda t, s: (t.linalg.cholesky(s), t.cholesky_solve(s[:, :2], t.linalg.cholesky(s))),
+        [SPD],
+        rtol=1e-8,
+        atol=1e-8,
+    )
 
 
 # --- decompositions (gauge-free checks for the gradients) -------------------------------------------------
@@ -178,7 +296,12 @@ def test_eigh():
     check(lambda t, s: (t.linalg.eigh(s), t.linalg.eigvalsh(s), t.linalg.eigh(s, UPLO="U").eigenvalues,
                         (lambda r: (r.eigenvectors * r.eigenvectors).sum(0))(t.linalg.eigh(s)), _name(t.linalg.eigvalsh(s))),
           [s], rtol=1e-7, atol=1e-7, grad=False)  # fmt: skip
-    check(lambda t, s: (t.linalg.eigvalsh(s), (lambda r: r.eigenvectors.abs())(t.linalg.eigh(s))), [s], rtol=1e-7, atol=1e-7)
+    check(
+        lambda t, s: (t.linalg.eigvalsh(s), (lambda r: r.eigenvectors.abs())(t.linalg.eigh(s))),
+        [s],
+        rtol=1e-7,
+        atol=1e-7,
+    )
 
 
 def test_eigh_uses_one_triangle():

@@ -41,58 +41,194 @@ CASES = [
     ("repeat", lambda t, a: (a.repeat(2, 1), a.repeat((1, 2, 1)), _name(a.repeat(2, 1))), [A]),
     ("repeat_0d", lambda t, s: s.repeat(3), [S]),
     ("tile", lambda t, a: (t.tile(a, (2,)), a.tile(2, 1, 1), _name(t.tile(a, (2,)))), [A]),
-    ("repeat_interleave", lambda t, a: (a.repeat_interleave(2), t.repeat_interleave(a, 2, dim=0),
-                                        _name(a.repeat_interleave(2))), [A]),  # fmt: skip
-    ("repeat_interleave_tensor", lambda t, a: (a.repeat_interleave(t.tensor([1, 0, 2]), dim=0),
-                                               _name(a.repeat_interleave(t.tensor([1, 0, 2]), dim=0))), [A]),  # fmt: skip
+    (
+        "repeat_interleave",
+        lambda t, a: (a.repeat_interleave(2), t.repeat_interleave(a, 2, dim=0), _name(a.repeat_interleave(2))),
+        [A],
+    ),  # fmt: skip
+    (
+        "repeat_interleave_tensor",
+        lambda t, a: (
+            a.repeat_interleave(t.tensor([1, 0, 2]), dim=0),
+            _name(a.repeat_interleave(t.tensor([1, 0, 2]), dim=0)),
+        ),
+        [A],
+    ),  # fmt: skip
     ("repeat_interleave_counts", lambda t: t.repeat_interleave(t.tensor([2, 0, 1])), []),
-    ("broadcast_to", lambda t, v: (t.broadcast_to(v, (2, 3)), v.broadcast_to((4, 3)).stride(), _name(v.broadcast_to((2, 3)))), [V]),
+    (
+        "broadcast_to",
+        lambda t, v: (t.broadcast_to(v, (2, 3)), v.broadcast_to((4, 3)).stride(), _name(v.broadcast_to((2, 3)))),
+        [V],
+    ),
     ("broadcast_tensors", lambda t, a, v: t.broadcast_tensors(a, v[:, None], t.tensor(2.0, dtype=t.float64)), [A, V]),
-    ("broadcast_shapes", lambda t: (t.broadcast_shapes((2,), (3, 1), (1, 1, 1)), t.broadcast_shapes(5, (1,)), t.broadcast_shapes()), []),
+    (
+        "broadcast_shapes",
+        lambda t: (t.broadcast_shapes((2,), (3, 1), (1, 1, 1)), t.broadcast_shapes(5, (1,)), t.broadcast_shapes()),
+        [],
+    ),
     ("meshgrid_ij", lambda t, v: t.meshgrid(v, v[:2], indexing="ij"), [V]),
     ("meshgrid_xy", lambda t, v: t.meshgrid([v, v[:2], v[:1]], indexing="xy"), [V]),
     ("tril_triu", lambda t, a: (t.tril(a), a.triu(1), t.tril(a, -1), a.triu(-5), _name(a.tril())), [A]),
     ("tril_batched", lambda t, b: (b.tril(), t.triu(b, 2)), [B]),
     ("tril_int", lambda t, i: (i.tril(), i.triu(1)), [I]),
-    ("diag", lambda t, a, v: (t.diag(v), t.diag(v, 1), t.diag(v, -2), t.diag(a), t.diag(a, 1), t.diag(a, -1),
-                             _name(t.diag(v)), _name(t.diag(a))), [A, V]),  # fmt: skip
+    (
+        "diag",
+        lambda t, a, v: (
+            t.diag(v),
+            t.diag(v, 1),
+            t.diag(v, -2),
+            t.diag(a),
+            t.diag(a, 1),
+            t.diag(a, -1),
+            _name(t.diag(v)),
+            _name(t.diag(a)),
+        ),
+        [A, V],
+    ),  # fmt: skip
     ("diagonal", lambda t, b: (b.diagonal(), t.diagonal(b, 1, 1, 2), b.diagonal(-1, 2, 0), b.diagonal(offset=9)), [B]),
-    ("diag_embed", lambda t, a: (t.diag_embed(a), t.diag_embed(a, 1), t.diag_embed(a, -1, 0, 2), _name(t.diag_embed(a))), [A]),
+    (
+        "diag_embed",
+        lambda t, a: (t.diag_embed(a), t.diag_embed(a, 1), t.diag_embed(a, -1, 0, 2), _name(t.diag_embed(a))),
+        [A],
+    ),
     ("diagflat", lambda t, a, v: (t.diagflat(v), t.diagflat(a, 1), t.diagflat(v, -1)), [A, V]),
     ("trace", lambda t, a, i: (t.trace(a), i.trace(), _name(a.trace())), [A, I]),
     ("kron", lambda t, a, v: (t.kron(a, a[:2, :2]), t.kron(v, v), t.kron(a, v), _name(t.kron(v, v))), [A, V]),
     ("kron_int", lambda t, i: t.kron(i, i[:1]), [I]),
     ("cartesian_prod", lambda t, v: (t.cartesian_prod(v, v[:2]), t.cartesian_prod(v)), [V]),
     ("block_diag", lambda t, a, v, s: t.block_diag(a, v, s, a[:1]), [A, V, S]),
-    ("combinations", lambda t, v: (t.combinations(v), t.combinations(v, 3), t.combinations(v, with_replacement=True)), [V]),
-    ("atleast", lambda t, v, s, a, b: (t.atleast_1d(s), t.atleast_2d(v), t.atleast_3d(v), t.atleast_3d(a), t.atleast_3d(b),
-                                        t.atleast_1d(v, s), t.atleast_2d((s, v)), _name(t.atleast_2d(v)), _name(t.atleast_3d(s))),
-     [V, S, A, B]),  # fmt: skip
+    (
+        "combinations",
+        lambda t, v: (t.combinations(v), t.combinations(v, 3), t.combinations(v, with_replacement=True)),
+        [V],
+    ),
+    (
+        "atleast",
+        lambda t, v, s, a, b: (
+            t.atleast_1d(s),
+            t.atleast_2d(v),
+            t.atleast_3d(v),
+            t.atleast_3d(a),
+            t.atleast_3d(b),
+            t.atleast_1d(v, s),
+            t.atleast_2d((s, v)),
+            _name(t.atleast_2d(v)),
+            _name(t.atleast_3d(s)),
+        ),
+        [V, S, A, B],
+    ),  # fmt: skip
     ("ravel", lambda t, a: (a.ravel(), a.t().ravel(), t.ravel(a[:, 1:]), _name(a.t().ravel())), [A]),
-    ("take", lambda t, a: (t.take(a, t.tensor([[0, 5], [-1, 11]])), a.t().take(t.tensor([1, 2])), _name(a.take(t.tensor([0])))), [A]),
-    ("take_along_dim", lambda t, a: (t.take_along_dim(a, t.tensor([[0], [2], [1]]), 1), t.take_along_dim(a, t.tensor([3, 0])),
-                                     t.take_along_dim(a, t.tensor([[0, 1, 2, 0]]), dim=0)), [A]),  # fmt: skip
-    ("narrow_copy", lambda t, a: (a.narrow_copy(1, 1, 2), t.narrow_copy(a, 0, 1, 2), _name(a.narrow_copy(0, 0, 1))), [A]),
-    ("squeeze", lambda t, b: (b[:, :1].squeeze(), b[:1].squeeze(0), b.unsqueeze(0).squeeze((0, 2)), b.squeeze(1),
-                              _name(b.squeeze((0, 1)))), [B]),  # fmt: skip
+    (
+        "take",
+        lambda t, a: (
+            t.take(a, t.tensor([[0, 5], [-1, 11]])),
+            a.t().take(t.tensor([1, 2])),
+            _name(a.take(t.tensor([0]))),
+        ),
+        [A],
+    ),
+    (
+        "take_along_dim",
+        lambda t, a: (
+            t.take_along_dim(a, t.tensor([[0], [2], [1]]), 1),
+            t.take_along_dim(a, t.tensor([3, 0])),
+            t.take_along_dim(a, t.tensor([[0, 1, 2, 0]]), dim=0),
+        ),
+        [A],
+    ),  # fmt: skip
+    (
+        "narrow_copy",
+        lambda t, a: (a.narrow_copy(1, 1, 2), t.narrow_copy(a, 0, 1, 2), _name(a.narrow_copy(0, 0, 1))),
+        [A],
+    ),
+    (
+        "squeeze",
+        lambda t, b: (
+            b[:, :1].squeeze(),
+            b[:1].squeeze(0),
+            b.unsqueeze(0).squeeze((0, 2)),
+            b.squeeze(1),
+            _name(b.squeeze((0, 1))),
+        ),
+        [B],
+    ),  # fmt: skip
     ("unsqueeze", lambda t, b: (b.unsqueeze(0), t.unsqueeze(b, -1), b.unsqueeze(2).stride()), [B]),
     ("expand", lambda t, v: (v.expand(2, 3), v[None].expand(4, -1), v.expand(1, 2, 3).stride()), [V]),
-    ("flatten", lambda t, b: (b.flatten(), t.flatten(b, 1), b.flatten(0, 1), b.transpose(0, 1).flatten(1), _name(b.flatten(1))), [B]),
+    (
+        "flatten",
+        lambda t, b: (b.flatten(), t.flatten(b, 1), b.flatten(0, 1), b.transpose(0, 1).flatten(1), _name(b.flatten(1))),
+        [B],
+    ),
     ("unflatten", lambda t, b: (b.unflatten(2, (2, 2)), t.unflatten(b, 1, (-1, 1)), b.unflatten(-1, (4,))), [B]),
-    ("movedim", lambda t, b: (b.movedim(0, 2), t.movedim(b, (0, 1), (2, 0)), b.moveaxis(-1, 0), _name(b.movedim(0, 1))), [B]),
-    ("swapaxes", lambda t, b: (b.swapaxes(0, 2), t.swapdims(b, 1, 0), t.transpose(b, -1, 0), _name(b.swapaxes(0, 1))), [B]),
+    (
+        "movedim",
+        lambda t, b: (b.movedim(0, 2), t.movedim(b, (0, 1), (2, 0)), b.moveaxis(-1, 0), _name(b.movedim(0, 1))),
+        [B],
+    ),
+    (
+        "swapaxes",
+        lambda t, b: (b.swapaxes(0, 2), t.swapdims(b, 1, 0), t.transpose(b, -1, 0), _name(b.swapaxes(0, 1))),
+        [B],
+    ),
     # NOTE: torch's clone keeps a dense input's strides (a.t().clone().stride() == (1, 3)); torchlike's
     # results are always contiguous, so that is not compared.
-    ("contiguous_clone", lambda t, a: (a.t().contiguous(), a.t().contiguous().stride(), a.clone(),
-                                       _name(a.t().contiguous()), a.contiguous() is a), [A]),  # fmt: skip
-    ("split_chunk", lambda t, b: (b.split(2, 2), t.split(b, [1, 3], 2), b.chunk(2, 1), t.chunk(b, 3, 2), b.tensor_split(3, 2),
-                                  t.tensor_split(b, [1, 2], 1), b.hsplit([2]), b.vsplit([1]), b.dsplit(2), b.unbind(1)), [B]),  # fmt: skip
+    (
+        "contiguous_clone",
+        lambda t, a: (
+            a.t().contiguous(),
+            a.t().contiguous().stride(),
+            a.clone(),
+            _name(a.t().contiguous()),
+            a.contiguous() is a,
+        ),
+        [A],
+    ),  # fmt: skip
+    (
+        "split_chunk",
+        lambda t, b: (
+            b.split(2, 2),
+            t.split(b, [1, 3], 2),
+            b.chunk(2, 1),
+            t.chunk(b, 3, 2),
+            b.tensor_split(3, 2),
+            t.tensor_split(b, [1, 2], 1),
+            b.hsplit([2]),
+            b.vsplit([1]),
+            b.dsplit(2),
+            b.unbind(1),
+        ),
+        [B],
+    ),  # fmt: skip
 ]
 
 
 # Gradients are compared for one representative case per op (each new backward graph costs JAX
 # compiles); the others compare values, dtypes, shapes and grad_fn names only.
-GRAD = {"block_diag", "broadcast_tensors", "cat", "column_stack", "combinations", "diag_embed", "diagflat", "hstack", "kron", "meshgrid_xy", "movedim", "narrow_copy", "ravel", "repeat", "repeat_interleave_tensor", "roll", "rot90", "stack", "take", "take_along_dim", "trace", "tril_triu", "unflatten"}
+GRAD = {
+    "block_diag",
+    "broadcast_tensors",
+    "cat",
+    "column_stack",
+    "combinations",
+    "diag_embed",
+    "diagflat",
+    "hstack",
+    "kron",
+    "meshgrid_xy",
+    "movedim",
+    "narrow_copy",
+    "ravel",
+    "repeat",
+    "repeat_interleave_tensor",
+    "roll",
+    "rot90",
+    "stack",
+    "take",
+    "take_along_dim",
+    "trace",
+    "tril_triu",
+    "unflatten",
+}
 
 
 @pytest.mark.parametrize("name,fn,inputs", CASES, ids=[c[0] for c in CASES])
@@ -134,7 +270,14 @@ def test_inplace_and_out():
 def test_inplace_view_ops():
     def fn(t, b):
         outs = []
-        for op in ("squeeze_()", "squeeze_(1)", "unsqueeze_(0)", "transpose_(0, 2)", "swapaxes_(0, 1)", "swapdims_(1, 2)"):
+        for op in (
+            "squeeze_()",
+            "squeeze_(1)",
+            "unsqueeze_(0)",
+            "transpose_(0, 2)",
+            "swapaxes_(0, 1)",
+            "swapdims_(1, 2)",
+        ):
             x = b[:, :1] * 1
             r = eval("x." + op)
             outs += [r is x, tuple(x.shape), x.stride(), x._is_view(), _name(x), x * 2]

@@ -298,7 +298,9 @@ def getitem(self: Tensor, key: Any) -> Tensor:
     t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)
     if not advanced:
         if t is self:  # x[...] or x[:, :]: torch returns an alias
-            return registry.make_view_of(self, ("reshape", (tuple(self._shape),), (), *self._geometry()), "AliasBackward0")
+            return registry.make_view_of(
+                self, ("reshape", (tuple(self._shape),), (), *self._geometry()), "AliasBackward0"
+            )
         return t
     k, arrays, _, _ = _advanced(t, advanced)
     return _index(t, _index_tensors(arrays, t.device), k)
@@ -534,9 +536,7 @@ def _check_copy_shape(src: tuple, dst: tuple) -> None:
             )
         out.append(a if b == 1 else b)
     if tuple(out) != dst:
-        raise RuntimeError(
-            f"output with shape {_shape_str(dst)} doesn't match the broadcast shape {_shape_str(out)}"
-        )
+        raise RuntimeError(f"output with shape {_shape_str(dst)} doesn't match the broadcast shape {_shape_str(out)}")
 
 
 __all__ = ["fill", "fill_", "zero_"]

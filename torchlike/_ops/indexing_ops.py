@@ -53,10 +53,6 @@ def _first_bad(index: Tensor, lo: int, hi: int) -> Any:
     return host[bad[0]] if bad.size else None
 
 
-def _sizes_str(shape: Any) -> str:
-    return _shape_str(shape)
-
-
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------------
 
 
@@ -401,9 +397,7 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 def _scatter_reduce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, index, src = dyn
     if static[1] not in _REDUCES + ("max", "min"):
-        raise RuntimeError(
-            f"reduce argument must be either sum, prod, mean, amax or amin, got {static[1]}"
-        )
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {static[1]}")
     _scatter_check("scatter_reduce", x, wrap_dim(static[0], max(x.dim(), 1)), index, src)
 
 
@@ -525,7 +519,9 @@ def _index_reduce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, index, source = dyn
     d = wrap_dim(static[0], max(x.dim(), 1))
     if static[1] not in ("prod", "mean", "amax", "amin"):
-        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {static[1]}.")
+        raise RuntimeError(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {static[1]}."
+        )
     if index.dim() > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
     if index._dtype not in (D.int32, D.int64):
@@ -593,7 +589,7 @@ def _masked_gather(input: RawTensor, index: RawTensor, shape: tuple) -> Any:
 
 def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     if mask._dtype is not D.bool:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _broadcast_shapes(tuple(mask._shape), tuple(input._shape))
     m = np.broadcast_to(mask._host(), shape).reshape(-1)
     idx = T.make(jnp.asarray(np.flatnonzero(m)), input.device)
@@ -742,16 +738,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if weights is None:
         return _int64(np.bincount(host, minlength=n), input.device)
     dt = weights._dtype if weights._dtype in (D.float32, D.float64) else D.float64
-    return _weighted_bincount(input, weights, n, dt)
+    return _weighted_bincount_op(input, weights, n, dt)
 
 
 @defop(promote=None, method=False, differentiable=False)
 def _weighted_bincount_op(input: RawTensor, weights: RawTensor, n: int, dt: Any) -> Any:
     return jnp.zeros((n,), dt.np).at[input].add(weights.astype(dt.np))
-
-
-def _weighted_bincount(input: Tensor, weights: Tensor, n: int, dt: Any) -> Tensor:
-    return _weighted_bincount_op(input, weights, n, dt)
 
 
 def _histc_check(cdt: Any, dyn: tuple, static: tuple) -> None:
@@ -781,10 +773,6 @@ def histc(input: RawTensor, bins: int = 100, min: float = 0, max: float = 0) -> 
 
 
 # --- sorted search ---------------------------------------------------------------------------------------
-
-
-def _search_name(static: tuple, dyn: tuple) -> str:
-    return "SearchsortedBackward0"
 
 
 @defop(promote=None, method=False, differentiable=False)
@@ -852,10 +840,6 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
-
-
-def _searchsorted_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    return searchsorted(self, *args, **kwargs)
 
 
 registry.METHODS.update(

@@ -25,7 +25,9 @@ __all__ = ["hstack", "vstack", "row_stack", "dstack", "column_stack", "atleast_1
 
 def _tensor_seq(name: str, tensors: Any) -> list:
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}"
+        )
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     return list(tensors)
@@ -125,9 +127,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
     return tuple(t if tuple(t._shape) == shape else expand(t, shape) for t in tensors)
 
 
-_MESHGRID_WARNING = (
-    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument."
-)
+_MESHGRID_WARNING = "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument."
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
@@ -137,7 +137,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
         warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     if not tensors:
         raise RuntimeError("torch.meshgrid: Expected at least one tensor")
     for t in tensors:

@@ -51,9 +51,7 @@ def _matmul_name(static: tuple, dyn: tuple) -> str:
 
 def _check_matmul(a: Any, b: Any) -> None:
     if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
-        )
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
     _same_dtype(a, b, "dot" if a.ndim == 1 and b.ndim == 1 else "mm")
     k_a = a.shape[-1]
     k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
@@ -242,7 +240,9 @@ def addmv(input: RawTensor, mat: RawTensor, vec: RawTensor, *, beta: Scalar = 1,
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
     if not (input.dtype == mat.dtype == vec.dtype):
         names = [D.cpp_name(D.from_numpy_dtype(x.dtype)) for x in (input, mat, vec)]
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}")
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}"
+        )
     if mat.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")  # fmt: skip
@@ -284,7 +284,9 @@ def baddbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Sca
     _same_dtype(batch1, batch2, "mm")
     if input.dtype != batch1.dtype:
         da, db = D.from_numpy_dtype(input.dtype), D.from_numpy_dtype(batch1.dtype)
-        raise RuntimeError(f"Expected self.dtype to be equal to batch1.dtype, but got {da} != {db}".replace("torch.", ""))
+        raise RuntimeError(
+            f"Expected self.dtype to be equal to batch1.dtype, but got {da} != {db}".replace("torch.", "")
+        )
     return _scaled_sum(input, jnp.matmul(batch1, batch2), beta, alpha)
 
 
@@ -359,13 +361,17 @@ def _einsum_validate(equation: str, operands: list) -> None:
                 sizes[lab] = n
     for lab in rhs.replace("...", ""):
         if lab not in lhs:
-            raise RuntimeError(f"einsum(): output subscript {lab} does not appear in the equation for any input operand")
+            raise RuntimeError(
+                f"einsum(): output subscript {lab} does not appear in the equation for any input operand"
+            )
 
 
 def einsum(*args: Any) -> Any:
     """torch.einsum(equation, *operands) (operands may be one list) or the sublist form."""
     if not args:
-        raise RuntimeError("einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list")
+        raise RuntimeError(
+            "einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"
+        )
     if isinstance(args[0], str):
         equation, operands = args[0], list(args[1:])
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

@@ -117,7 +117,9 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
 
 
 def _singular_message(i: int) -> str:
-    return f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix is singular."
+    return (
+        f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix is singular."
+    )
 
 
 def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -226,7 +228,9 @@ def _solve_shapes(A: Tensor, B: Tensor, left: bool) -> bool:
         if k != n:
             rows, cols = (B._shape[-2], B._shape[-1]) if left else (B._shape[-2], B._shape[-1])
             eq = "AX = B" if left else "XA = B"
-            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {rows}x{cols})")
+            raise RuntimeError(
+                f"linalg.solve: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and {rows}x{cols})"
+            )
     if A._dtype is not B._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{D.cpp_name(A._dtype)} and B of type {D.cpp_name(B._dtype)} instead")  # fmt: skip
@@ -256,7 +260,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     vector = _solve_shapes(A, B, left)
     res = _solve_ex(A, B, bool(left), vector)
     if check_errors:
-        _raise_info("torch.linalg.solve_ex", res[1], lambda i: "The solver failed because the input matrix is singular.")
+        _raise_info(
+            "torch.linalg.solve_ex", res[1], lambda i: "The solver failed because the input matrix is singular."
+        )
     return res
 
 
@@ -473,7 +479,9 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any =
 
         m, n = input._shape[-2], input._shape[-1]
         batch = tuple(input._shape[:-2])
-        return _SVD_OLD(zeros(batch + (m, m), dtype=input._dtype), S.detach(), zeros(batch + (n, n), dtype=input._dtype))
+        return _SVD_OLD(
+            zeros(batch + (m, m), dtype=input._dtype), S.detach(), zeros(batch + (n, n), dtype=input._dtype)
+        )
     return _SVD_OLD(U, S, Vh.mH)
 
 
@@ -565,7 +573,9 @@ def _tol_value(x: Any) -> Any:
     return None if x is None else float(x)
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, out: Tensor | None = None) -> Tensor:
+def pinv(
+    A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, out: Tensor | None = None
+) -> Tensor:
     return _pinv(A, _tol_value(atol), _tol_value(rtol), bool(hermitian), out=out)
 
 
@@ -592,9 +602,7 @@ def _lstsq_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             else "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
         )  # fmt: skip
     if static[1] not in (None, "gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(
-            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
-        )
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
 
 
 @defop(promote=None, method=False, grad_name="LinalgLstsqBackward0", check=_lstsq_check, returns=_LSTSQ)
@@ -823,7 +831,9 @@ def _matrix_dims(name: str, A: Tensor, dim: Any) -> tuple:
     if A.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {dim if not isinstance(dim, (tuple, list)) else ' '.join(map(str, dim))}")
+        raise RuntimeError(
+            f"{name}: dim must be a 2-tuple. Got {dim if not isinstance(dim, (tuple, list)) else ' '.join(map(str, dim))}"
+        )
     d0, d1 = wrap_dim(dim[0], A.dim()), wrap_dim(dim[1], A.dim())
     if d0 == d1:
         raise RuntimeError(f"{name}: dims must be different. Got ({dim[0]}, {dim[1]})")
@@ -832,7 +842,8 @@ def _matrix_dims(name: str, A: Tensor, dim: Any) -> tuple:
 
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
-    from .reduction import amax, amin, sum as _sum
+    from .reduction import amax, amin
+    from .reduction import sum as _sum
 
     d0, d1 = _matrix_dims("linalg.matrix_norm", A, dim)
     if isinstance(ord, str):
@@ -887,7 +898,9 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
     if ord is None:
         return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
     if A.dim() not in (1, 2):
-        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+        )
     if A.dim() == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)

@@ -10,12 +10,10 @@ import numpy as np
 
 from .._core import device as _device
 from .._core import dtype as D
-from .._core import tensor as T
-from .._core.tensor import Tensor
+from .._core.size import Size
+from .._core.tensor import Tensor, wrap_dim
 from . import registry
 from .reduction import dims
-from .._core.size import Size
-from .._core.tensor import wrap_dim
 from .registry import RawTensor, TensorArg, TensorList, defop
 
 
@@ -99,9 +97,7 @@ def _complex_warning(cdt: Any, dyn: tuple, static: tuple) -> None:
     if src.is_complex and not dt.is_complex and dt is not D.bool:
         import warnings
 
-        warnings.warn(
-            "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4
-        )
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
 
 
 @defop(promote=None, method=False, grad_name="ToCopyBackward0", saves=(), check=_complex_warning)
@@ -299,9 +295,7 @@ def _sizes(args: tuple) -> tuple:
 @defop(promote=None, method=False, grad_name="RepeatBackward0", saves=())
 def _repeat(input: RawTensor, repeats: tuple) -> Any:
     if len(repeats) < input.ndim:
-        raise RuntimeError(
-            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
-        )
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     shape = (1,) * (len(repeats) - input.ndim) + tuple(input.shape)
     out = tuple(a * b for a, b in zip(shape, repeats))
     if any(r < 0 for r in repeats):
@@ -330,7 +324,9 @@ def _repeat_interleave_int(input: RawTensor, repeats: int, dim: int) -> Any:
     return jnp.repeat(input, repeats, axis=dim)
 
 
-def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+def repeat_interleave(
+    input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+) -> Tensor:
     """torch.repeat_interleave(input, repeats, dim) and repeat_interleave(repeats)."""
     from .creation import tensor as _tensor
     from .indexing_ops import index_select
@@ -500,7 +496,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     from .indexing_ops import gather
 
     if indices._dtype is not D.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {D.cpp_name(indices._dtype)}")
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {D.cpp_name(indices._dtype)}"
+        )
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
     if input.dim() != indices.dim():
@@ -560,7 +558,9 @@ def select_scatter(input: RawTensor, src: RawTensor, dim: int, index: int) -> An
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}"
+        )
     key = (slice(None),) * d + (index % n,)
     _scatter_shape_check(src, input[key].shape)
     return input.at[key].set(src.astype(input.dtype))

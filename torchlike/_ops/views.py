@@ -28,7 +28,9 @@ def _ints(args: Sequence[Any], fname: str = "view") -> tuple:
             if hasattr(a, "__index__") and not isinstance(a, (float, bool)):
                 a = a.__index__()
             else:
-                raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(a).__name__} at pos 0")
+                raise TypeError(
+                    f"{fname}(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(a).__name__} at pos 0"
+                )
         out.append(a)
     return tuple(out)
 
@@ -104,7 +106,10 @@ def _view_dtype(input: Tensor, dt: D.dtype) -> Any:
         r = old // new
         shape = sh[:-1] + (sh[-1] * r,)
         stride = tuple(s * r for s in st[:-1]) + (1,)
-        steps = [("bitcast", (dt.np,), (), sh + (r,), st + (1,), off), ("reshape", (shape,), (), shape, stride, off * r)]
+        steps = [
+            ("bitcast", (dt.np,), (), sh + (r,), st + (1,), off),
+            ("reshape", (shape,), (), shape, stride, off * r),
+        ]
     else:
         r = new // old
         for name, v in (("size(-1)", sh[-1]), ("storage_offset()", off)):
@@ -116,13 +121,18 @@ def _view_dtype(input: Tensor, dt: D.dtype) -> Any:
         shape = sh[:-1] + (sh[-1] // r,)
         stride = tuple(s // r for s in st[:-1]) + (1,)
         split = sh[:-1] + (sh[-1] // r, r)
-        steps = [("reshape", (split,), (), split, st[:-1] + (r, 1), off), ("bitcast", (dt.np,), (), shape, stride, off // r)]
+        steps = [
+            ("reshape", (split,), (), split, st[:-1] + (r, 1), off),
+            ("bitcast", (dt.np,), (), shape, stride, off // r),
+        ]
     # torch: a view between element sizes is not differentiable
     from .._core import tensor as T
 
     view = input._view
     for kind, static, dyn, shp, strd, o in steps:
-        view = V.View(((kind, static),), dyn, shp, strd, o) if view is None else view.then(kind, static, dyn, shp, strd, o)
+        view = (
+            V.View(((kind, static),), dyn, shp, strd, o) if view is None else view.then(kind, static, dyn, shp, strd, o)
+        )
     out = T.make_view(input, view)
     out._dtype = dt
     out._base_t = None
@@ -423,7 +433,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if input.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, input.dim())
-    return tuple(registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d]))
+    return tuple(
+        registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d])
+    )
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -514,7 +526,9 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
 
 def _mT(self: Tensor, name: str = "mT") -> Tensor:
     if self.dim() < 2:
-        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        raise RuntimeError(
+            f"tensor.{name} is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor."
+        )
     return transpose(self, -2, -1)
 
 
@@ -539,7 +553,9 @@ def _T(self: Tensor) -> Tensor:
     if n == 0 and "0d" not in _warned_T:
         _warned_T.add("0d")
         warnings.warn(
-            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.", UserWarning, stacklevel=2
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=2,
         )
     return permute(self, tuple(reversed(range(n))))
 

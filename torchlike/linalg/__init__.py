@@ -1,17 +1,33 @@
 """torch.linalg: re-exports; the implementations live in ``torchlike._ops.linalg`` and ``_ops.linalg_decomp``."""
 
+from .._core.tensor import Tensor
 from .._ops.linalg import linalg_cross as cross
 from .._ops.linalg import matmul, multi_dot, vecdot
 from .._ops.linalg_decomp import (
-    LinAlgError, cholesky_ex, det, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp, matrix_norm, matrix_power,
-    matrix_rank, pinv, solve, solve_ex, solve_triangular, svdvals, vector_norm,
+    LinAlgError,
+    cholesky_ex,
+    det,
+    eigh,
+    eigvalsh,
+    inv,
+    inv_ex,
+    lstsq,
+    matrix_exp,
+    matrix_norm,
+    matrix_power,
+    matrix_rank,
+    pinv,
+    solve,
+    solve_ex,
+    solve_triangular,
+    svdvals,
+    vector_norm,
 )  # fmt: skip
 from .._ops.linalg_decomp import linalg_cholesky as cholesky
 from .._ops.linalg_decomp import linalg_norm as norm
 from .._ops.linalg_decomp import linalg_qr as qr
 from .._ops.linalg_decomp import linalg_slogdet as slogdet
 from .._ops.linalg_decomp import linalg_svd as svd
-from .._core.tensor import Tensor
 from .._ops.views import diagonal as _diagonal
 
 __all__ = [
