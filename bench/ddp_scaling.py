@@ -143,7 +143,10 @@ def worker(a: argparse.Namespace) -> None:
     else:
         net = lib.nn.DataParallel(model, device_ids=list(range(n))) if (n > 1 or not on_gpu) else model
     opt = lib.optim.AdamW(model.parameters(), lr=a.lr)
-    batches = [(lib.from_numpy(t[:, :-1].copy()).to(device), lib.from_numpy(t[:, 1:].copy()).to(device))
+    # DataParallel scatters host batches itself; a batch committed to cuda:0 could not enter a compiled
+    # program whose parameters live on the whole mesh (see docs/distributed.md)
+    batch_device = device if ddp or n == 1 else "cpu"
+    batches = [(lib.tensor(t[:, :-1]).to(batch_device), lib.tensor(t[:, 1:]).to(batch_device))
                for t in tokens]  # fmt: skip
     amp_device = "cuda" if on_gpu else "cpu"
 

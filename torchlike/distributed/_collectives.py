@@ -154,31 +154,9 @@ def _all_reduce_prog(mesh: Mesh, op: RedOpType, shapes: tuple) -> Any:
     n = mesh.size
 
     def body(*xs: Any) -> tuple:
-        # one collective per dtype: the arrays travel as one flat buffer (torch's gradient buckets)
-        outs: list = [None] * len(xs)
-        by_dtype: dict = {}
-        for i, x in enumerate(xs):
-            by_dtype.setdefault(x.dtype, []).append(i)
-        for idx in by_dtype.values():
-            flat = _reduce(jnp.concatenate([xs[i].reshape(-1) for i in idx]), op, n)
-            offsets = np.cumsum([0] + [int(np.prod(shapes[i])) for i in idx])
-            for k, i in enumerate(idx):
-                outs[i] = flat[offsets[k] : offsets[k + 1]].reshape(_block(shapes[i]))
-        return tuple(outs)
+        return tuple(_reduce(x.reshape(s), op, n).reshape(_block(s)) for x, s in zip(xs, shapes))
 
     return _program(body, mesh, len(shapes), (P(),) * len(shapes))
-
-
-def all_reduce_arrays(arrays: Sequence[Any], op: Any, group: ProcessGroup) -> list:
-    """Reduce local arrays across ``group`` in ONE program (one collective per dtype); returns this
-    process's results."""
-    if not arrays:
-        return []
-    op = RedOpType(op)
-    mesh = group.mesh(_platform(arrays[0]))
-    shapes = tuple(a.shape for a in arrays)
-    outs = _all_reduce_prog(mesh, op, shapes)(*[_to_global(a, mesh) for a in arrays])
-    return [_local(o, a.shape, a) for o, a in zip(outs, arrays)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -194,14 +172,55 @@ def _broadcast_prog(mesh: Mesh, src: int, shapes: tuple) -> Any:
     return _program(body, mesh, len(shapes), (P(),) * len(shapes))
 
 
-def broadcast_arrays(arrays: Sequence[Any], src: int, group: ProcessGroup) -> list:
-    """Every process gets group rank ``src``'s arrays (one program for the whole list)."""
+@functools.lru_cache(maxsize=None)
+def _packer(n: int) -> Any:
+    return jax.jit(lambda *xs: jnp.concatenate([x.reshape(-1) for x in xs]))
+
+
+@functools.lru_cache(maxsize=None)
+def _unpacker(shapes: tuple) -> Any:
+    offsets = np.cumsum([0] + [int(np.prod(s)) for s in shapes])
+    return jax.jit(
+        lambda flat: tuple(flat[offsets[i] : offsets[i + 1]].reshape(s) for i, s in enumerate(shapes))
+    )
+
+
+def _run_packed(arrays: Sequence[Any], group: ProcessGroup, make_prog: Any) -> list:
+    """Run a collective over many arrays as ONE program on one flat buffer per dtype (torch's
+    buckets): packing and unpacking are local jitted copies, so the collective and the global-array
+    bookkeeping happen once per dtype, not once per array."""
+    mesh = group.mesh(_platform(arrays[0]))
+    if len(arrays) == 1:
+        (arr,) = arrays
+        (out,) = make_prog(mesh, (_block(arr.shape),))(_to_global(arr, mesh))
+        return [_local(out, arr.shape, arr)]
+    groups: dict = {}
+    for i, a in enumerate(arrays):
+        groups.setdefault(a.dtype, []).append(i)
+    flats = [_packer(len(idx))(*[arrays[i] for i in idx]) for idx in groups.values()]
+    outs = make_prog(mesh, tuple(f.shape for f in flats))(*[_to_global(f, mesh) for f in flats])
+    result: list = [None] * len(arrays)
+    for idx, out, flat in zip(groups.values(), outs, flats):
+        parts = _unpacker(tuple(arrays[i].shape for i in idx))(_local(out, flat.shape, flat))
+        for i, part in zip(idx, parts):
+            result[i] = part
+    return result
+
+
+def all_reduce_arrays(arrays: Sequence[Any], op: Any, group: ProcessGroup) -> list:
+    """Reduce local arrays across ``group``: one program, one collective per dtype; returns this
+    process's results."""
     if not arrays:
         return []
-    mesh = group.mesh(_platform(arrays[0]))
-    shapes = tuple(_block(a.shape) for a in arrays)
-    outs = _broadcast_prog(mesh, src, shapes)(*[_to_global(a, mesh) for a in arrays])
-    return [_local(o, a.shape, a) for o, a in zip(outs, arrays)]
+    op = RedOpType(op)
+    return _run_packed(arrays, group, lambda mesh, shapes: _all_reduce_prog(mesh, op, shapes))
+
+
+def broadcast_arrays(arrays: Sequence[Any], src: int, group: ProcessGroup) -> list:
+    """Every process gets group rank ``src``'s arrays (one program, one collective per dtype)."""
+    if not arrays:
+        return []
+    return _run_packed(arrays, group, lambda mesh, shapes: _broadcast_prog(mesh, src, shapes))
 
 
 # --- public API -------------------------------------------------------------------------------

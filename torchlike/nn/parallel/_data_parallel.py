@@ -76,16 +76,19 @@ def _putter(sharding: Any) -> Any:
     return f
 
 
-def _place(t: Tensor, sharding: Any) -> Tensor:
-    """``t`` laid out as ``sharding`` (differentiable when ``t`` requires grad)."""
+def _place(t: Tensor, sharding: Any, device: _device.device) -> Tensor:
+    """``t`` laid out as ``sharding`` on the mesh of ``device`` (differentiable when ``t`` requires grad).
+
+    torch: inputs on another device (the CPU) are scattered to the GPUs too.
+    """
     arr = t._data()
     if isinstance(arr, jax.core.Tracer):  # inside torchlike.compile: a layout hint for XLA
-        return registry.apply_pure("ScatterBackward", _constrainer(sharding), [t])
-    if arr.sharding == sharding:
+        return registry.apply_pure("ScatterBackward", _constrainer(sharding), [t], device=device)
+    if arr.sharding == sharding and t._buf.device == device:
         return t
     if t._rg and grad_mode.is_grad_enabled():
-        return registry.apply_pure("ScatterBackward", _putter(sharding), [t])
-    return T.make(jax.device_put(arr, sharding), t._buf.device, t._dtype)
+        return registry.apply_pure("ScatterBackward", _putter(sharding), [t], device=device)
+    return T.make(jax.device_put(arr, sharding), device, t._dtype)
 
 
 _constrainers: dict = {}
@@ -152,13 +155,12 @@ class DataParallel(Module):
     def _scatter(self, x: Any) -> Any:
         if isinstance(x, Tensor):
             placement, dim = self._dp, self._dp_dim
+            dev = self.src_device_obj if self._dp_cuda else x._buf.device
             nd = x.dim()
-            if nd == 0:
-                return _place(x, placement.replicated)
             d = dim + nd if dim < 0 else dim
             if 0 <= d < nd and x.shape[d] % placement.n == 0:
-                return _place(x, placement.split(nd, d))
-            return _place(x, placement.replicated)  # uneven split: same values, no speed-up
+                return _place(x, placement.split(nd, d), dev)
+            return _place(x, placement.replicated, dev)  # 0-dim or uneven: same values, no speed-up
         if isinstance(x, tuple) and hasattr(x, "_fields"):
             return type(x)(*[self._scatter(v) for v in x])
         if isinstance(x, (list, tuple)):
