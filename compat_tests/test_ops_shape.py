@@ -324,6 +324,19 @@ def test_int_overflow_wraps():
           [INTS])  # fmt: skip
 
 
+def test_copy_and_setitem_convert_as_torch():
+    def fn(t, f):
+        x = t.zeros(len(f), dtype=t.uint8)
+        x.copy_(f)
+        y = t.zeros(2, len(f), dtype=t.int16)
+        y[0] = f
+        z = t.zeros(len(f), dtype=t.int32)
+        z[...] = f.float()
+        return x, y, z
+
+    check(fn, [F[np.isfinite(F)]], grad=False)
+
+
 def test_conversion_methods():
     def fn(t, a):
         return (a.float(), a.double(), a.half(), a.bfloat16(), a.type(t.float32), a.type("torch.IntTensor"), a.type(),

@@ -26,6 +26,7 @@ from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
 from .registry import RawTensor, TensorList, TensorOrScalar, defop
+from .shape import _to_dtype, convert
 from .views import select_spec, slice_spec
 
 _SEQ_WARNING = (
@@ -423,7 +424,7 @@ def _write_basic(view: Tensor, value: Any) -> None:
                 f"Expected all tensors to be on the same device, but found at least two devices, {view.device} and "
                 f"{value.device}!"
             )
-        value = value._data()
+        value = _cast_for(view, value)
     view._assign_broadcast(value)
 
 
@@ -502,7 +503,7 @@ def _index_put_checks(t: Tensor, value: Tensor, advanced: list, shape: tuple, st
 
 @defop(promote=None, method=False, grad_name="CopyBackwards", saves=())
 def _copy_from(self: RawTensor, src: RawTensor) -> Any:
-    return jnp.broadcast_to(src, self.shape).astype(self.dtype)
+    return convert(jnp.broadcast_to(src, self.shape), self.dtype)
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -519,8 +520,15 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     if grad_mode._enabled and (self._rg or src._rg):
         graph.commit_inplace(self, _copy_from(self, src))
         return self
-    self._assign_broadcast(src._data())
+    self._assign_broadcast(_cast_for(self, src))
     return self
+
+
+def _cast_for(dst: Tensor, src: Tensor) -> Any:
+    """``src``'s array in ``dst``'s dtype with torch's conversions (float -> int wraps as torch does)."""
+    if src._dtype is dst._dtype:
+        return src._data()
+    return _to_dtype(src, dst._dtype)._data()
 
 
 def _check_copy_shape(src: tuple, dst: tuple) -> None:
