@@ -8,7 +8,7 @@ import jax as _jax
 # torch's default device is the CPU even when JAX sees a GPU.
 _jax.config.update("jax_enable_x64", True)
 _jax.config.update("jax_default_matmul_precision", "highest")
-_jax.config.update("jax_default_device", _jax.devices("cpu")[0])
+_jax.config.update("jax_default_device", _jax.local_devices(backend="cpu")[0])  # this process's CPU
 
 from ._core import dtype as _dtype_mod  # noqa: E402
 from ._core.device import device  # noqa: E402
