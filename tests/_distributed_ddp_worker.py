@@ -114,6 +114,27 @@ print(f"rank {rank} ddp_vs_global_batch {max_diff():.3e}", flush=True)
 for _ in range(5):
     global_step(2)
 print(f"rank {rank} no_sync_vs_global_batch {max_diff():.3e}", flush=True)
+
+
+class Branchy(nn.Module):
+    """``extra`` is used on rank 0 only, ``never`` on no rank."""
+
+    def __init__(self):
+        super().__init__()
+        self.body, self.extra, self.never = nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2)
+
+    def forward(self, x):
+        y = self.body(x)
+        return self.extra(y) if rank == 0 else y
+
+
+torch.manual_seed(0)
+branchy = DDP(Branchy(), find_unused_parameters=True)
+branchy(torch.ones(1, 2)).sum().backward()
+extra = branchy.module.extra.weight.grad
+local0 = torch.ones(2, 2) * (branchy.module.body(torch.ones(1, 2)).detach().t()).reshape(1, 2)
+check("unused_on_one_rank", extra.tolist(), (local0 / world).tolist())
+check("unused_everywhere", [branchy.module.never.weight.grad is None], [True])
 checksum = sum(float(p.double().sum()) for p in model.parameters())
 print(f"rank {rank} checksum {checksum:.12f}", flush=True)
 print(f"rank {rank} state_dict {list(model.state_dict())[0]}", flush=True)

@@ -104,3 +104,14 @@ def test_legacy_launch_passes_local_rank(tmp_path):
     for rank in (0, 1):
         assert (tmp_path / f"rank{rank}").read_text() == repr(["--x", f"--local-rank={rank}"])
     assert "torch.distributed.launch is deprecated" in proc.stderr
+
+
+def test_init_without_the_launcher_says_how_to_launch():
+    code = "import torchlike.distributed as dist\ndist.init_process_group('gloo')\n"
+    env = _env(RANK="0", WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert (
+        "RuntimeError: torchlike.distributed: JAX's multi-process runtime has to start before" in proc.stderr
+    )
+    assert "python -m torchlike.distributed.run" in proc.stderr

@@ -245,9 +245,6 @@ def init_process_group(
             )
     elif world_size > 1:
         _start_jax(coordinator, world_size, rank, timeout)
-    if world_size > 1:
-        # torchlike's default device is "the CPU": this process's, not process 0's
-        jax.config.update("jax_default_device", jax.local_devices(backend="cpu")[0])
     name = Backend(backend) if backend is not None else _DEFAULT_BACKEND
     world = ProcessGroup(list(range(world_size)), rank, name, group_name or "0")
     _set_world(world)

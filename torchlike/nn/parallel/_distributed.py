@@ -244,14 +244,14 @@ class DistributedDataParallel(Module):
             used.append(1.0)
         mask = jax.device_put(np.asarray(used, np.float32), next(iter(arrays[0].devices())))
         outs = C.all_reduce_arrays(arrays + [mask], pg.RedOpType.AVG, g)
-        seen = np.asarray(outs[-1]) > 0
-        for p, avg, any_used in zip(params, outs, seen):
-            if not any_used:
-                continue
-            if p._grad is None:
-                p._grad = T.make(avg, p._buf.device)
-            else:
+        # every rank sends the used-mask (the programs must match); reading it back waits for the
+        # all-reduce, so only a rank that lacks some gradient does
+        seen = np.asarray(outs[-1]) > 0 if 0.0 in used else None
+        for i, (p, avg) in enumerate(zip(params, outs)):
+            if p._grad is not None:
                 p._grad._assign(avg)
+            elif seen[i]:
+                p._grad = T.make(avg, p._buf.device)
 
     # --- forward ------------------------------------------------------------------------------------
 
