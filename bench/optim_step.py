@@ -1,6 +1,6 @@
 """step() time for a model with 100 parameter tensors: torchlike (one jitted update) vs torch eager.
 
-    python bench/optim_step.py [--steps N] [--device cpu|cuda] [--sizes small|mixed]
+    python bench/optim_step.py [--steps N] [--device cpu|cuda] [--sizes small|mixed] [--torch-threads N]
 
 Gradients are set once; each timed step is ``optimizer.step()`` alone (no backward), with the
 result synchronised (``block_until_ready`` / ``torch.cuda.synchronize``). Times are medians in ms.
@@ -33,7 +33,7 @@ CASES = [
 def shapes(kind: str) -> list[tuple]:
     if kind == "small":  # 50 Linear(64, 64) layers: weight + bias
         return [(64, 64), (64,)] * 50
-    # a mix like a small transformer: 100 tensors, ~6.5M values
+    # a mix like a small transformer: 100 tensors, ~8.2M values
     out = []
     for i in range(25):
         out += [(256, 256), (256,), (1024, 256) if i % 2 else (256, 1024), (256,)]
@@ -67,10 +67,10 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--sizes", default="small", choices=["small", "mixed"])
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--torch-threads", type=int, default=0, help="torch.set_num_threads (0: torch's default)")
     args = ap.parse_args()
 
     import torchlike
-    import torchlike.optim  # noqa: F401  (until torchlike/__init__ imports it)
 
     def tl_sync(params: list) -> None:
         params[-1]._data().block_until_ready()
@@ -81,7 +81,8 @@ def main() -> None:
     if not args.no_torch:
         import torch
 
-        torch.set_num_threads(os.cpu_count() or 1)
+        if args.torch_threads:
+            torch.set_num_threads(args.torch_threads)
 
         def t_sync(params: list) -> None:
             if args.device.startswith("cuda"):

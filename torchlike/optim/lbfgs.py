@@ -431,4 +431,3 @@ def _host(v: Any, sdt: Any) -> Any:
 
 def _vec_of(v: Any, sdt: Any) -> _Vec | None:
     return None if v is None else _Vec(v._data(), sdt)
-
