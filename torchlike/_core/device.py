@@ -64,8 +64,9 @@ class device:
 
 @functools.cache
 def _gpus() -> tuple:
+    # this process's GPUs: under jax.distributed (one process per GPU) cuda:0 is the process's own
     try:
-        return tuple(jax.devices("gpu"))
+        return tuple(jax.local_devices(backend="gpu"))
     except RuntimeError:
         return ()
 
@@ -75,6 +76,7 @@ def cuda_available() -> bool:
 
 
 CPU = device("cpu")
+current_cuda = 0  # torch.cuda.set_device / torch.cuda.device change it: what plain 'cuda' means
 
 
 @functools.cache
@@ -90,7 +92,7 @@ def canonical(dev: Any) -> device:
     if type(dev) is not device:
         dev = device(dev)
     if dev.type == "cuda" and dev.index is None:
-        return device("cuda", 0)
+        return device("cuda", current_cuda)
     if dev.type == "cpu" and dev.index is not None:
         return CPU
     if dev.type not in ("cpu", "cuda"):

@@ -12,9 +12,6 @@ __all__ = ["is_available", "device_count", "current_device", "get_device_name", 
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
            "empty_cache", "is_bf16_supported", "device", "amp"]  # fmt: skip
 
-_current = 0
-
-
 def is_available() -> bool:
     return _device.cuda_available()
 
@@ -30,11 +27,11 @@ def _lazy_check() -> None:
 
 def _index(device: Any) -> int:
     if device is None:
-        return _current
+        return _device.current_cuda
     if isinstance(device, int):
         return device
     d = _device.canonical(device)
-    return d.index if d.type == "cuda" else _current
+    return d.index if d.type == "cuda" else _device.current_cuda
 
 
 def _jax_dev(device: Any) -> Any:
@@ -44,12 +41,11 @@ def _jax_dev(device: Any) -> Any:
 
 def current_device() -> int:
     _lazy_check()
-    return _current
+    return _device.current_cuda
 
 
 def set_device(device: Any) -> None:
-    global _current
-    _current = _index(device)
+    _device.current_cuda = _index(device)
 
 
 def get_device_name(device: Any = None) -> str:
@@ -125,7 +121,7 @@ def manual_seed(seed: int) -> None:
     from .._ops import random
 
     if is_available():
-        random.cuda_generator(_current).manual_seed(seed)
+        random.cuda_generator(_device.current_cuda).manual_seed(seed)
 
 
 def manual_seed_all(seed: int) -> None:
@@ -139,7 +135,7 @@ def seed() -> None:
     from .._ops import random
 
     if is_available():
-        random.cuda_generator(_current).seed()
+        random.cuda_generator(_device.current_cuda).seed()
 
 
 def seed_all() -> None:
@@ -156,9 +152,7 @@ class device:
         self.idx = _index(device)
 
     def __enter__(self) -> None:
-        global _current
-        self.prev, _current = _current, self.idx
+        self.prev, _device.current_cuda = _device.current_cuda, self.idx
 
     def __exit__(self, *exc: Any) -> None:
-        global _current
-        _current = self.prev
+        _device.current_cuda = self.prev
