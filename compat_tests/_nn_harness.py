@@ -14,10 +14,10 @@ import numpy as np
 import torch
 from _harness import _np, assert_same
 
+import torchlike
+
 # torch's intra-op threads fight JAX and other test processes for this machine's cores: one is fastest
 torch.set_num_threads(1)
-
-import torchlike
 
 
 def _libs() -> tuple:
