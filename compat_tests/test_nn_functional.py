@@ -429,3 +429,11 @@ def test_scaled_dot_product_attention() -> None:
     for t in (torch, torchlike):
         t.manual_seed(4)
     check(lambda t, q, k, v: _F(t).scaled_dot_product_attention(q, k, v, dropout_p=0.5), [q, k, v])
+
+
+def test_top_level_dropout_family() -> None:
+    for t in (torch, torchlike):
+        t.manual_seed(8)
+    check(lambda t, x: (t.dropout(x, 0.3, True), t.feature_dropout(x.unsqueeze(-1), 0.5, True),
+                        t.alpha_dropout(x, 0.2, True), t.dropout(x, 0.3, False), t.rrelu(x)), [X])  # fmt: skip
+    check_raises(lambda t, x: t.dropout(x, 1.5, True), [X])

@@ -19,7 +19,7 @@ from .._core.tensor import Tensor
 from .reduction import dims
 from .registry import RawTensor, TensorArg, defop
 
-__all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu_"]
+__all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu", "rrelu_"]
 
 
 def _float_kernel(kernel: str) -> Any:
