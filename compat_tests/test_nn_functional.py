@@ -437,3 +437,30 @@ def test_top_level_dropout_family() -> None:
     check(lambda t, x: (t.dropout(x, 0.3, True), t.feature_dropout(x.unsqueeze(-1), 0.5, True),
                         t.alpha_dropout(x, 0.2, True), t.dropout(x, 0.3, False), t.rrelu(x)), [X])  # fmt: skip
     check_raises(lambda t, x: t.dropout(x, 1.5, True), [X])
+
+
+def test_unpool_pdist_channel_shuffle_multilabel_margin() -> None:
+    def unpool(t, x):  # noqa: ANN001, ANN202
+        o, i = _F(t).max_pool2d(x, 2, return_indices=True)
+        o1, i1 = _F(t).max_pool1d(x[0], 2, return_indices=True)
+        return (_F(t).max_unpool2d(o, i, 2), t.nn.MaxUnpool2d(2)(o, i, output_size=(5, 7)),
+                _F(t).max_unpool1d(o1, i1, 2))  # fmt: skip
+
+    check(unpool, [IMG])
+    check(lambda t, x: (_F(t).pdist(x), _F(t).pdist(x, p=1)), [X])
+    check(
+        lambda t, x: (_F(t).channel_shuffle(x, 3), t.nn.ChannelShuffle(3)(x)),
+        [np.random.RandomState(0).randn(1, 6, 2, 2).astype(np.float32)],
+    )
+    check(
+        lambda t, x: (_F(t).lp_pool2d(x, float("inf"), 2), _F(t).lp_pool3d(x.abs().unsqueeze(0), 2, 2)), [IMG]
+    )
+    target = np.array([[3, 0, -1, 1], [1, 2, 3, -1], [0, -1, 2, 2]])
+    for red in REDS:
+        check(lambda t, x, y: _F(t).multilabel_margin_loss(x, y, reduction=red), [X, target])
+    check_raises(lambda t, x, y: _F(t).multilabel_margin_loss(x, y), [X, target[:2]])
+    check_raises(
+        lambda t: _F(t).max_unpool2d(
+            t.zeros(1, 1, 2, 2), t.zeros(1, 1, 2, 2, dtype=t.long), 2, output_size=(9, 9)
+        )
+    )

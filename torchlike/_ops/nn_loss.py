@@ -529,3 +529,21 @@ def _ctc_loss(log_probs: RawTensor, targets: RawTensor, input_lengths: RawTensor
     if reduction == "sum":
         return jnp.sum(nll)
     return nll if log_probs.ndim == 3 else nll[0]
+
+
+@defop(method=False, grad_name="MultilabelMarginLossBackward0", autocast="fp32")
+def _multilabel_margin_loss(input: TensorArg, target: RawTensor, reduction: str) -> Any:
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    t = target.reshape(x.shape).astype(jnp.int64)
+    c = x.shape[1]
+    # targets are the leading entries before the first -1
+    valid = jnp.cumprod((t >= 0).astype(jnp.int64), axis=1).astype(bool)
+    safe = jnp.where(valid, t, 0)
+    is_target = jnp.zeros(x.shape, bool).at[jnp.arange(x.shape[0])[:, None], safe].max(valid)
+    xj = jnp.take_along_axis(x, safe, axis=1)  # (N, C): the score of each listed target
+    hinge = jnp.maximum(1 - (xj[:, :, None] - x[:, None, :]), 0)  # (N, target j, class k)
+    mask = valid[:, :, None] & ~is_target[:, None, :]
+    loss = jnp.sum(jnp.where(mask, hinge, jnp.zeros_like(hinge)), axis=(1, 2)) / c
+    if input.ndim == 1 and reduction == "none":
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)

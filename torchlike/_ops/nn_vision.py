@@ -15,9 +15,9 @@ import numpy as np
 from jax import lax
 
 from .._core.tensor import Tensor
-from .registry import OptRawTensor, RawTensor, Scalar, defop
+from .registry import OptRawTensor, RawTensor, Scalar, TensorArg, defop
 
-__all__ = ["constant_pad_nd", "pixel_shuffle", "pixel_unshuffle", "grid_sampler"]
+__all__ = ["constant_pad_nd", "pixel_shuffle", "pixel_unshuffle", "grid_sampler", "native_channel_shuffle"]
 
 
 # --- padding ----------------------------------------------------------------------------------------------
@@ -477,3 +477,59 @@ def _mha_attention(q: RawTensor, k: RawTensor, v: RawTensor, attn_mask: OptRawTe
         return out
     w = w.reshape(bsz, num_heads, tgt, src)
     return out, (w.mean(axis=1) if average_attn_weights else w)
+
+
+# --- channel shuffle, unpooling, pdist -----------------------------------------------------------------------------
+
+
+def _cs_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, g = dyn[0], static[0]
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
+    if x.dim() < 3:
+        raise RuntimeError(
+            f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes {list(x.shape)}"
+        )
+    if x.shape[1] % g:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {x.shape[1]} channels and {g} groups."
+        )
+
+
+@defop(promote=None, method=False, check=_cs_check, saves=())
+def channel_shuffle(input: RawTensor, groups: int) -> Any:
+    n, c = input.shape[:2]
+    rest = input.shape[2:]
+    x = input.reshape((n, groups, c // groups) + rest)
+    return jnp.swapaxes(x, 1, 2).reshape(input.shape)
+
+
+def _unpool_name(static: tuple, dyn: tuple) -> str:
+    return {1: "SqueezeBackward1", 2: "MaxUnpool2DBackward0", 3: "MaxUnpool3DBackward0"}[static[1]]
+
+
+@defop(promote=None, method=False, grad_name=_unpool_name, saves=("indices",))
+def _max_unpool(input: RawTensor, indices: RawTensor, output_size: tuple, n: int) -> Any:
+    lead = input.shape[: input.ndim - len(output_size)]
+    flat_in = input.reshape(lead + (-1,))
+    idx = indices.reshape(lead + (-1,)).astype(jnp.int64)
+    size = int(np.prod(output_size))
+    out = jnp.zeros(lead + (size,), input.dtype)
+    batch = jnp.indices(idx.shape)[:-1]
+    out = out.at[tuple(batch) + (idx,)].set(flat_in)
+    return out.reshape(lead + tuple(output_size))
+
+
+@defop(promote="float", grad_name="PdistBackward0")
+def pdist(input: TensorArg, p: float = 2) -> Any:
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    from .nn_loss import _pnorm
+
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    d = input[i] - input[j]
+    return _pnorm(d, p, 1) if d.size else jnp.zeros((0,), input.dtype)
+
+
+native_channel_shuffle = channel_shuffle

@@ -10,6 +10,7 @@ from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import nn_dropout as DR
 from ..._ops import nn_ops as N
+from ..._ops import nn_vision as N_V
 from ...autograd import grad_mode
 
 linear = N._linear
@@ -171,8 +172,87 @@ def lp_pool2d(
     from .._functional._activation import relu
 
     kw, kh = N._ntuple(kernel_size, 2)
+    if norm_type == float("inf"):
+        return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool3d(
+    input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    from .._functional._activation import relu
+
+    kd, kw, kh = N._ntuple(kernel_size, 3)
+    if norm_type == float("inf"):
+        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kd * kw * kh).pow(1.0 / norm_type)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+def _unpool_output_size(
+    input: Tensor, kernel_size: tuple, stride: tuple, padding: tuple, output_size: Any
+) -> list:
+    n = len(kernel_size)
+    default = [(input.size(-n + d) - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        ret = default
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(
+                f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length of "
+                f"'{len(output_size)}'"
+            )
+        for d in range(n):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(
+                    f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})'
+                )
+        ret = output_size
+    for d in range(n):
+        if ret[d] < 0:
+            raise ValueError(
+                f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                f"output_size[{d}]={ret[d]}"
+            )
+    return ret
+
+
+def _max_unpool_nd(n: int, input: Tensor, indices: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                   output_size: Any) -> Tensor:  # fmt: skip
+    k = N._ntuple(kernel_size, n)
+    s = k if stride is None else N._ntuple(stride, n)
+    p = N._ntuple(padding, n)
+    size = _unpool_output_size(input, k, s, p, output_size)
+    if indices.dtype is not D.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype}")
+    return N_V._max_unpool(input, indices, tuple(int(v) for v in size), n)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:  # fmt: skip
+    return _max_unpool_nd(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:  # fmt: skip
+    return _max_unpool_nd(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 output_size: Any = None) -> Tensor:  # fmt: skip
+    return _max_unpool_nd(3, input, indices, kernel_size, stride, padding, output_size)
 
 
 # --- dropout -------------------------------------------------------------------------------------------------

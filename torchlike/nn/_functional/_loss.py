@@ -178,6 +178,20 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return L._multilabel_soft_margin_loss(input, target, weight, reduction)
 
 
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
+    reduction = resolve(size_average, reduce, reduction)
+    if input.dim() > 2:
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
+        )
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    return L._multilabel_margin_loss(input, target, reduction)
+
+
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:  # fmt: skip

@@ -13,6 +13,9 @@ from ..._ops import nn_vision as V
 pad = V.pad
 pixel_shuffle = V.pixel_shuffle
 pixel_unshuffle = V.pixel_unshuffle
+channel_shuffle = V.channel_shuffle
+native_channel_shuffle = V.channel_shuffle
+pdist = V.pdist
 pairwise_distance = L.pairwise_distance
 cosine_similarity = L.cosine_similarity
 

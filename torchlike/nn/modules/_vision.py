@@ -9,7 +9,7 @@ from .. import functional as F
 from ._module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "Fold",
-           "Unfold", "CosineSimilarity", "PairwiseDistance"]  # fmt: skip
+           "Unfold", "CosineSimilarity", "PairwiseDistance", "ChannelShuffle"]  # fmt: skip
 
 
 class Upsample(Module):
@@ -132,3 +132,17 @@ class CosineSimilarity(Module):
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class ChannelShuffle(Module):
+    __constants__ = ["groups"]
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
