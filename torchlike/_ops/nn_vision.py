@@ -520,7 +520,7 @@ def _max_unpool(input: RawTensor, indices: RawTensor, output_size: tuple, n: int
     return out.reshape(lead + tuple(output_size))
 
 
-@defop(promote="float", grad_name="PdistBackward0")
+@defop(promote="float", method=False, grad_name="PdistBackward0")
 def pdist(input: TensorArg, p: float = 2) -> Any:
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
