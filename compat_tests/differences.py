@@ -52,6 +52,12 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "eagerly as a whole, where torch.compile splits the function into compiled pieces around the break.",
         "One XLA program per call signature keeps the design simple and the common case fastest.",
     ),
+    "new_shape_compiles": (
+        "speed", "Each new tensor shape an op meets costs an XLA compile (~10-40 ms on a CPU): loops whose shapes "
+        "change every iteration (growing sequences in sampling) run much slower than in torch; a fixed-size window "
+        "(as examples/char_transformer.py samples) compiles once.",
+        "XLA compiles per shape; torch's eager kernels are shape-generic.",
+    ),
     "worker_ops": (
         "data", "DataLoader workers started with `fork` (the Linux default) can create, index and read tensors but "
         "refuse torchlike ops with a clear error; `multiprocessing_context='spawn'` lifts this.",

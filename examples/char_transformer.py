@@ -108,12 +108,17 @@ with torch.no_grad():
     val = F.cross_entropy(model(x).view(-1, V), y.view(-1)).item()
 print(f"validation loss {val:.4f} (uniform guess {math.log(V):.4f})")
 
-idx = torch.zeros(1, 1, dtype=torch.long, device=args.device)
+# Prompted sampling with a fixed-size window: every step feeds the same shape, so the model's
+# kernels are compiled once (each new tensor shape costs an XLA compile).
+context = val_data[: args.block].view(1, -1).to(args.device)
+generated = []
 with torch.no_grad():
     for _ in range(args.sample_len):
-        logits = model(idx[:, -args.block:])[:, -1, :]
-        probs = F.softmax(logits, dim=-1)
-        idx = torch.cat([idx, torch.multinomial(probs, 1)], dim=1)
+        probs = F.softmax(model(context)[:, -1, :], dim=-1)
+        nxt = torch.multinomial(probs, 1)
+        generated.append(nxt.item())
+        context = torch.cat([context[:, 1:], nxt], dim=1)
+print("prompt:", repr("".join(chars[i] for i in val_data[: args.block].tolist())[-40:]))
 print("sample:")
-print("".join(chars[i] for i in idx[0].tolist()))
+print("".join(chars[i] for i in generated))
 print(f"trained {args.steps} steps in {elapsed:.1f}s", file=sys.stderr)
