@@ -29,13 +29,13 @@ def timeit(fn, n=2000, repeats=7):
     return statistics.median(samples)
 
 
-def cases(lib, np_mod):
+def cases(lib, np_mod, device="cpu"):
     """The ops of the issue, on 8x8 float32 tensors, for a torch-like module ``lib``."""
-    a = lib.ones(8, 8)
-    b = lib.ones(8, 8)
-    t = lib.ones(8, 8)
-    idx = lib.tensor([1, 3, 5])
-    v = lib.ones(3, 8)
+    a = lib.ones(8, 8, device=device)
+    b = lib.ones(8, 8, device=device)
+    t = lib.ones(8, 8, device=device)
+    idx = lib.tensor([1, 3, 5], device=device)
+    v = lib.ones(3, 8, device=device)
 
     def setitem():
         a[2:5] = v
@@ -52,15 +52,15 @@ def cases(lib, np_mod):
     }
 
 
-def jnp_cases():
+def jnp_cases(device="cpu"):
     import jax
     import jax.numpy as jnp
 
     jax.config.update("jax_enable_x64", True)
-    a = jnp.ones((8, 8), jnp.float32)
-    b = jnp.ones((8, 8), jnp.float32)
-    idx = jnp.asarray([1, 3, 5])
-    v = jnp.ones((3, 8), jnp.float32)
+    dev = jax.devices("gpu" if device.startswith("cuda") else "cpu")[0]
+    a, b, idx, v = jax.device_put((jnp.ones((8, 8), jnp.float32), jnp.ones((8, 8), jnp.float32),
+                                   jnp.asarray([1, 3, 5]), jnp.ones((3, 8), jnp.float32)), dev)  # fmt: skip
+    jit_add = jax.jit(lambda x, y: x + y)
     return {
         "a + b": lambda: a + b,
         "a * 2": lambda: a * 2,
@@ -70,32 +70,36 @@ def jnp_cases():
         "a[2:5] = v": lambda: a.at[2:5].set(v),
         "t.view(-1)": lambda: a.reshape(-1),
         "t.sum(1)": lambda: a.sum(1),
+        "cached jit call": lambda: jit_add(a, b),
     }
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--json")
+    p.add_argument("--device", default="cpu")
     args = p.parse_args()
     import numpy as np
 
     results = {}
     import torchlike
 
-    results["torchlike"] = {k: timeit(f) for k, f in cases(torchlike, np).items()}
-    results["jax.numpy"] = {k: timeit(f) for k, f in jnp_cases().items()}
+    results["torchlike"] = {k: timeit(f) for k, f in cases(torchlike, np, args.device).items()}
+    results["jax.numpy"] = {k: timeit(f) for k, f in jnp_cases(args.device).items()}
     try:
         import torch
 
-        torch.set_num_threads(1)
-        results["torch"] = {k: timeit(f) for k, f in cases(torch, np).items()}
+        if args.device == "cpu":
+            torch.set_num_threads(1)
+        results["torch"] = {k: timeit(f) for k, f in cases(torch, np, args.device).items()}
     except ImportError:
         pass
     libs = list(results)
-    print(f"median us/op, 8x8 float32, {platform.processor() or platform.machine()}, {os.cpu_count()} cpus")
-    print(f"{'op':14s}" + "".join(f"{lib:>12s}" for lib in libs))
-    for op in results["torchlike"]:
-        print(f"{op:14s}" + "".join(f"{results[lib][op]:12.1f}" for lib in libs))
+    print(f"median us/op (dispatch, no sync), 8x8 float32 on {args.device}, {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cpus")  # fmt: skip
+    print(f"{'op':16s}" + "".join(f"{lib:>12s}" for lib in libs))
+    for op in results["jax.numpy"]:
+        print(f"{op:16s}" + "".join(f"{results[lib][op]:12.1f}" if op in results[lib] else f"{'':12s}" for lib in libs))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

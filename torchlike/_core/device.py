@@ -17,7 +17,7 @@ _TYPES = (
 class device:
     """torch.device: a device type and an optional index (``'cpu'``, ``'cuda:1'``)."""
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "_hash")
 
     def __init__(self, type: Any, index: int | None = None) -> None:
         if isinstance(type, device):
@@ -43,6 +43,7 @@ class device:
             raise RuntimeError(f"Device index must not be negative")
         self.type = type
         self.index = index
+        self._hash = hash((type, index))
 
     def __repr__(self) -> str:
         if self.index is None:
@@ -56,7 +57,7 @@ class device:
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self) -> int:
-        return hash((self.type, self.index))
+        return self._hash
 
     def __reduce__(self) -> tuple:
         return (device, (self.type, self.index))

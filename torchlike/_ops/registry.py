@@ -336,7 +336,9 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
         if isinstance(a, Tensor):
             buf = a._buf
             dev = buf.device
-            if dev is not device and device != dev:
+            if device is None:
+                device = dev
+            elif dev is not device and device != dev:
                 device = _merge_device(device, dev, a)
             if a._view is None and buf.np is None and T.hook is None:
                 arrays.append(buf.array)
@@ -352,7 +354,9 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 if not isinstance(t, Tensor):
                     raise TypeError(f"expected Tensor as element {len(items)} in argument 0, but got {type(t).__name__}")
                 dev = t._buf.device
-                if dev is not device and device != dev:
+                if device is None:
+                    device = dev
+                elif dev is not device and device != dev:
                     device = _merge_device(device, dev, t)
                 items.append(t._data())
                 any_rg = any_rg or t._rg
