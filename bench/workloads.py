@@ -17,6 +17,7 @@ WORKLOADS = {
     "cnn": "LeNet-style CNN, 1x28x28, batch 64, SGD momentum",
     "gpt": "GPT decoder, 6 layers, d=512, 8 heads, seq 256, batch 16, bf16 autocast, AdamW",
     "matmul_mlp": "MLP 4096-8192-8192-4096, batch 2048, bf16 autocast, SGD",
+    "gpt_fp32": "the GPT decoder in float32 (no autocast): the memory baseline for bf16",
 }
 
 
@@ -160,7 +161,8 @@ def build_gpt(lib: Any, cfg: dict = GPT_CFG) -> Any:
     return GPT()
 
 
-def make_gpt(lib: Any, device: str, compiled: Callable | None = None, cfg: dict = GPT_CFG) -> tuple:
+def make_gpt(lib: Any, device: str, compiled: Callable | None = None, cfg: dict = GPT_CFG,
+             autocast: bool = True) -> tuple:
     nn = lib.nn
     lib.manual_seed(0)
     model = build_gpt(lib, cfg).to(device)
@@ -171,7 +173,7 @@ def make_gpt(lib: Any, device: str, compiled: Callable | None = None, cfg: dict 
     def loss_fn(logits, target):
         return nn.functional.cross_entropy(logits.reshape(-1, cfg["vocab"]), target.reshape(-1))
 
-    dtype = lib.bfloat16
+    dtype = lib.bfloat16 if autocast else None
     step = _train_step(lib, model, opt, loss_fn, x, y, dtype, device.split(":")[0])
     n_params = sum(p.numel() for p in model.parameters())
     tokens = cfg["batch"] * cfg["seq"]
@@ -190,6 +192,10 @@ def make_matmul_mlp(lib: Any, device: str, compiled: Callable | None = None) -> 
     step = _train_step(lib, model, opt, nn.functional.mse_loss, x, y, lib.bfloat16, device.split(":")[0])
     flops = 6 * 2048 * (4096 * 8192 + 8192 * 8192 + 8192 * 4096)
     return (step if compiled is None else compiled(step)), flops
+
+
+def make_gpt_fp32(lib: Any, device: str, compiled: Callable | None = None) -> tuple:
+    return make_gpt(lib, device, compiled, autocast=False)
 
 
 MAKERS = {name: globals()[f"make_{name}"] for name in WORKLOADS}
