@@ -190,8 +190,10 @@ def _add(a: Any, b: Any) -> Any:
 
 
 def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple, root_cts: Sequence,
-             wanted: tuple | None, vjp: Any, on_node: Any = None) -> tuple:
-    """Run the program. ``vjp(i, kernel, diff, args, cts)`` computes one node's input grads."""
+             wanted: tuple | None, vjp: Any, on_node: Any = None, after_node: Any = None) -> tuple:
+    """Run the program. ``vjp(i, kernel, diff, args, cts)`` computes one node's input grads;
+    ``on_node`` may rewrite a node's output cotangents first (tensor hooks), ``after_node`` its
+    input gradients (node hooks)."""
     slots: list[dict] = [dict() for _ in entries]
     leaf_cts: list = [None] * n_leaves
     wanted_cts: dict = {}
@@ -218,6 +220,8 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
         n_out = max(slot) + 1
         cts = tuple(slot.get(k) for k in range(n_out))
         grads = vjp(i, kernel, diff, node_args[i], cts)
+        if after_node is not None:
+            grads = after_node(i, grads, cts)
         for tgt, g in zip(targets, grads):
             if g is not None and getattr(g, "dtype", None) != jax.dtypes.float0:
                 send(tgt, g)
@@ -471,9 +475,29 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
 
     device = _device_of(root_cts)
     leaf_cts, wanted = _execute(
-        prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node
+        prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node,
+        _node_post_hooks(nodes, device) if hooks else None,
     )
     return leaf_cts, wanted
+
+
+def _node_post_hooks(nodes: list, device: Any) -> Any:
+    """torch's Node.register_hook: ``hook(grad_inputs, grad_outputs)`` may replace the grad_inputs."""
+
+    def after(i: int, grads: Any, cts: tuple) -> Any:
+        node = nodes[i]
+        if not node.hooks:
+            return grads
+        wrap = lambda a: None if a is None else T.make(a, device)  # noqa: E731
+        grad_inputs = tuple(wrap(g) for g in grads)
+        grad_outputs = tuple(wrap(c) for c in cts)
+        for hook in node.hooks:
+            r = hook(grad_inputs, grad_outputs)
+            if r is not None:
+                grad_inputs = tuple(r)
+        return [None if g is None else g._data() for g in grad_inputs]
+
+    return after
 
 
 def _device_of(arrays: list) -> Any:
