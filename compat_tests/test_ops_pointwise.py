@@ -91,8 +91,29 @@ CUSTOM_GRAD = {"abs", "sign", "sgn", "rsqrt", "logit", "lgamma", "digamma", "i0"
                "float_power", "maximum", "minimum", "fmax", "fmin", "nextafter", "clamp"}  # fmt: skip
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", [n for n in UNARY if n not in ALIASES])
+# bfloat16 for the families whose kernels differ (the transcendental ones share one code path)
+BF16_UNARY = {"abs", "neg", "sign", "sqrt", "rsqrt", "exp", "log", "sigmoid", "logit", "lgamma", "floor", "round",
+              "frac", "nan_to_num", "signbit", "isnan"}  # fmt: skip
+# the plain float functions (sin, exp, erf, ...) take integer/bool input through the same table cast: a few of
+# them carry those dtypes for the family
+FLOAT_FAMILY = {"sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+                "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv",
+                "deg2rad", "rad2deg", "sinc"}  # fmt: skip
+INT_FAMILY_REPS = {"sqrt", "exp", "log", "sigmoid", "erfinv", "deg2rad"}
+
+
+def _unary_dtype_wanted(name, dt):
+    if dt == "bfloat16":
+        return name in BF16_UNARY
+    if dt in ("int64", "bool") and name in FLOAT_FAMILY:
+        return name in INT_FAMILY_REPS
+    return True
+
+
+UNARY_CASES = [(n, dt) for n in UNARY if n not in ALIASES for dt in DTYPES if _unary_dtype_wanted(n, dt)]
+
+
+@pytest.mark.parametrize("name,dtype", UNARY_CASES)
 def test_unary(name, dtype):
     x = _as(DOMAINS[UNARY[name]], dtype)
     kw = {"dtype": "bfloat16"} if dtype == "bfloat16" else {}
@@ -200,8 +221,8 @@ def _operand(kind):
 
 
 # (the promotion lattice itself is test_promotion.py's; these are the kinds each op must handle)
-PAIRS = ["float32/b:float32", "float64/b:float64", "int64/b:int64", "bool/b:bool", "int64/b:float32", "float16/b:float16",
-         "int64/s:int", "float32/s:neg", "s:float/b:float32", "float32/z:float64"]  # fmt: skip
+PAIRS = ["float32/b:float32", "float64/b:float64", "int64/b:int64", "bool/b:bool", "float16/b:float16", "int64/s:float",
+         "s:float/b:float32", "float32/z:float64"]  # fmt: skip
 
 
 @pytest.mark.parametrize("pair", PAIRS)
@@ -217,8 +238,8 @@ def test_binary(name, pair):
     compare(lambda t, x, y: getattr(t, name)(x, y), [a, b], grad=grad, match_message=not pair.startswith("s:"), **kw)
 
 
-EDGE_BINARY = ["add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "float_power", "atan2", "maximum",
-               "fmax", "copysign", "xlogy", "nextafter", "heaviside", "logical_and", "bitwise_and", "lt"]  # fmt: skip
+EDGE_BINARY = ["add", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "fmax", "copysign", "xlogy",
+               "logical_and", "bitwise_and"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", EDGE_BINARY)
@@ -332,7 +353,7 @@ def test_clamp(case):
     compare(CLAMP_CASES[case], [A.astype("float32"), lo.astype("float32"), hi.astype("float32")])
 
 
-@pytest.mark.parametrize("dt", ["int64", "bool", "float64", "float16"])
+@pytest.mark.parametrize("dt", ["int64", "bool", "float16"])
 def test_clamp_dtypes(dt):
     x = _as(A, dt)
     compare(lambda t, x: (t.clamp(x, 0, 3), t.clamp(x, min=0.5), t.clamp(x, max=t.tensor(1.5, dtype=t.float64))), [x])
@@ -460,9 +481,8 @@ def test_round_decimals():
 
 def test_logit_eps_and_domain():
     x = np.array([-0.5, 0.0, 1e-7, 0.2, 0.5, 0.99, 1.0, 1.5])
-    for eps in (None, 1e-6, 0.25):
-        check(lambda t, x: t.logit(x, eps), [x])
-        check(lambda t, x: t.logit(x, eps=eps), [x.astype("float32")])
+    check(lambda t, x: (t.logit(x), t.logit(x, 1e-6)), [x])
+    check(lambda t, x: x.logit(eps=0.25), [x.astype("float32")])
 
 
 def test_xlogy_conventions():
@@ -490,7 +510,7 @@ def test_special_function_poles():
     check(lambda t, x: (t.i0(x), t.sinc(x), t.erfinv(x / 31)), [x])
 
 
-@pytest.mark.parametrize("dt", ["float32", "int64", "bool", "float64"])
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool"])
 def test_isclose_allclose_equal(dt):
     x = np.array([1.0, 2.0, NAN, INF, -INF, 1e-9, 100.0, 0.0])
     y = np.array([1.0 + 1e-6, 2.1, NAN, INF, INF, 0.0, 100.001, -0.0])

@@ -716,10 +716,36 @@ def _logcumsumexp_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{D.cpp_name(dt)}'")
 
 
+def _logcumsumexp(x: Any, d: int) -> Any:
+    @jax.custom_vjp
+    def f(x: Any) -> Any:
+        return lax.cumlogsumexp(x, axis=d)
+
+    def fwd(x: Any) -> tuple:
+        r = f(x)
+        return r, (x, r)
+
+    def bwd(res: tuple, g: Any) -> tuple:
+        # torch's logcumsumexp_backward (reverse log-cum-sum-exp of log|g| - result, split by the sign of g);
+        # it differs from JAX's where the inputs are infinite
+        x, r = res
+        low = jnp.finfo(g.dtype).min
+
+        def rev(v: Any) -> Any:
+            return jnp.flip(lax.cumlogsumexp(jnp.flip(v, d), axis=d), d)
+
+        pos = jnp.where(g > 0, jnp.log(jnp.where(g > 0, g, 1)), low)
+        neg = jnp.where(g < 0, jnp.log(jnp.where(g < 0, -g, 1)), low)
+        return (jnp.exp(rev(pos - r) + x) - jnp.exp(rev(neg - r) + x),)
+
+    f.defvjp(fwd, bwd)
+    return f(x)
+
+
 @defop(promote=None, out=True, check=_logcumsumexp_check)
 def logcumsumexp(input: RawTensor, dim: int) -> Any:
     d, x, _ = _scan_input(input, dim, None)
-    return (lax.cumlogsumexp(x, axis=d) if d is not None else x).astype(input.dtype)
+    return (_logcumsumexp(x, d) if d is not None else x).astype(input.dtype)
 
 
 def _cum_extreme(x: Any, dim: int, largest: bool) -> tuple:

@@ -18,7 +18,7 @@ from jax import lax
 from .._core import dtype as D
 from . import return_types
 from .reduction import _stable_order, _take, dims
-from .registry import RawTensor, defop
+from .registry import RawTensor, Scalar, defop
 
 __all__: list = []
 
@@ -77,7 +77,7 @@ def topk(input: RawTensor, k: int, dim: int = -1, largest: bool = True, sorted: 
 
 
 def _kth_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x, (k, dim) = dyn[0], static[:2]
+    x, k, dim = dyn[0], dyn[1], static[0]
     if x._dtype is D.bool:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = _dim(dim, x.dim())
@@ -92,61 +92,73 @@ def _gt_or_nan(a: Any, b: Any) -> Any:
     return a > b
 
 
-def _swap(arr: Any, ids: Any, i: Any, j: Any, do: Any = True) -> tuple:
-    ai, aj, ii, ij = arr[i], arr[j], ids[i], ids[j]
-    arr = arr.at[i].set(jnp.where(do, aj, ai)).at[j].set(jnp.where(do, ai, aj))
-    ids = ids.at[i].set(jnp.where(do, ij, ii)).at[j].set(jnp.where(do, ii, ij))
-    return arr, ids
+def _cswap(gt: Any, a: Any, b: Any) -> tuple:
+    """(a, b) swapped when gt(a, b): one compare-exchange of quick_select_template."""
+    do = gt(a, b)
+    return jnp.where(do, b, a), jnp.where(do, a, b)
 
 
-def _quickselect(arr: Any, k: int) -> Any:
+def _quickselect(x: Any, k: Any) -> Any:
     """The index torch's kthvalue returns: its quick_select_template (Sedgewick's median-of-three partition,
-    NaN largest) run on one row, as a JAX loop."""
-    ids = jnp.arange(arr.shape[0], dtype=jnp.int64)
+    NaN largest) on one row. Written as one flat loop whose ``phase`` says which of the algorithm's loops runs
+    (0: start a partition round, 1: scan i up, 2: scan j down), keeping only the permutation ``ids`` (the
+    partially ordered row is ``x[ids]``) and writing it with one 4-slot scatter per step: nested loops and
+    many scatters compile several times slower."""
 
-    def partition(state: tuple) -> tuple:
-        arr, ids, lo, hi = state
-        arr, ids = _swap(arr, ids, (lo + hi) >> 1, lo + 1)
-        arr, ids = _swap(arr, ids, lo + 1, hi, _gt_or_nan(arr[lo + 1], arr[hi]))
-        arr, ids = _swap(arr, ids, lo, hi, _gt_or_nan(arr[lo], arr[hi]))
-        arr, ids = _swap(arr, ids, lo + 1, lo, _gt_or_nan(arr[lo + 1], arr[lo]))
-        piv = arr[lo]
+    def gt(a: Any, b: Any) -> Any:  # on element ids
+        return _gt_or_nan(x[a], x[b])
 
-        def scan(s: tuple) -> tuple:
-            arr, ids, i, j, _ = s
-            # the bounds never bind on a live row (the median-of-three leaves sentinels); they keep the loops
-            # finite on rows that vmap keeps stepping after they are done
-            i = lax.while_loop(lambda i: (i < hi) & _gt_or_nan(piv, arr[i]), lambda i: i + 1, i + 1)
-            j = lax.while_loop(lambda j: (j > lo) & _gt_or_nan(arr[j], piv), lambda j: j - 1, j - 1)
-            crossed = j < i
-            arr, ids = _swap(arr, ids, i, j, ~crossed)
-            return arr, ids, i, j, crossed
-
-        arr, ids, i, j, _ = lax.while_loop(lambda s: ~s[4], scan, (arr, ids, lo + 1, hi, False))
-        arr, ids = _swap(arr, ids, lo, j)
-        return arr, ids, jnp.where(j <= k, i, lo), jnp.where(j >= k, j - 1, hi)
-
-    def step(state: tuple) -> tuple:
-        arr, ids, lo, hi = state
+    def step(s: tuple) -> tuple:
+        ids, lo, hi, i, j, phase = s
+        # phase 0: two elements are ordered and done; otherwise median of three into lo, lo + 1, hi
         two = hi == lo + 1
-        arr2, ids2 = _swap(arr, ids, lo, hi, _gt_or_nan(arr[lo], arr[hi]))
-        done = (arr2, ids2, lo, lo)  # finished: make hi <= lo
-        return lax.cond(two, lambda: done, lambda: partition(state))
+        mid = (lo + hi) >> 1
+        e_lo, e_lo1, e_mid, e_hi = ids[lo], ids[lo + 1], ids[mid], ids[hi]
+        t_lo, t_hi = _cswap(gt, e_lo, e_hi)
+        m_lo1, m_mid = e_mid, e_lo1  # swap(mid, lo + 1)
+        m_lo1, m_hi = _cswap(gt, m_lo1, e_hi)
+        m_lo, m_hi = _cswap(gt, e_lo, m_hi)
+        m_lo1, m_lo = _cswap(gt, m_lo1, m_lo)
+        m_mid = jnp.where(mid == lo + 1, m_lo1, m_mid)  # the same slot: write it consistently
+        pos0 = jnp.stack([lo, lo + 1, mid, hi])
+        val0 = jnp.where(two, jnp.stack([t_lo, t_hi, t_lo, t_hi]), jnp.stack([m_lo, m_lo1, m_mid, m_hi]))
+        s0 = (lo, jnp.where(two, lo, hi), lo + 1, hi, jnp.where(two, 0, 1))
+        piv = x[jnp.where(phase == 0, m_lo, ids[lo])]
+        # phase 1: do i++ while piv > x[i]  (the bound never binds on a live row: median of three leaves
+        # sentinels; it keeps rows that vmap steps after they are done finite)
+        ni = i + 1
+        s1 = (lo, hi, ni, j, jnp.where((ni < hi) & _gt_or_nan(piv, x[ids[ni]]), 1, 2))
+        # phase 2: do j-- while x[j] > piv; then swap(i, j) and scan again, or (crossed) close the round
+        nj = j - 1
+        more = (nj > lo) & _gt_or_nan(x[ids[nj]], piv)
+        crossed = nj < i
+        a = jnp.where(crossed, lo, i)
+        e_a, e_j = ids[a], ids[nj]
+        pos2 = jnp.stack([a, nj, a, nj])
+        val2 = jnp.where(more, jnp.stack([e_a, e_j, e_a, e_j]), jnp.stack([e_j, e_a, e_j, e_a]))
+        closing = ~more & crossed
+        s2 = (jnp.where(closing & (nj <= k), i, lo), jnp.where(closing & (nj >= k), nj - 1, hi), i, nj,
+              jnp.where(more, 2, jnp.where(crossed, 0, 1)))  # fmt: skip
+        pos = jnp.where(phase == 0, pos0, jnp.where(phase == 1, jnp.stack([lo] * 4), pos2))
+        val = jnp.where(phase == 0, val0, jnp.where(phase == 1, jnp.stack([ids[lo]] * 4), val2))
+        rest = tuple(jnp.where(phase == 0, p, jnp.where(phase == 1, q, r)) for p, q, r in zip(s0, s1, s2))
+        return (ids.at[pos].set(val), *rest)
 
-    state = (arr, ids, jnp.asarray(0), jnp.asarray(arr.shape[0] - 1))
-    _, ids, _, _ = lax.while_loop(lambda s: s[3] > s[2], step, state)
-    return ids[k]
+    zero = jnp.zeros((), jnp.int64)
+    state = (jnp.arange(x.shape[0], dtype=jnp.int64), zero, zero + x.shape[0] - 1, zero, zero, zero)
+    return lax.while_loop(lambda s: s[2] > s[1], step, state)[0][k]
 
 
 @defop(promote=None, out=True, returns=return_types.kthvalue, check=_kth_check, dtypes="nocomplex")
-def kthvalue(input: RawTensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+def kthvalue(input: RawTensor, k: Scalar, dim: int = -1, keepdim: bool = False) -> Any:
     """torch.kthvalue -> (values, indices): the k-th smallest (1-based) along ``dim``."""
     d = _dim(dim, input.ndim)
     if d is None:
         return input, jnp.zeros((), jnp.int64)
     rows = jnp.moveaxis(input, d, -1)
     flat = rows.reshape(-1, rows.shape[-1])
-    idx = jax.vmap(lambda r: _quickselect(r, k - 1))(flat) if flat.shape[0] else jnp.zeros((0,), jnp.int64)
+    k = jnp.asarray(k, jnp.int64) - 1
+    idx = jax.vmap(lambda r: _quickselect(r, k))(flat) if flat.shape[0] else jnp.zeros((0,), jnp.int64)
     return _take(input, idx.reshape(rows.shape[:-1]), d, keepdim)
 
 
