@@ -670,6 +670,14 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     return t
 
 
+def make_on(array: Any, device: _device.device, dtype: _dtype.dtype | None = None) -> Tensor:
+    """``make`` for an array created outside a kernel (on JAX's default device, the CPU): it is first
+    moved to ``device`` so the tensor is where it says it is."""
+    if device.type != "cpu":
+        array = jax.device_put(array, _device.jax_device(device))
+    return make(array, device, dtype)
+
+
 def make_view(base: Tensor, view: _views.View) -> Tensor:
     """A view of ``base`` (any tensor, itself possibly a view) with the given composed view."""
     t = _new(Tensor)

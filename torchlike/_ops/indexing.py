@@ -283,7 +283,7 @@ def _index_put(input: RawTensor, indices: TensorList, values: TensorOrScalar, ke
 
 
 def _index_tensors(arrays: list, device: Any) -> list:
-    return [a if isinstance(a, Tensor) else T.make(jnp.asarray(a), device) for a in arrays]
+    return [a if isinstance(a, Tensor) else T.make_on(jnp.asarray(a), device) for a in arrays]
 
 
 _INT_INDEX = (D.int64, D.int32)
@@ -432,7 +432,7 @@ def _copy_to(dst: Tensor, value: Any, track: bool) -> None:
     """torch's setitem copy: same shape -> copy_, 0-dim -> fill_, else expand then copy_."""
     if not isinstance(value, Tensor):
         if track:  # torch wraps the number in a 0-dim tensor: FillBackward3
-            value = T.make(jnp.asarray(value, dst._dtype.np), dst.device, dst._dtype)
+            value = T.make_on(jnp.asarray(value, dst._dtype.np), dst.device, dst._dtype)
             graph.commit_inplace(dst, fill(dst, value))
         else:
             _write_basic(dst, value)

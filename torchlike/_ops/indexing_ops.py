@@ -592,7 +592,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> 
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _broadcast_shapes(tuple(mask._shape), tuple(input._shape))
     m = np.broadcast_to(mask._host(), shape).reshape(-1)
-    idx = T.make(jnp.asarray(np.flatnonzero(m)), input.device)
+    idx = T.make_on(jnp.asarray(np.flatnonzero(m)), input.device)
     result = _masked_gather(input, idx, shape)
     if out is not None:
         registry.copy_to_out(result, out)
@@ -644,7 +644,7 @@ def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 
 def _int64(arr: Any, device: Any) -> Tensor:
-    return T.make(jnp.asarray(np.asarray(arr, np.int64)), device)
+    return T.make_on(jnp.asarray(np.asarray(arr, np.int64)), device)
 
 
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
@@ -696,7 +696,7 @@ def _unique_host(x: np.ndarray, dim: int | None, consecutive: bool) -> tuple:
 
 def _unique_result(input: Tensor, vals: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
                    return_inverse: bool, return_counts: bool) -> Any:  # fmt: skip
-    out = T.make(jnp.asarray(vals).astype(input._dtype.np), input.device, input._dtype)
+    out = T.make_on(jnp.asarray(vals).astype(input._dtype.np), input.device, input._dtype)
     if not return_inverse and not return_counts:
         return out
     res = [out]

@@ -344,7 +344,7 @@ def _chol_info(A: Tensor, info: Tensor, upper: bool) -> Tensor:
     orders = np.array([_leading_order(m) if b else 0 for m, b in zip(flat_m, host.reshape(-1))], np.int32)
     from .._core import tensor as T
 
-    return T.make(jnp.asarray(orders.reshape(host.shape)), info.device)
+    return T.make_on(jnp.asarray(orders.reshape(host.shape)), info.device)
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:

@@ -247,9 +247,10 @@ def _memory_order(values: Any, shape: tuple, stride: tuple) -> Any:
 
 def _to_device(values: Any, dev: _device.device) -> Any:
     if isinstance(values, np.ndarray):
-        arr = jnp.asarray(values)
-        return arr if dev.type == "cpu" else jax.device_put(arr, _device.jax_device(dev))
-    return values
+        values = jnp.asarray(values)
+    if dev.type == "cpu" or isinstance(values, jax.core.Tracer):
+        return values
+    return jax.device_put(values, _device.jax_device(dev))
 
 
 def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) -> Tensor:
@@ -454,7 +455,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
 
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None,
               out: Tensor | None = None) -> Tensor:
-    t = T.make(jnp.zeros(tuple(input._shape), input._dtype.np), input.device, input._dtype)
+    t = T.make_on(jnp.zeros(tuple(input._shape), input._dtype.np), input.device, input._dtype)
     with grad_mode.no_grad():
         bernoulli_(t, input if p is None else p, generator=generator)
     return _finish(t, False, out)

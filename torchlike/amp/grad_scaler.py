@@ -137,7 +137,7 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         inv_scale = T.make(jnp.reciprocal(self._scale._data().astype(jnp.float64)).astype(jnp.float32),
                            self._scale.device)  # fmt: skip
-        found_inf = T.make(jnp.zeros((), jnp.float32), self._scale.device)
+        found_inf = T.make_on(jnp.zeros((), jnp.float32), self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         state["stage"] = OptState.UNSCALED
 

@@ -52,7 +52,7 @@ def _make_grads(roots: Sequence[Tensor], grads: Sequence[Any], create_graph: boo
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t._dtype}"
                 )
-            g = T.make(jnp.ones(t._shape, t._dtype.np), t._buf.device)
+            g = T.make_on(jnp.ones(t._shape, t._dtype.np), t._buf.device)
         elif not isinstance(g, Tensor):
             from .._ops import creation
 

@@ -421,7 +421,7 @@ class LBFGS(Optimizer):
 
 
 def _scalar_tensor(v: Any, device: Any) -> Tensor:
-    return T.make(jnp.asarray(np.asarray(v)), device)
+    return T.make_on(jnp.asarray(np.asarray(v)), device)
 
 
 def _host(v: Any, sdt: Any) -> Any:
