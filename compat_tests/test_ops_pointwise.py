@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from _harness import check, check_raises, to_lib
 
 import torchlike
-from _harness import check, check_raises, to_lib
 from torchlike.autograd import engine
 
 
@@ -23,6 +23,7 @@ def _per_node_backward():
     old, engine.FUSE_AFTER = engine.FUSE_AFTER, 10**9
     yield
     engine.FUSE_AFTER = old
+
 
 INF, NAN = np.inf, np.nan
 # 4x4 with 0, ties between A and B, negatives and halves; a row of special values for the unary ops

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from _harness import check, check_raises, to_lib
+
 from torchlike.autograd import engine
 
 NAN, INF = np.nan, np.inf
@@ -96,8 +96,9 @@ def _fn(expr):
     return eval(f"lambda t, x: {expr}")  # noqa: S307 - test table of call expressions
 
 
-@pytest.mark.parametrize("name,expr,dtype", [a for a in ALL if a[1:] not in SKIP], ids=[f"{e}-{d}" for _, e, d in ALL
-                                                                                   if (e, d) not in SKIP])
+@pytest.mark.parametrize(
+    "name,expr,dtype", [a for a in ALL if a[1:] not in SKIP], ids=[f"{e}-{d}" for _, e, d in ALL if (e, d) not in SKIP]
+)
 def test_reduction(name, expr, dtype):
     base = XN if name in NAN_INPUT else X
     kw = {"dtype": "bfloat16"} if dtype == "bfloat16" else {}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from _harness import check, check_raises, to_lib
+
 from torchlike.autograd import engine
 
 NAN = np.nan
@@ -70,8 +70,12 @@ def _as(x, dtype):
 
 
 ALL = [(n, e, "float32") for n, es in CASES.items() for e in es]
-ALL += [(n, es[0], dt) for n, es in CASES.items() for dt in ("float64", "int64", "bool", "float16", "bfloat16")
-        if n != "kthvalue" or dt in ("int64", "bool")]  # (each kthvalue kernel is a slow-compiling loop)
+ALL += [
+    (n, es[0], dt)
+    for n, es in CASES.items()
+    for dt in ("float64", "int64", "bool", "float16", "bfloat16")
+    if n != "kthvalue" or dt in ("int64", "bool")
+]  # (each kthvalue kernel is a slow-compiling loop)
 
 
 @pytest.mark.parametrize("name,expr,dtype", ALL, ids=[f"{e}-{d}" for _, e, d in ALL])

@@ -38,7 +38,7 @@ def _integral(dt: D.dtype | None) -> bool:
 
 
 def _not_implemented(kernel: str, dt: D.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{D.cpp_name(dt)}\'')
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{D.cpp_name(dt)}'")
 
 
 def _no_bool(kernel: str) -> Callable:
@@ -156,9 +156,7 @@ def _div_name(static: tuple, dyn: tuple) -> str:
 def _div_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
     mode = static[0]
     if mode not in (None, "trunc", "floor"):
-        raise RuntimeError(
-            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'"
-        )
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
     if mode is not None:
         _int_division(f"div_{mode}_cpu")(cdt, dyn, static)
 
@@ -618,9 +616,7 @@ def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
     input, end, weight = dyn
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._dtype is not input._dtype:
-            raise RuntimeError(
-                f"expected dtype {_c_type(input._dtype)} for `{name}` but got dtype {_c_type(t._dtype)}"
-            )
+            raise RuntimeError(f"expected dtype {_c_type(input._dtype)} for `{name}` but got dtype {_c_type(t._dtype)}")
     if not (input._dtype.is_floating_point or input._dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise _not_implemented(f"lerp_kernel_{kind}", input._dtype)
@@ -812,7 +808,9 @@ def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _xlogy(x, y), (dx * gx + dy * x / y).astype(x.dtype)
 
 
-@defop(promote="float", inplace=True, out=True, grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"))
+@defop(
+    promote="float", inplace=True, out=True, grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2")
+)
 def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     x, y = jnp.broadcast_arrays(input, other)
     return _xlogy(x, y)
