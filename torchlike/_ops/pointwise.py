@@ -60,12 +60,14 @@ def _has_zero(x: Any) -> bool:
 
 
 def _int_division(kernel: str, pos: int = 1) -> Callable:
-    """torch: integer division by zero raises; bool has no kernel."""
+    """torch: integer division by zero raises on CPU (CUDA does not check); bool has no kernel."""
 
     def check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         if cdt is D.bool:
             raise _not_implemented(kernel, cdt)
-        if _integral(cdt) and _has_zero(dyn[pos]):
+        d = dyn[pos]
+        on_cpu = not isinstance(d, Tensor) or d._buf.device.type == "cpu"
+        if _integral(cdt) and on_cpu and _has_zero(d):
             raise RuntimeError("ZeroDivisionError")
 
     return check
@@ -325,9 +327,13 @@ def _sign(x: Any) -> Any:
     return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
 
 
+@jax.custom_jvp
 def _abs0(x: Any) -> Any:
-    # torch: d|x|/dx = sign(x), 0 at 0 and at NaN (JAX's abs gives 1 at 0)
-    return x * _sign(x)
+    return jnp.abs(x)
+
+
+# torch: d|x|/dx = sign(x): 0 at 0 and at NaN (JAX's abs gives 1 at 0)
+_abs0.defjvp(lambda p, t: (_abs0(p[0]), t[0] * _sign(p[0])))
 
 
 @defop(inplace=True, out=True, aliases=("absolute",), dtypes="nobool")
