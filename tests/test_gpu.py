@@ -120,3 +120,13 @@ def test_save_and_load_cuda_tensors(tmp_path):
     torch.save({"x": x}, tmp_path / "c.pt")
     assert torch.load(tmp_path / "c.pt")["x"].is_cuda
     assert not torch.load(tmp_path / "c.pt", map_location="cpu")["x"].is_cuda
+
+
+def test_results_of_ops_stay_on_the_gpu():
+    # arrays behind CUDA tensors must be committed to the GPU, or XLA moves work to the default (CPU) device
+    a = torch.ones(8, 8, device="cuda")
+    b = torch.zeros(8, 8, device="cuda")
+    for t in (a, b, a + b, a * 2, a @ b, a.sum(1), torch.rand(3, device="cuda"), a[torch.tensor([1, 2], device="cuda")]):
+        arr = t._data()
+        assert next(iter(arr.devices())).platform == "gpu"
+        assert arr.committed

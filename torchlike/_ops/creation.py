@@ -228,12 +228,14 @@ def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
 _fill_kernels: dict = {}
 
 
-def _filled(shape: tuple, dt: D.dtype, value: Any) -> Any:
-    key = (shape, dt)
+def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
+    """A filled array made on ``jdev`` (committed there, so later ops run there too)."""
+    key = (shape, dt, jdev)
     k = _fill_kernels.get(key)
     if k is None:
         np_dt = dt.np
-        k = _fill_kernels[key] = jax.jit(lambda v: jnp.full(shape, v, np_dt))
+        out = None if jdev is None else jax.sharding.SingleDeviceSharding(jdev)
+        k = _fill_kernels[key] = jax.jit(lambda v: jnp.full(shape, v, np_dt), out_shardings=out)
     return k(value)
 
 
@@ -244,11 +246,7 @@ def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requir
     if dt is None:
         dt = D.scalar_dtype(value) if name == "full" else D.get_default_dtype()
     dev = _dev(device if device is not None else (out.device if out is not None else None))
-    if dev.type == "cpu":
-        arr = _filled(shape, dt, value)
-    else:
-        with jax.default_device(_device.jax_device(dev)):
-            arr = _filled(shape, dt, value)
+    arr = _filled(shape, dt, value, None if dev.type == "cpu" else _device.jax_device(dev))
     t = T.make(arr, dev, dt)
     if requires_grad:
         t.requires_grad_(True)

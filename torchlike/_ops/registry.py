@@ -339,7 +339,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             if device is None:
                 device = dev
             elif dev is not device and device != dev:
-                device = _merge_device(device, dev, a)
+                device = _merge_device(device, dev, a, tensors)
             if a._view is None and buf.np is None and T.hook is None:
                 arrays.append(buf.array)
             else:
@@ -520,14 +520,18 @@ def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, k
     return jitted
 
 
-def _merge_device(current: Any, dev: Any, t: Tensor) -> Any:
+def _merge_device(current: Any, dev: Any, t: Tensor, seen: list = ()) -> Any:
     if current is None:
         return dev
     if current == dev:
         return current
-    # torch lets a 0-dim CPU tensor join tensors on another device
+    # torch lets 0-dim CPU tensors join tensors on another device, in either order
     if not t._shape and dev.type == "cpu":
         return current
+    if current.type == "cpu" and all(
+        not x._shape for _, x in seen if isinstance(x, Tensor) and x._buf.device.type == "cpu"
+    ) and all(isinstance(x, Tensor) for _, x in seen):
+        return dev
     raise RuntimeError(
         f"Expected all tensors to be on the same device, but found at least two devices, {current} and {dev}!"
     )
