@@ -67,13 +67,16 @@ def _group_update(cls: type, static: tuple, h: Any, ps: list, gs: list, ss: list
     return out
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1))
-def fused_update(cls: type, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
+@functools.partial(jax.jit, static_argnums=(0, 1, 7))
+def fused_update(cls: type, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any,
+                 exact: bool = True) -> list:
     """The whole optimizer step: every parameter of every group, one XLA program.
 
-    ``zero`` is a runtime 0 for the rounding fences of ``_math``.
+    ``zero`` is a runtime 0 for the rounding fences of ``_math``. ``exact`` (CPU parameters)
+    reproduces torch's CPU rounding; on GPUs, where torch's own fused kernels round differently
+    anyway, plain arithmetic lets XLA fuse freely.
     """
-    with M.fence_zero(zero):
+    with M.fence_zero(zero, exact):
         return [_group_update(cls, *args) for args in zip(statics, hypers, params, grads, states)]
 
 
@@ -184,7 +187,8 @@ class FusedOptimizer(Optimizer):
             states.append([_arrays(state.get(p)) for p in ps])
         if not plist:
             return
-        out = fused_update(type(self), tuple(statics), hypers, params, grads, states, _ZERO)
+        exact = all(p.device.type == "cpu" for ps in plist for p in ps)
+        out = fused_update(type(self), tuple(statics), hypers, params, grads, states, _ZERO, exact)
         for ps, results in zip(plist, out):
             for p, (new_p, new_state) in zip(ps, results):
                 p._assign(new_p)

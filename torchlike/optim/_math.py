@@ -36,21 +36,24 @@ _F32 = jnp.dtype("float32")
 _INT_OF = {_F32: jnp.int32, _F64: jnp.int64}
 
 _zero: list = [None]  # the opaque zero of the kernel being traced
+_exact: list = [True]  # reproduce torch's CPU rounding (False: plain arithmetic, XLA fuses freely)
 
 
 @contextlib.contextmanager
-def fence_zero(zero: Any) -> Iterator[None]:
+def fence_zero(zero: Any, exact: bool = True) -> Iterator[None]:
     """Within a traced kernel, use ``zero`` (a runtime int64 argument equal to 0) for fences."""
-    old = _zero[0]
-    _zero[0] = zero
+    old = _zero[0], _exact[0]
+    _zero[0], _exact[0] = zero, exact
     try:
         yield
     finally:
-        _zero[0] = old
+        _zero[0], _exact[0] = old
 
 
 def _fence(x: Any) -> Any:
     """``x`` unchanged, but opaque to floating-point contraction."""
+    if not _exact[0]:
+        return x
     z = _zero[0]
     if z is None:
         raise RuntimeError("torchlike.optim._math used outside fence_zero()")
@@ -80,7 +83,7 @@ def _s_add(value: Any, dt: Any) -> Any:
 
 def _fma(a: Any, b: Any, c: Any, dt: Any) -> Any:
     """``a * b + c`` with one rounding (opmath operands), then cast to ``dt``."""
-    if _opmath(dt) == _F64:
+    if _opmath(dt) == _F64 or not _exact[0]:
         return (a * b + c).astype(dt)  # left to LLVM's contraction
     return (a.astype(_F64) * b.astype(_F64) + c.astype(_F64)).astype(_F32).astype(dt)
 
@@ -116,6 +119,8 @@ def div(x: Any, other: Any) -> Any:
 def div_scalar(x: Any, value: Any) -> Any:
     """``x / value`` for a Python number (a true division, not a reciprocal multiply)."""
     v = _s(value, x.dtype)
+    if not _exact[0]:
+        return (_up(x) / v).astype(x.dtype)
     if _opmath(x.dtype) == _F64:
         return (x / jax.lax.optimization_barrier(jnp.broadcast_to(v, x.shape))).astype(x.dtype)
     # a float64 quotient of float32 operands rounds to the correctly rounded float32 quotient
