@@ -30,6 +30,7 @@ import weakref
 from typing import Any, Callable
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from .._core import tensor as T
@@ -70,6 +71,7 @@ class _Discover:
     def __init__(self) -> None:
         self._created: weakref.WeakSet = weakref.WeakSet()
         self.touched: dict[int, Buffer] = {}
+        self.written: set[int] = set()
         self.scalars: dict = {}
 
     def created(self, buf: Buffer) -> None:
@@ -78,6 +80,10 @@ class _Discover:
     def read(self, buf: Buffer) -> None:
         if buf not in self._created:
             self.touched[id(buf)] = buf
+
+    def write(self, buf: Buffer) -> None:
+        self.read(buf)
+        self.written.add(id(buf))
 
 
 class _NeedScalar(Exception):
@@ -101,6 +107,8 @@ class _TraceHook:
         if id(buf) in self.lifted or buf in self._created:
             return
         raise _NeedState(buf)
+
+    write = read
 
 
 class _TraceRNG:
@@ -142,7 +150,8 @@ class _Entry:
     """One compiled program for one call signature."""
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
-                 "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "__weakref__")  # fmt: skip
+                 "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
+                 "__weakref__")  # fmt: skip
 
 
 def _user_frame(tb: Any) -> str:
@@ -246,12 +255,17 @@ class CompiledFunction:
     def _discover(self, key: Any, args: tuple, kwargs: dict) -> Any:
         hook = _Discover()
         input_bufs = {id(x._buf) for x in _flatten((args, kwargs))[0] if isinstance(x, Tensor)}
+        from ..autograd import engine
+
+        backwards = engine.stats["backward_calls"]
         prev = T.hook
         T.hook = hook
         try:
             result = self.fn(*args, **kwargs)
         finally:
             T.hook = prev
+        self.training_step = engine.stats["backward_calls"] > backwards
+        self.written = hook.written
         state = [b for i, b in hook.touched.items() if i not in input_bufs]
         # Buffers created by this call that outlive it (optimizer state, .grads) are state from the
         # next call on; the result's own buffers are not.
@@ -306,10 +320,15 @@ class CompiledFunction:
                 seen.add(id(t._buf))
                 in_bufs.append(t._buf)
         state = [b for b in state if id(b) not in seen]
+        # Buffers the step writes come first: a training step donates them (XLA updates in place).
+        written = getattr(self, "written", set())
+        state = [b for b in state if id(b) in written] + [b for b in state if id(b) not in written]
+        n_mut = sum(id(b) in written for b in state)
         all_bufs = state + in_bufs
         info: dict = {}
 
-        def pure(state_arrays: list, input_arrays: list, scalar_values: list, rng_key: Any) -> tuple:
+        def pure(mut_arrays: list, ro_arrays: list, input_arrays: list, scalar_values: list, rng_key: Any) -> tuple:
+            state_arrays = list(mut_arrays) + list(ro_arrays)
             saved = [(b, b.array, b.np) for b in all_bufs]
             for b, a in zip(all_bufs, list(state_arrays) + list(input_arrays)):
                 b.array = a
@@ -335,7 +354,9 @@ class CompiledFunction:
                         if isinstance(o, jax.core.Tracer):
                             raise jax.errors.ConcretizationTypeError(o, "returned a traced non-tensor value")
                         out_static.append(("v", o))
-                new_state = [b.array for b in state]
+                # only state the function replaced is an output (returning an unchanged input would copy it)
+                changed = [k for k, b in enumerate(state) if b.array is not state_arrays[k]]
+                new_state = [state[k].array for k in changed]
                 outs_ids = {id(a) for a in out_arrays}
                 escaped = [b for b in list(hook._created)
                            if isinstance(b.array, jax.core.Tracer) and id(b.array) not in outs_ids]  # fmt: skip
@@ -345,8 +366,8 @@ class CompiledFunction:
                     if t._grad is not before:
                         effects.append((weakref.ref(t), t._grad))
                 info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
-                            has_random=rng.count > 0, owners=owners)  # fmt: skip
-                return out_arrays, new_state, escaped_arrays, rng.next_key()
+                            has_random=rng.count > 0, owners=owners, changed=changed)  # fmt: skip
+                return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else rng_key
             finally:
                 T.hook, random.trace_rng = prev_hook, prev_rng
                 for b, a, n in saved:
@@ -356,9 +377,12 @@ class CompiledFunction:
         state_arrays = [b.get() for b in state]
         input_arrays = [b.get() for b in in_bufs]
         scalar_values = [_scalar_value(c, k) for c, k in scalars]
-        jitted = jax.jit(pure)
-        lowered = jitted.lower(state_arrays, input_arrays, scalar_values, self._key_state())
-        compiled = lowered.compile()
+        donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()
+        jitted = jax.jit(pure, donate_argnums=donate)
+        # Lowering traces the function (and fills ``info``); the jitted callable then compiles on its
+        # first call and is called through JAX's fast C++ path afterwards.
+        jitted.lower(state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state())
+        compiled = jitted
         stats["compiles"] += 1
         if self.cache:
             self._note_recompile(None, "new input shapes, dtypes, static arguments or grad mode")
@@ -375,7 +399,10 @@ class CompiledFunction:
         entry.has_random = info["has_random"]
         entry.calls = 0
         entry.scalars = list(scalars)
+        entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
+        entry.n_mut = n_mut
+        entry.training = bool(donate) or getattr(self, "training_step", False)
         entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
         return entry
 
@@ -398,13 +425,16 @@ class CompiledFunction:
         state_arrays = [b.get() for b in entry.state]
         input_arrays = [b.get() for b in in_bufs]
         scalar_values = [_scalar_value(c, k) for c, k in entry.scalars]
+        n = entry.n_mut
+        mut = state_arrays[:n]
+        if entry.training and len({id(a) for a in mut}) != n:  # an array held twice can't be donated twice
+            mut = [jnp.copy(a) for a in mut]
         out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
-            state_arrays, input_arrays, scalar_values, self._key_state()
+            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state()
         )
         self._rng_key = new_key
-        for b, a in zip(entry.state, new_state):
-            if b.array is not a:
-                b.set(a)
+        for b, a in zip(entry.changed, new_state):
+            b.set(a)
         for ref, a in zip(entry.escaped, escaped_arrays):
             b = ref()
             if b is not None:
@@ -416,7 +446,8 @@ class CompiledFunction:
         entry.calls += 1
         stats["calls"] += 1
         out = self._wrap(entry, out_arrays)
-        self._maybe_record(entry, out, state_arrays, input_arrays, scalar_values, leaves)
+        if not entry.training:  # a training step already ran its backward: its outputs are results
+            self._maybe_record(entry, out, state_arrays, input_arrays, scalar_values, leaves)
         return out
 
     def _wrap(self, entry: _Entry, out_arrays: list) -> Any:
@@ -449,7 +480,7 @@ class CompiledFunction:
 
     def _checked_call(self, entry: _Entry, args: tuple, kwargs: dict, leaves: list) -> Any:
         """mode='check': run compiled, then eagerly from the same state, and compare."""
-        snapshot = [(b, b.get()) for b in entry.state]
+        snapshot = [(b, jnp.copy(b.get())) for b in entry.state]  # copies: the compiled call donates
         grads = [(ref(), ref()._grad) for ref, _, _ in entry.state_tensors if ref() is not None]
         compiled_out = self._run(entry, leaves)
         compiled_state = [b.get() for b in entry.state]
@@ -523,10 +554,12 @@ def _forward_only(entry: _Entry) -> Callable:
     for that must not leave traced ``.grad``s behind, so they are restored afterwards."""
     pure = entry.pure
 
+    n = entry.n_mut
+
     def fwd(s: list, i: list, v: list, k: Any) -> tuple:
         owners = [(t, t._grad) for t in (ref() for ref, _, _ in entry.state_tensors) if t is not None]
         try:
-            return tuple(pure(s, i, v, k)[0])
+            return tuple(pure(s[:n], s[n:], i, v, k)[0])
         finally:
             for t, g in owners:
                 t._grad = g
@@ -567,11 +600,8 @@ def _ambient() -> tuple:
     from .._core import dtype as D
 
     amb = [D.get_default_dtype()]
-    try:
-        from ..amp import _autocast
+    from ..amp import autocast_mode
 
-        amb.append(_autocast.state_key())
-    except ImportError:
-        pass
+    amb.append(autocast_mode.state_key())
     return tuple(amb)
 
