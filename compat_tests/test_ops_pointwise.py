@@ -95,8 +95,8 @@ CUSTOM_GRAD = {"abs", "sign", "sgn", "rsqrt", "logit", "lgamma", "digamma", "i0"
 # bfloat16 for the families whose kernels differ (the transcendental ones share one code path)
 BF16_UNARY = {"abs", "neg", "sign", "sqrt", "rsqrt", "exp", "log", "sigmoid", "logit", "lgamma", "floor", "round",
               "frac", "nan_to_num", "signbit", "isnan"}  # fmt: skip
-# the plain float functions (sin, exp, erf, ...) take integer/bool input through the same table cast: a few of
-# them carry those dtypes for the family
+# the plain float functions (sin, exp, erf, ...) share one path (table cast, then the JAX function): a few of
+# them carry the integer, bool and float64 cases for the family
 FLOAT_FAMILY = {"sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
                 "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv",
                 "deg2rad", "rad2deg", "sinc"}  # fmt: skip
@@ -106,7 +106,7 @@ INT_FAMILY_REPS = {"sqrt", "exp", "log", "sigmoid", "erfinv", "deg2rad"}
 def _unary_dtype_wanted(name, dt):
     if dt == "bfloat16":
         return name in BF16_UNARY
-    if dt in ("int64", "bool") and name in FLOAT_FAMILY:
+    if dt in ("int64", "bool", "float64") and name in FLOAT_FAMILY:
         return name in INT_FAMILY_REPS
     return True
 
