@@ -120,3 +120,23 @@ def from_jax(jdev: Any) -> device:
     if jdev.platform == "cpu":
         return CPU
     return device("cuda", _gpus().index(jdev))
+
+
+def onto_mesh(tree: Any, error: Exception) -> Any:
+    """Replicate the single-device arrays of ``tree`` over the mesh of its sharded ones (torch's
+    DataParallel lets a tensor on cuda:0 meet the batch-split arrays); re-raise ``error`` if none."""
+    mesh = None
+    for a in jax.tree_util.tree_leaves(tree):
+        sh = getattr(a, "sharding", None)
+        if sh is not None and len(sh.device_set) > 1 and hasattr(sh, "mesh"):
+            mesh = sh.mesh
+            break
+    if mesh is None:
+        raise error
+    rep = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+
+    def move(a: Any) -> Any:
+        sh = getattr(a, "sharding", None)
+        return jax.device_put(a, rep) if sh is not None and len(sh.device_set) == 1 else a
+
+    return jax.tree_util.tree_map(move, tree)

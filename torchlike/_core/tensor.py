@@ -62,7 +62,7 @@ class Buffer:
 
     def set(self, array: Any) -> None:
         if hook is not None:
-            hook.read(self)
+            hook.write(self)
         if self.np is not None:
             np.copyto(self.np, np.asarray(array), casting="unsafe")
         self.array = array
@@ -673,7 +673,7 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
 def make_on(array: Any, device: _device.device, dtype: _dtype.dtype | None = None) -> Tensor:
     """``make`` for an array created outside a kernel (on JAX's default device, the CPU): it is first
     moved to ``device`` so the tensor is where it says it is."""
-    if device.type != "cpu":
+    if device.type != "cpu" and not isinstance(array, jax.core.Tracer):  # traced: XLA places it
         array = jax.device_put(array, _device.jax_device(device))
     return make(array, device, dtype)
 

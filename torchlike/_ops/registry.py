@@ -244,26 +244,6 @@ def _category_error(op: OpDef, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{D.cpp_name(dt)}\'')
 
 
-def _onto_mesh(arrays: list) -> list:
-    """Replicate single-device arguments over the mesh of the sharded ones (torch's DataParallel lets
-    a tensor on cuda:0 meet the gathered, batch-split outputs)."""
-    mesh = None
-    for a in jax.tree_util.tree_leaves(arrays):
-        sh = getattr(a, "sharding", None)
-        if sh is not None and len(sh.device_set) > 1 and hasattr(sh, "mesh"):
-            mesh = sh.mesh
-            break
-    if mesh is None:
-        raise
-    rep = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
-
-    def move(a: Any) -> Any:
-        sh = getattr(a, "sharding", None)
-        return jax.device_put(a, rep) if sh is not None and len(sh.device_set) == 1 else a
-
-    return jax.tree_util.tree_map(move, arrays)
-
-
 _scalar_cache: dict = {}
 
 
@@ -429,7 +409,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
         result = kernel(*arrays)
     except (ValueError, TypeError) as e:
         if "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
-            result = kernel(*_onto_mesh(arrays))
+            result = kernel(*_device.onto_mesh(arrays, e))
         elif "ncompatible shapes for broadcasting" in str(e):
             raise _broadcast_error(arrays) or e from None
         else:

@@ -264,7 +264,19 @@ def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> t
         if len(_vjp_kernels) > 4096:
             _vjp_kernels.clear()
         k = _vjp_kernels[key] = jax.jit(lambda a, c: _node_vjp(kernel, diff, a, c))
-    return k(args, cts)
+    return _mesh_safe(k, args, cts)
+
+
+def _mesh_safe(k: Any, *args: Any) -> Any:
+    """Call ``k``; if single-device and mesh-sharded arrays meet (DataParallel), replicate and retry."""
+    try:
+        return k(*args)
+    except ValueError as e:
+        if "ncompatible devices" not in str(e):
+            raise
+        from .._core import device as _device
+
+        return k(*_device.onto_mesh(args, e))
 
 
 def _has_intermediate_hooks(nodes: list) -> bool:
@@ -323,6 +335,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if grad_tensors is None or isinstance(grad_tensors, Tensor):
         grad_tensors = (grad_tensors,) * len(tensors) if grad_tensors is None else (grad_tensors,)
     grads = _make_grads(tensors, grad_tensors, create_graph)
+    stats["backward_calls"] += 1
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
@@ -460,7 +473,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
                     for l in prog.leaves
                 ]
                 stats["fused_calls"] += 1
-                new_grads, wanted = entry(node_args, root_cts, olds)
+                new_grads, wanted = _mesh_safe(entry, node_args, root_cts, olds)
                 wanted = dict(enumerate(wanted))
                 return [_Summed(g) if o is not None else g for g, o in zip(new_grads, olds)], wanted
     stats["per_node_calls"] += 1
