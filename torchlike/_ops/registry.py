@@ -20,6 +20,7 @@ from typing import Any, Callable, NamedTuple
 import jax
 import numpy as np
 
+from .._core import device as _device
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor
