@@ -628,29 +628,39 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 wrap_dim = _wrap_dim
 
 
+def _tensor(cls: type, buf: Buffer, vc: VersionCounter, view: Any, base: Any, shape: Size,
+            dtype: _dtype.dtype) -> Tensor:
+    """A tensor object with every slot set: no grad, no history, no cached view read."""
+    t = _new(cls)
+    t._buf = buf
+    t._vc = vc
+    t._view = view
+    t._base_t = base
+    t._shape = shape
+    t._dtype = dtype
+    t._cache = None
+    t._cache_src = None
+    t._rg = False
+    t._node = None
+    t._out_nr = 0
+    t._node_v = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
 def _alias(t: Tensor) -> Tensor:
     """A new tensor over the same buffer and view, outside the graph."""
-    r = _new(Tensor)
-    r._buf = t._buf
-    r._vc = t._vc
-    r._view = t._view
-    r._base_t = None if t._view is None else t._base_t
-    r._shape = t._shape
-    r._dtype = t._dtype
+    r = _tensor(Tensor, t._buf, t._vc, t._view, None if t._view is None else t._base_t, t._shape, t._dtype)
     r._cache = t._cache
     r._cache_src = t._cache_src
-    r._rg = False
-    r._node = None
-    r._out_nr = 0
-    r._node_v = 0
-    r._grad = None
-    r._hooks = None
-    r._retains_grad = False
     return r
 
 
 def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, cls: type = Tensor) -> Tensor:
     """Wrap a fresh JAX array (no aliases) as a new base tensor."""
+    # NOTE: _tensor() written out: this runs once per op, and the extra call is measurable
     t = _new(cls)
     t._buf = Buffer(array, device)
     t._vc = VersionCounter()
@@ -680,23 +690,8 @@ def make_on(array: Any, device: _device.device, dtype: _dtype.dtype | None = Non
 
 def make_view(base: Tensor, view: _views.View) -> Tensor:
     """A view of ``base`` (any tensor, itself possibly a view) with the given composed view."""
-    t = _new(Tensor)
-    t._buf = base._buf
-    t._vc = base._vc
-    t._view = view
-    t._base_t = base if base._view is None else base._base_t
-    t._shape = _size_new(Size, view.shape)
-    t._dtype = base._dtype
-    t._cache = None
-    t._cache_src = None
-    t._rg = False
-    t._node = None
-    t._out_nr = 0
-    t._node_v = 0
-    t._grad = None
-    t._hooks = None
-    t._retains_grad = False
-    return t
+    return _tensor(Tensor, base._buf, base._vc, view, base if base._view is None else base._base_t,
+                   _size_new(Size, view.shape), base._dtype)  # fmt: skip
 
 
 def from_numpy_shared(a: np.ndarray) -> Tensor:

@@ -321,28 +321,30 @@ def _refresh_saved(node: Node | None, t: Tensor, result: Tensor | None = None) -
         out.append((vc, v, d))
     node.saved = out
 
+def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple) -> None:
+    """Give ``out`` a one-output node ``kernel(*args)`` whose first ``len(sources)`` arguments come
+    from the tensors ``sources`` (those that require grad get gradients); nothing is saved."""
+    node = node_class(name)()
+    node.kernel = kernel
+    node.args = args
+    edges = [edge_of(src) for src in sources]
+    node.diff = tuple((pos, None) for pos, e in enumerate(edges) if e is not None)
+    node.edges = tuple(e for e in edges if e is not None)
+    node.input_edges = tuple(e or (None, 0) for e in edges)
+    node.out_meta = ((out._shape, out._dtype.np),)
+    node.saved = []
+    node.needs_saved = False
+    out._node = node
+    out._out_nr = 0
+    out._node_v = out._vc.v
+    out._rg = True
+
+
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:
     from .._core import views
 
-    steps = view.steps
-    node = node_class("CopySlices")()
-    node.kernel = views.write_kernel(steps)
-    node.args = [old_base._data(), value._data(), *view.dyn]
-    diff, edges = [], []
-    for pos, src in ((0, old_base), (1, value)):
-        e = edge_of(src)
-        if e is not None:
-            diff.append((pos, None))
-            edges.append(e)
-    node.diff = tuple(diff)
-    node.edges = tuple(edges)
-    node.input_edges = tuple(edge_of(s) or (None, 0) for s in (old_base, value))
-    node.out_meta = ((base._shape, base._dtype.np),)
-    node.saved = []
-    node.needs_saved = False
-    base._node = node
-    base._out_nr = 0
-    base._rg = True
+    args = [old_base._data(), value._data(), *view.dyn]
+    _attach(base, "CopySlices", views.write_kernel(view.steps), args, (old_base, value))
 
 
 def _refresh_view_node(t: Tensor) -> None:
@@ -351,37 +353,11 @@ def _refresh_view_node(t: Tensor) -> None:
 
     base = t._base_t
     t._node_v = t._vc.v
-    if not base._rg:
-        return
-    view = t._view
-    node = node_class("AsStridedBackward0")()
-    node.kernel = views.read_kernel(view.steps)
-    node.args = [base._data(), *view.dyn]
-    e = edge_of(base)
-    node.diff = ((0, None),)
-    node.edges = (e,)
-    node.input_edges = (e,)
-    node.out_meta = ((t._shape, t._dtype.np),)
-    node.saved = []
-    node.needs_saved = False
-    t._node = node
-    t._out_nr = 0
-    t._rg = True
+    if base._rg:
+        view = t._view
+        _attach(t, "AsStridedBackward0", views.read_kernel(view.steps), [base._data(), *view.dyn], (base,))
 
 
 def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
     """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
-    node = node_class(name)()
-    e = edge_of(input)
-    node.kernel = kernel
-    node.args = [input._data(), *dyn]
-    node.diff = ((0, None),)
-    node.edges = (e,)
-    node.input_edges = (e,)
-    node.out_meta = ((out._shape, out._dtype.np),)
-    node.saved = []
-    node.needs_saved = False
-    out._node = node
-    out._out_nr = 0
-    out._node_v = out._vc.v
-    out._rg = True
+    _attach(out, name, kernel, [input._data(), *dyn], (input,))

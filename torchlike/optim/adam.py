@@ -115,15 +115,7 @@ class Adam(FusedOptimizer):
     def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, decoupled, amsgrad = static
         lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
-        if maximize:
-            g = -g
-        if has_wd:
-            if decoupled:
-                p = M.mul_scalar(p, 1 - lr * weight_decay)
-            else:
-                g = M.add(g, p, weight_decay)
-        exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
-        exp_avg_sq = M.addcmul(M.mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
+        p, g, exp_avg, exp_avg_sq = M.adam_moments(p, g, st, lr, beta1, beta2, weight_decay, maximize, has_wd, decoupled)
         new = {"step": c["step"], "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
         if amsgrad:
             v = new["max_exp_avg_sq"] = M.maximum(st["max_exp_avg_sq"], exp_avg_sq)
