@@ -197,7 +197,7 @@ def _fork_patches(
         (T, "jnp", shim),
         (creation, "jnp", shim),
         (random_ops, "jnp", shim),
-        (creation, "_filled", lambda shape, dt, value: np.full(shape, value, dt.np)),
+        (creation, "_filled", lambda shape, dt, value, jdev=None: np.full(shape, value, dt.np)),
         (jax, "device_put", _host_device_put),
         # a new compilation is the first thing that would hang: the catch-all
         (compiler, "backend_compile_and_load", _refuse_compile),
