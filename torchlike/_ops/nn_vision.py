@@ -400,9 +400,27 @@ def _values(value: Any, query: Any, enable_gqa: bool) -> Any:
 
 @defop(promote=None, method=False, grad_name=_sdpa_name, autocast="lower")
 def _sdpa(query: RawTensor, key: RawTensor, value: RawTensor, attn_mask: OptRawTensor, is_causal: bool, scale: Any,
-          enable_gqa: bool) -> Any:  # fmt: skip
+          enable_gqa: bool, fused: bool = False) -> Any:  # fmt: skip
+    """``fused`` (4-D inputs on a GPU): JAX's dot_product_attention, which uses cuDNN's fused
+    attention where it can, instead of materialising the attention matrix."""
+    if fused:
+        return _fused_attention(query, key, value, attn_mask, is_causal, scale)
     w = attention_scores(query, key, attn_mask, is_causal, scale, enable_gqa)
     return jnp.matmul(w, _values(value, query, enable_gqa))
+
+
+def _fused_attention(query: Any, key: Any, value: Any, attn_mask: Any, is_causal: bool, scale: Any) -> Any:
+    # torch's layout is (batch, heads, seq, dim); JAX's is (batch, seq, heads, dim)
+    q, k, v = (jnp.swapaxes(x, 1, 2) for x in (query, key, value))
+    mask = bias = None
+    if attn_mask is not None:
+        m = attn_mask.reshape((1,) * (4 - attn_mask.ndim) + attn_mask.shape)
+        if m.dtype == jnp.bool_:
+            mask = m
+        else:
+            bias = m.astype(q.dtype)
+    out = jax.nn.dot_product_attention(q, k, v, bias=bias, mask=mask, is_causal=is_causal, scale=scale)
+    return jnp.swapaxes(out, 1, 2)
 
 
 @defop(promote=None, method=False, grad_name="SoftmaxBackward0", autocast="lower")

@@ -37,7 +37,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         w = _dropout_apply(w, _dropout_noise(w, tuple(w.shape), dropout_p))
         heads = query.shape[-3] if query.dim() >= 3 else 1
         return V._sdpa_apply(w, value, heads, bool(enable_gqa))
-    return V._sdpa(query, key, value, attn_mask, bool(is_causal), scale, bool(enable_gqa))
+    fused = query.is_cuda and query.dim() == 4 and key.dim() == 4 and not enable_gqa
+    return V._sdpa(query, key, value, attn_mask, bool(is_causal), scale, bool(enable_gqa), fused)
 
 
 def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
