@@ -151,6 +151,7 @@ class _Entry:
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
+                 "packed",
                  "__weakref__")  # fmt: skip
 
 
@@ -211,7 +212,12 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         if self.check and entry.calls < config.check_calls and not entry.has_random:
             return self._checked_call(entry, args, kwargs, leaves)
-        return self._run(entry, leaves)
+        try:
+            return self._run(entry, leaves)
+        except _Retrace:
+            del self.cache[key]
+            self._note_recompile(key, "a lifted hyper-parameter changed type")
+            return self(*args, **kwargs)
 
     def _key(self, leaves: list, tree: Any) -> tuple:
         parts = []
@@ -333,6 +339,8 @@ class CompiledFunction:
             for b, a in zip(all_bufs, list(state_arrays) + list(input_arrays)):
                 b.array = a
                 b.np = None
+            if packed:  # the lifted numbers arrive as one float64 vector
+                scalar_values = jax.tree_util.tree_unflatten(scalar_tree, [scalar_values[j] for j in range(n_leaves)])
             lifted = {(id(c), k): v for (c, k), v in zip(scalars, scalar_values)}
             hook = _TraceHook({id(b) for b in all_bufs}, lifted)
             rng = _TraceRNG(rng_key)
@@ -377,6 +385,13 @@ class CompiledFunction:
         state_arrays = [b.get() for b in state]
         input_arrays = [b.get() for b in in_bufs]
         scalar_values = [_scalar_value(c, k) for c, k in scalars]
+        # Hyper-parameters are usually plain numbers: one float64 vector is one argument to dispatch,
+        # not one weakly typed scalar each.
+        leaves_, scalar_tree = jax.tree_util.tree_flatten(scalar_values)
+        n_leaves = len(leaves_)
+        packed = _all_numbers(leaves_)
+        if packed:
+            scalar_values = np.asarray(leaves_, np.float64)
         donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()
         jitted = jax.jit(pure, donate_argnums=donate)
         # Lowering traces the function (and fills ``info``); the jitted callable then compiles on its
@@ -399,6 +414,7 @@ class CompiledFunction:
         entry.has_random = info["has_random"]
         entry.calls = 0
         entry.scalars = list(scalars)
+        entry.packed = packed
         entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
         entry.n_mut = n_mut
@@ -425,6 +441,11 @@ class CompiledFunction:
         state_arrays = [b.get() for b in entry.state]
         input_arrays = [b.get() for b in in_bufs]
         scalar_values = [_scalar_value(c, k) for c, k in entry.scalars]
+        if entry.packed:
+            leaves_ = jax.tree_util.tree_leaves(scalar_values)
+            if not _all_numbers(leaves_):  # a hyper-parameter became a tensor: trace again
+                raise _Retrace
+            scalar_values = np.asarray(leaves_, np.float64)
         n = entry.n_mut
         mut = state_arrays[:n]
         if entry.training and len({id(a) for a in mut}) != n:  # an array held twice can't be donated twice
@@ -493,6 +514,14 @@ class CompiledFunction:
         _compare("output", _flatten(compiled_out)[0], _flatten(eager_out)[0])
         _compare("state", compiled_state, eager_state)
         return eager_out
+
+
+class _Retrace(Exception):
+    """A compiled entry no longer fits its call (e.g. a lifted number became a tensor)."""
+
+
+def _all_numbers(leaves: list) -> bool:
+    return bool(leaves) and all(type(v) in (int, float, bool) for v in leaves)
 
 
 def _scalar_value(container: Any, key: Any) -> Any:
