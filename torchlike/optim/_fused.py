@@ -58,12 +58,16 @@ def _one(update: Callable, static: tuple, h: Any, p: Any, g: Any, st: dict, c: d
 
 
 def _group_update(cls: type, static: tuple, h: Any, ps: list, gs: list, ss: list) -> list:
+    # Off the CPU (no exact torch rounding to reproduce) an optimizer may run as optax transformations.
+    update = cls._update
+    if not M._exact[0] and cls._update_optax is not None and cls._optax_ok(static):
+        update = cls._update_optax
     out = []
     for p, g, s in zip(ps, gs, ss):
         # NOTE: computing these scalars for all parameters at once (stacked) makes XLA's compile time grow
         # much faster with the number of parameters than this per-parameter form does
         coef = cls._prepare(static, h, {k: s[k] for k in cls._scalar_keys if k in s})
-        out.append(_one(cls._update, static, h, p, g, s, coef))
+        out.append(_one(update, static, h, p, g, s, coef))
     return out
 
 
@@ -118,6 +122,13 @@ class FusedOptimizer(Optimizer):
 
     _init: Callable | None = None
     _update: Callable
+    # The same update written with optax transformations, used where torch's CPU rounding needn't be
+    # reproduced (parameters on a GPU); ``_optax_ok(static)`` says which option sets it covers.
+    _update_optax: Callable | None = None
+
+    @staticmethod
+    def _optax_ok(static: tuple) -> bool:
+        return True
     _state_order: tuple[str, ...] = ()
     _scalar_keys: tuple[str, ...] = ("step",)  # the 0-dim states, stacked for ``_prepare``
     # torch's wording of the capturable device check, and whether XLA counts as supported

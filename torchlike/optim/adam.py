@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+import optax
 
 from .._core.tensor import Tensor
 from . import _math as M
@@ -123,3 +124,29 @@ class Adam(FusedOptimizer):
             v = exp_avg_sq
         denom = M.add_scalar(M.div_scalar(M.sqrt(v), c["bc2_sqrt"]), eps)
         return M.addcdiv(p, exp_avg, denom, -c["step_size"]), new
+
+    @staticmethod
+    def _optax_ok(static: tuple) -> bool:
+        return not static[3]  # optax's amsgrad keeps the max of the bias-corrected moment, torch of the raw one
+
+    @staticmethod
+    def _update_optax(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
+        """The update as optax's scale_by_adam (torch's eps placement: m_hat / (sqrt(v_hat) + eps)),
+        with L2 weight decay as add_decayed_weights before it, or AdamW's decoupled decay on ``p``."""
+        maximize, has_wd, decoupled, _ = static
+        lr, beta1, beta2, eps, weight_decay = h[0], h[1], h[2], h[3], h[4]
+        if maximize:
+            g = -g
+        if has_wd and decoupled:
+            p = p * (1 - lr * weight_decay)
+        chain, state = [], []
+        if has_wd and not decoupled:
+            chain.append(optax.add_decayed_weights(weight_decay))
+            state.append(optax.EmptyState())
+        count = (c["step"] - 1).astype(jnp.int32)  # optax counts completed steps
+        chain += [optax.scale_by_adam(beta1, beta2, eps), optax.scale(-lr)]
+        state += [optax.ScaleByAdamState(count=count, mu=st["exp_avg"], nu=st["exp_avg_sq"]), optax.EmptyState()]
+        updates, new_state = optax.chain(*chain).update(g, tuple(state), p)
+        adam = next(s for s in new_state if isinstance(s, optax.ScaleByAdamState))
+        new = {"step": c["step"], "exp_avg": adam.mu, "exp_avg_sq": adam.nu}
+        return optax.apply_updates(p, updates), new

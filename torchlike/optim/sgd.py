@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
+import optax
+
 from .._core.tensor import Tensor
 from . import _math as M
 from ._fused import FusedOptimizer, hyper
@@ -74,3 +77,35 @@ class SGD(FusedOptimizer):
             new["momentum_buffer"] = buf
             g = M.add(g, buf, momentum) if nesterov else buf
         return M.add(p, g, -lr), new
+
+    @staticmethod
+    def _optax_ok(static: tuple) -> bool:
+        return True
+
+    @staticmethod
+    def _update_optax(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
+        """The update as an optax chain: decayed weights, dampening, trace (momentum, Nesterov), scale
+        by -lr. torch starts the momentum buffer at the first gradient -- optax's trace from zeros --
+        and dampens the gradient only from the second step on."""
+        maximize, has_wd, has_momentum, nesterov = static
+        lr, momentum, dampening, weight_decay = h[0], h[1], h[2], h[3]
+        if maximize:
+            g = -g
+        chain, state = [], []
+        if has_wd:
+            chain.append(optax.add_decayed_weights(weight_decay))
+            state.append(optax.EmptyState())
+        buf = st.get("momentum_buffer")
+        if has_momentum:
+            if buf is not None:
+                chain.append(optax.scale(1 - dampening))
+                state.append(optax.EmptyState())
+            chain.append(optax.trace(decay=momentum, nesterov=nesterov))
+            state.append(optax.TraceState(trace=jnp.zeros_like(p) if buf is None else buf))
+        chain.append(optax.scale(-lr))
+        state.append(optax.EmptyState())
+        updates, new_state = optax.chain(*chain).update(g, tuple(state), p)
+        new = {}
+        if has_momentum:
+            new["momentum_buffer"] = next(s.trace for s in new_state if isinstance(s, optax.TraceState))
+        return optax.apply_updates(p, updates), new
