@@ -11,7 +11,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import optax
-
 from workloads import GPT_CFG
 
 

@@ -38,7 +38,6 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int) -
     sys.path.insert(0, os.path.dirname(HERE))
     if backend == "jax":
         import jax
-
         import jax_reference
 
         if workload not in jax_reference.MAKERS:

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from _harness import check
 
 R = np.random.RandomState(0)

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from _harness import check, check_raises
 
 X = np.random.RandomState(0).rand(3, 4).astype(np.float32)

@@ -11,7 +11,6 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-
 from differences import skip
 
 from torchlike.compat import compare_script, find_scripts

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from _harness import check, check_raises
 
 A = np.arange(12, dtype=np.float32).reshape(3, 4)

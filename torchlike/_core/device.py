@@ -40,7 +40,7 @@ class device:
         else:
             raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self.type = type
         self.index = index
         self._hash = hash((type, index))

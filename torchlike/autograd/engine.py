@@ -22,7 +22,6 @@ import numpy as np
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from . import grad_mode
 from .graph import AccumulateGrad, Node
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
