@@ -19,6 +19,22 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "Instan
            "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]  # fmt: skip
 
 
+def _register_affine(module: Module, affine: bool, bias: bool, shape: Any, device: Any, dtype: Any) -> None:
+    """The per-channel weight (ones) and optional bias (zeros) every norm layer registers, in torch's order."""
+    def make(wanted: bool) -> Parameter | None:
+        return Parameter(creation.empty(shape, device=device, dtype=dtype)) if wanted else None
+
+    module.register_parameter("weight", make(affine))
+    module.register_parameter("bias", make(affine and bias))
+
+
+def _reset_affine(module: Module) -> None:
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class _NormBase(Module):
     _version = 2
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
@@ -32,15 +48,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(creation.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, num_features, device, dtype)
         if self.track_running_stats:
             self.register_buffer("running_mean", creation.zeros(num_features, device=device, dtype=dtype))
             self.register_buffer("running_var", creation.ones(num_features, device=device, dtype=dtype))
@@ -60,10 +68,7 @@ class _NormBase(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
@@ -230,22 +235,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -270,22 +264,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, num_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
