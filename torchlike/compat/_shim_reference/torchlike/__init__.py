@@ -1,5 +1,8 @@
 """Stand-in for torchlike in `compare`'s reference run: a script written as `import torchlike as torch`
-(the examples) runs on real torch, with `torchlike.nn`, `torchlike.utils.data`... mapped to torch's."""
+(the examples) runs on real torch, with `torchlike.nn`, `torchlike.utils.data`... mapped to torch's.
+
+This directory is only ever put on the path of that reference subprocess, which runs real torch by
+definition; the torchlike package itself never imports it, so its runtime stays JAX-only."""
 
 import importlib
 import importlib.abc
