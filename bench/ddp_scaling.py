@@ -317,6 +317,8 @@ def main() -> None:
             path = os.path.join(outdir, f"{v}_n{n}.json")
             if r.returncode != 0 or not os.path.exists(path):
                 tail = (r.stderr.strip().splitlines() or ["?"])[-12:]
+                # Paths relative to the repo, so recorded results name no machine.
+                tail = [line.replace(ROOT + os.sep, "") for line in tail]
                 rows.append({"variant": v, "gpus": n, "error": "\n".join(tail)})
                 print(
                     f"{v:22s} {n:4d} FAILED ({time.perf_counter() - t0:.0f} s):\n  " + "\n  ".join(tail),
