@@ -5,6 +5,7 @@ of each global batch (DistributedSampler) next to a local reference model traine
 global batch, and prints lines the test compares across ranks.
 """
 
+import os
 import sys
 
 import numpy as np
@@ -16,9 +17,17 @@ from torchlike.nn.parallel import DistributedDataParallel as DDP
 from torchlike.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 
+def say(line):
+    # both ranks share the launcher's stdout: one write(2) per line (< PIPE_BUF, so atomic) keeps
+    # their lines whole even when Python's stdout is unbuffered (PYTHONUNBUFFERED splits a print
+    # into the text and its newline)
+    sys.stdout.flush()
+    os.write(1, (line + "\n").encode())
+
+
 def check(name, got, want):
     ok = np.allclose(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64))
-    print(f"rank {rank} {'OK' if ok else 'FAIL'} {name} got={got} want={want}", flush=True)
+    say(f"rank {rank} {'OK' if ok else 'FAIL'} {name} got={got} want={want}")
 
 
 dist.init_process_group(backend="gloo")
@@ -110,10 +119,10 @@ def max_diff():
 
 for _ in range(20):
     global_step(1)
-print(f"rank {rank} ddp_vs_global_batch {max_diff():.3e}", flush=True)
+say(f"rank {rank} ddp_vs_global_batch {max_diff():.3e}")
 for _ in range(5):
     global_step(2)
-print(f"rank {rank} no_sync_vs_global_batch {max_diff():.3e}", flush=True)
+say(f"rank {rank} no_sync_vs_global_batch {max_diff():.3e}")
 
 
 class Branchy(nn.Module):
@@ -136,7 +145,7 @@ local0 = torch.ones(2, 2) * (branchy.module.body(torch.ones(1, 2)).detach().t())
 check("unused_on_one_rank", extra.tolist(), (local0 / world).tolist())
 check("unused_everywhere", [branchy.module.never.weight.grad is None], [True])
 checksum = sum(float(p.double().sum()) for p in model.parameters())
-print(f"rank {rank} checksum {checksum:.12f}", flush=True)
-print(f"rank {rank} state_dict {list(model.state_dict())[0]}", flush=True)
+say(f"rank {rank} checksum {checksum:.12f}")
+say(f"rank {rank} state_dict {list(model.state_dict())[0]}")
 dist.destroy_process_group()
-print(f"rank {rank} done", flush=True)
+say(f"rank {rank} done")
