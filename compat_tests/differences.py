@@ -47,6 +47,13 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "calls outside (as usual: per epoch).",
         "torchlike.compile functionalizes tensor state; torch's Dynamo also replays Python bytecode side effects.",
     ),
+    "compile_rounding": (
+        "compile", "Inside `torchlike.compile`, optimizer steps on CPU tensors use plain float32 arithmetic (fused by "
+        "XLA) instead of reproducing torch's CPU rounding bit for bit as eager steps do: results agree to float32 "
+        "rounding, not to the last bit.",
+        "torch.compile makes the same trade (its generated kernels round differently from eager); the rounding "
+        "fences would stop XLA fusing the update.",
+    ),
     "compile_graph_breaks": (
         "compile", "A graph break (`.item()`, `bool(t)`, data-dependent shapes) makes that call signature run "
         "eagerly as a whole, where torch.compile splits the function into compiled pieces around the break.",

@@ -9,6 +9,7 @@ import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike._compile import Unsupported, stats
+from torchlike._compile._runtime import _lifted_values
 
 
 def _mlp():
@@ -80,6 +81,32 @@ def test_scheduler_lr_changes_do_not_recompile_and_take_effect():
     comp, _, f = _train(_mlp, x, y, True, steps=30, opt="adamw", sched=True)
     np.testing.assert_allclose(comp, eager, rtol=2e-4, atol=2e-5)
     assert len(f.cache) == 1 and f.recompiles == 0
+
+
+def test_compiled_float32_step_has_no_float64_arrays():
+    # the optimizer's float64 hyper-parameter vector must stay scalar maths: a float64 moment or update
+    # doubles the step's memory traffic (and is slow on GPUs)
+    import jax
+
+    torch.manual_seed(4)
+    x, y = torch.randn(16, 8), torch.randint(0, 4, (16,))
+    for opt in ("adamw", "sgd"):
+        _, _, f = _train(_mlp, x, y, True, steps=3, opt=opt)
+        entry = next(iter(f.cache.values()))
+        state = [b.get() for b in entry.state]
+        args = (state[: entry.n_mut], state[entry.n_mut :], [], _lifted_values(entry), f._key_state())
+        jaxpr = jax.make_jaxpr(entry.pure)(*args)
+        big64 = [v for v in _all_vars(jaxpr.jaxpr) if v.aval.dtype == np.float64 and v.aval.size > 16]
+        assert not big64, (opt, [v.aval for v in big64][:3])
+
+
+def _all_vars(jaxpr):
+    for eqn in jaxpr.eqns:
+        yield from eqn.outvars
+        for p in eqn.params.values():
+            inner = getattr(p, "jaxpr", p)
+            if hasattr(inner, "eqns"):
+                yield from _all_vars(inner)
 
 
 def test_dropout_in_compiled_steps_is_reproducible():

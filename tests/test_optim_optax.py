@@ -50,6 +50,10 @@ def test_optax_path_matches_exact_path(name):
         assert se.keys() == sf.keys()
         for k in se:
             np.testing.assert_allclose(sf[k].numpy(), se[k].numpy(), rtol=2e-5, atol=2e-6, err_msg=k)
+            # the arrays themselves stay float32: float64 hyper-parameters must not promote the maths
+            assert sf[k]._data().dtype == se[k]._data().dtype, k
+    for p in opt_f.param_groups[0]["params"]:
+        assert p._data().dtype == np.float32
 
 
 def test_optax_path_is_used_off_the_cpu_only():

@@ -440,12 +440,7 @@ class CompiledFunction:
                 in_bufs.append(x._buf)
         state_arrays = [b.get() for b in entry.state]
         input_arrays = [b.get() for b in in_bufs]
-        scalar_values = [_scalar_value(c, k) for c, k in entry.scalars]
-        if entry.packed:
-            leaves_ = jax.tree_util.tree_leaves(scalar_values)
-            if not _all_numbers(leaves_):  # a hyper-parameter became a tensor: trace again
-                raise _Retrace
-            scalar_values = np.asarray(leaves_, np.float64)
+        scalar_values = _lifted_values(entry)
         n = entry.n_mut
         mut = state_arrays[:n]
         if entry.training and len({id(a) for a in mut}) != n:  # an array held twice can't be donated twice
@@ -518,6 +513,17 @@ class CompiledFunction:
 
 class _Retrace(Exception):
     """A compiled entry no longer fits its call (e.g. a lifted number became a tensor)."""
+
+
+def _lifted_values(entry: _Entry) -> Any:
+    """The lifted hyper-parameters' current values, as the compiled program takes them."""
+    values = [_scalar_value(c, k) for c, k in entry.scalars]
+    if not entry.packed:
+        return values
+    leaves = jax.tree_util.tree_leaves(values)
+    if not _all_numbers(leaves):  # a hyper-parameter became a tensor: trace again
+        raise _Retrace
+    return np.asarray(leaves, np.float64)
 
 
 def _all_numbers(leaves: list) -> bool:

@@ -59,15 +59,17 @@ def _one(update: Callable, static: tuple, h: Any, p: Any, g: Any, st: dict, c: d
 
 def _group_update(cls: type, static: tuple, h: Any, ps: list, gs: list, ss: list) -> list:
     # Off the CPU (no exact torch rounding to reproduce) an optimizer may run as optax transformations.
-    update = cls._update
-    if not M._exact[0] and cls._update_optax is not None and cls._optax_ok(static):
-        update = cls._update_optax
+    optax_path = not M._exact[0] and cls._update_optax is not None and cls._optax_ok(static)
+    update = cls._update_optax if optax_path else cls._update
     out = []
     for p, g, s in zip(ps, gs, ss):
         # NOTE: computing these scalars for all parameters at once (stacked) makes XLA's compile time grow
         # much faster with the number of parameters than this per-parameter form does
         coef = cls._prepare(static, h, {k: s[k] for k in cls._scalar_keys if k in s})
-        out.append(_one(update, static, h, p, g, s, coef))
+        # optax mixes its hyper-parameters straight into the arithmetic: float64 ones would promote
+        # every moment and update to float64, so they enter in the parameter's compute type
+        hp = h.astype(M._opmath(jnp.real(p).dtype)) if optax_path else h
+        out.append(_one(update, static, hp, p, g, s, coef))
     return out
 
 
@@ -198,7 +200,9 @@ class FusedOptimizer(Optimizer):
             states.append([_arrays(state.get(p)) for p in ps])
         if not plist:
             return
-        exact = all(p.device.type == "cpu" for ps in plist for p in ps)
+        # torch's CPU rounding is reproduced in eager steps only: like torch.compile, a compiled step
+        # promises the same maths, not the same last bits, and the fences would stop XLA fusing it
+        exact = T.hook is None and all(p.device.type == "cpu" for ps in plist for p in ps)
         out = fused_update(type(self), tuple(statics), hypers, params, grads, states, _ZERO, exact)
         for ps, results in zip(plist, out):
             for p, (new_p, new_state) in zip(ps, results):
