@@ -179,6 +179,48 @@ def test_out_and_inplace(name):
     compare(lambda t, x: ((x * 1).cumsum_(1), (x * 1).cumprod_(0)), [X.astype("float32")])
 
 
+# out= decides the computation dtype of sum/prod/nansum/cumsum/cumprod (torch casts the input to it first),
+# must equal an explicit dtype=, and must equal the result dtype exactly for norms
+BIG = np.array([1e8, 1.0, -1e8, 1.0, 2.7], "float32")
+OUT_DTYPE_CASES = {
+    "sum_f64": ("t.sum(x, 0, out=t.empty((), dtype=t.float64))", BIG),
+    "sum_int": ("t.sum(x, 0, out=t.empty((), dtype=t.int64))", BIG),
+    "sum_half": ("t.sum(x[3:], 0, out=t.empty((), dtype=t.float16))", BIG),
+    "sum_bool": ("t.sum(x > 0, 0, out=t.empty((), dtype=t.bool))", BIG),
+    "prod_int": ("t.prod(x[3:], 0, out=t.empty((), dtype=t.int64))", BIG),
+    "nansum_f64": ("t.nansum(x, 0, out=t.empty((), dtype=t.float64))", BIG),
+    "nansum_int": ("t.nansum(x, 0, out=t.empty((), dtype=t.int64))", BIG),
+    "nansum_complex": ("t.nansum(x.to(t.complex64))", BIG),
+    "nansum_complex_dtype": ("t.nansum(x, dtype=t.complex64)", BIG),
+    "nanmean_int_out": ("t.nanmean(x, 0, out=t.empty((), dtype=t.int64))", BIG),
+    "nanmean_int_dtype": ("t.nanmean(x, dtype=t.int64)", BIG),
+    "mean_f64": ("t.mean(x, 0, out=t.empty((), dtype=t.float64))", BIG),
+    "mean_int_out": ("t.mean(x, 0, out=t.empty((), dtype=t.int64))", BIG),
+    "mean_int_dtype": ("t.mean(x, dtype=t.int64)", BIG),
+    "cumsum_f64": ("t.cumsum(x, 0, out=t.empty(5, dtype=t.float64))", BIG),
+    "cumsum_int32": ("t.cumsum(x, 0, out=t.empty(5, dtype=t.int32))", BIG),
+    "cumprod_int": ("t.cumprod(x[3:], 0, out=t.empty(2, dtype=t.int64))", BIG),
+    "dtype_vs_out": ("t.sum(x, 0, dtype=t.float32, out=t.empty((), dtype=t.float64))", BIG),
+    "mean_dtype_vs_out": ("t.mean(x, 0, dtype=t.float32, out=t.empty((), dtype=t.float64))", BIG),
+    "nansum_dtype_vs_out": ("t.nansum(x, 0, dtype=t.float32, out=t.empty((), dtype=t.float64))", BIG),
+    "logsumexp_int_out": ("t.logsumexp(x[3:], 0, out=t.empty((), dtype=t.int64))", BIG),
+    # torch: exp in the input's float32, sum and log in out's float64 (torchlike: all in float64)
+    "logsumexp_f64_out": ("t.logsumexp(x[3:], 0, out=t.empty((), dtype=t.float64))", BIG, 1e-8),
+    "vector_norm_f64_out": ("t.linalg.vector_norm(x, out=t.empty((), dtype=t.float64))", BIG),
+    "vector_norm_dtype_out": ("t.linalg.vector_norm(x, dtype=t.float64, out=t.empty((), dtype=t.float64))", BIG),
+    "norm_f64_out": ("t.norm(x, 2, out=t.empty((), dtype=t.float64))", BIG),
+    "linalg_norm_f64_out": ("t.linalg.norm(x, out=t.empty((), dtype=t.float64))", BIG),
+    "matrix_norm_f64_out": ("t.linalg.matrix_norm(x[:4].reshape(2, 2), out=t.empty((), dtype=t.float64))", BIG),
+    "matrix_norm_nuc_out": ("t.linalg.matrix_norm(x[:4].reshape(2, 2), 'nuc', out=t.empty((), dtype=t.float64))", BIG),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(OUT_DTYPE_CASES))
+def test_out_dtype(case):
+    expr, x, *rtol = OUT_DTYPE_CASES[case]
+    compare(_fn(expr), [x], grad=False, **({"rtol": rtol[0]} if rtol else {}))
+
+
 # --- gradient conventions ---------------------------------------------------------------------------------
 
 # 4x4 like X, with the calls of CASES where possible: the kernels compiled there are reused

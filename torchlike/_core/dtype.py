@@ -209,6 +209,19 @@ def cpp_name(d: dtype) -> str:
     return _CPP_NAME[d]
 
 
+_C_TYPE = {
+    bool: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int",
+    int64: "long int", float16: "c10::Half", bfloat16: "c10::BFloat16", float32: "float",
+    float64: "double", complex64: "c10::complex<float>", complex128: "c10::complex<double>",
+    uint16: "unsigned short", uint32: "unsigned int", uint64: "unsigned long",
+}  # fmt: skip
+
+
+def c_type(d: dtype) -> str:
+    """The C++ type name other torch messages print (``float``, ``long int``, ``c10::Half``)."""
+    return _C_TYPE[d]
+
+
 def _category(d: dtype) -> int:
     return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[d._kind]
 

@@ -17,12 +17,6 @@ from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
 _CROSS = (("input", "other"), ("other", "input"))
 _CROSS2 = (("input", "mat2"), ("mat2", "input"))
 
-_CPP_TYPE = {
-    D.float32: "float", D.float64: "double", D.int64: "long int", D.int32: "int", D.int16: "short int",
-    D.int8: "signed char", D.uint8: "unsigned char", D.bool: "bool", D.float16: "c10::Half",
-    D.bfloat16: "c10::BFloat16", D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>",
-}  # fmt: skip
-
 
 def _same_dtype(a: Any, b: Any, what: str) -> None:
     if a.dtype != b.dtype:
@@ -31,7 +25,7 @@ def _same_dtype(a: Any, b: Any, what: str) -> None:
             raise RuntimeError(
                 f"dot : expected both vectors to have same dtype, but found {D.cpp_name(da)} and {D.cpp_name(db)}"
             )
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_TYPE[da]} != {_CPP_TYPE[db]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {D.c_type(da)} != {D.c_type(db)}")
 
 
 def _matmul_name(static: tuple, dyn: tuple) -> str:

@@ -795,7 +795,7 @@ def _vector_norm_name(static: tuple, dyn: tuple) -> str:
     return "LinalgVectorNormBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_vector_norm_name, check=_vector_norm_check, out=True)
+@defop(promote=None, method=False, grad_name=_vector_norm_name, check=_vector_norm_check, out=True, out_dtype="exact")
 def _vector_norm(x: RawTensor, ord: float, dim: Any, keepdim: bool, dtype: Any) -> Any:
     if dtype is not None:
         x = x.astype(dtype.np)
@@ -840,12 +840,22 @@ def _matrix_dims(name: str, A: Tensor, dim: Any) -> tuple:
     return d0, d1
 
 
+def _check_norm_out(name: str, A: Tensor, dtype: Any, out: Tensor | None) -> None:
+    """torch's matrix and linalg norms want ``out`` in exactly the result's dtype."""
+    if out is None or not (A._dtype.is_floating_point or A._dtype.is_complex):
+        return
+    want = D.to_dtype(dtype) if dtype is not None else A._dtype.to_real()
+    if out._dtype is not want:
+        raise RuntimeError(f"{name} expected out tensor dtype {D.cpp_name(want)} but got: {D.cpp_name(out._dtype)}")
+
+
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
     from .reduction import amax, amin
     from .reduction import sum as _sum
 
     d0, d1 = _matrix_dims("linalg.matrix_norm", A, dim)
+    _check_norm_out("linalg.matrix_norm", A, dtype, out)
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -888,6 +898,7 @@ def _keep(r: Tensor, keepdim: bool, d0: int, d1: int) -> Tensor:
 
 def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
+    _check_norm_out("linalg.norm", A, dtype, out)
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 2:

@@ -26,9 +26,6 @@ __all__ = [
     "adaptive_max_pool1d", "layer_norm", "group_norm", "rms_norm", "batch_norm", "instance_norm",
 ]  # fmt: skip
 
-_C_TYPE = {D.float32: "float", D.float64: "double", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16",
-           D.int64: "long int", D.int32: "int"}  # fmt: skip
-
 
 def host_values(t: Tensor) -> np.ndarray | None:
     """``t``'s values on the host for torch's value checks, or None inside compiled code (the checks are
@@ -189,8 +186,8 @@ def _conv_checks(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, 
         )
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(
-            f"Input type ({_C_TYPE.get(input.dtype, input.dtype)}) and bias type "
-            f"({_C_TYPE.get(bias.dtype, bias.dtype)}) should be the same"
+            f"Input type ({D.c_type(input.dtype)}) and bias type "
+            f"({D.c_type(bias.dtype)}) should be the same"
         )
     shape = list(input.shape) if input.dim() == n + 2 else [1] + list(input.shape)
     channels = shape[1]

@@ -622,23 +622,10 @@ def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
     input, end, weight = dyn
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._dtype is not input._dtype:
-            raise RuntimeError(f"expected dtype {_c_type(input._dtype)} for `{name}` but got dtype {_c_type(t._dtype)}")
+            raise RuntimeError(f"expected dtype {D.c_type(input._dtype)} for `{name}` but got dtype {D.c_type(t._dtype)}")
     if not (input._dtype.is_floating_point or input._dtype.is_complex):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise _not_implemented(f"lerp_kernel_{kind}", input._dtype)
-
-
-_C_TYPES = {
-    D.bool: "bool", D.uint8: "unsigned char", D.int8: "signed char", D.int16: "short int", D.int32: "int",
-    D.int64: "long int", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float",
-    D.float64: "double", D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>",
-    D.uint16: "unsigned short", D.uint32: "unsigned int", D.uint64: "unsigned long",
-}  # fmt: skip
-
-
-def _c_type(dt: D.dtype) -> str:
-    """The C++ type name some torch messages print (``float``, ``long int``)."""
-    return _C_TYPES[dt]
 
 
 @defop(promote=None, inplace=True, out=True, saves=(), check=_lerp_check,
@@ -983,7 +970,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tenso
 def _mf_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
     mask, value = dyn[1], dyn[2]
     if mask._dtype is not D.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_c_type(mask._dtype)}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {D.c_type(mask._dtype)}")
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(
             f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s)."
@@ -1039,7 +1026,7 @@ def _clamp_inplace(fn: Callable, name: str) -> Callable:
                                     tuple(D.scalar_dtype(b) for b in bounds))  # fmt: skip
             if not D.can_cast(dt, self._dtype):
                 raise RuntimeError(
-                    f"result type {D.cpp_name(dt)} can't be cast to the desired output type {_c_type(self._dtype)}"
+                    f"result type {D.cpp_name(dt)} can't be cast to the desired output type {D.c_type(self._dtype)}"
                 )
         return _inplace_commit(self, fn(self, *args, **kwargs))
 

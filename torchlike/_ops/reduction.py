@@ -93,41 +93,55 @@ def _keep_all(r: Any, x: Any, axes: Any, keepdim: bool) -> Any:
     return r.reshape((1,) * x.ndim) if keepdim and axes is None else r
 
 
+def _accumulate(fn: Callable, x: Any, axes: Any, keepdim: bool, dtype: Any) -> Any:
+    """sum/nansum/prod: computed and returned in the accumulation dtype (bool stays bool, as torch's)."""
+    acc = _acc_dtype(x, dtype)
+    return _keep_all(fn(x.astype(acc), axis=axes, keepdims=keepdim).astype(acc), x, axes, keepdim)
+
+
 # --- sums and means ---------------------------------------------------------------------------------
 
 
-@defop(promote=None, out=True, grad_name=_dim_name("Sum"), saves=())
+@defop(promote=None, out=True, grad_name=_dim_name("Sum"), saves=(), out_dtype="compute")
 def sum(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """torch.sum: integers and bool accumulate in int64; ``dim=()`` reduces everything."""
-    axes = _axes(_static(dim), input.ndim)
-    return _keep_all(jnp.sum(input.astype(_acc_dtype(input, dtype)), axis=axes, keepdims=keepdim), input, axes, keepdim)
+    return _accumulate(jnp.sum, input, _axes(_static(dim), input.ndim), keepdim, dtype)
 
 
-@defop(promote=None, out=True, saves=())
+def _nansum_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, dtype = dyn[0], static[2]
+    if x.device.type != "cpu":
+        return
+    if x._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dtype is not None and D.to_dtype(dtype).is_complex:
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{D.cpp_name(D.to_dtype(dtype))}'")
+
+
+@defop(promote=None, out=True, saves=(), check=_nansum_check, out_dtype="compute")
 def nansum(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
-    axes = _axes(_static(dim), input.ndim)
-    r = jnp.nansum(input.astype(_acc_dtype(input, dtype)), axis=axes, keepdims=keepdim)
-    return _keep_all(r, input, axes, keepdim)
+    return _accumulate(jnp.nansum, input, _axes(_static(dim), input.ndim), keepdim, dtype)
 
 
 def _float_only(name: str, x: Any, dtype: Any) -> Any:
     dt = D.to_dtype(dtype) if dtype is not None else D.from_numpy_dtype(x.dtype)
     if not (dt.is_floating_point or dt.is_complex):
+        which = "Input" if dtype is None else "Optional"
         raise RuntimeError(
-            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"{name}(): could not infer output dtype. {which} dtype must be either a floating point or complex dtype. "
             f"Got: {D.cpp_name(dt)}"
         )
     return dt.np
 
 
-@defop(promote=None, out=True, grad_name=_dim_name("Mean"), saves=())
+@defop(promote=None, out=True, grad_name=_dim_name("Mean"), saves=(), out_dtype="compute_float")
 def mean(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     dt = _float_only("mean", input, dtype)
     axes = _axes(_static(dim), input.ndim)
     return _keep_all(jnp.mean(input.astype(dt), axis=axes, keepdims=keepdim), input, axes, keepdim)
 
 
-@defop(promote=None, out=True, grad_name="DivBackward0")
+@defop(promote=None, out=True, grad_name="DivBackward0", check=_nansum_check, out_dtype="compute")
 def nanmean(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """torch.nanmean = nansum / count of non-NaN: an all-NaN slice gives NaN, and NaN gradients."""
     if _is_int(input):
@@ -135,7 +149,7 @@ def nanmean(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: 
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{D.cpp_name(D.from_numpy_dtype(input.dtype))}"
         )
-    x = input.astype(input.dtype if dtype is None else D.to_dtype(dtype).np)
+    x = input.astype(_float_only("nanmean", input, dtype))
     axes = _axes(_static(dim), input.ndim)
     value = jnp.nanmean(x, axis=axes, keepdims=keepdim)
     # torch: its gradient is that of nansum / count, NaN over all-NaN slices
@@ -147,12 +161,10 @@ def _prod_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise TypeError("prod() received an invalid combination of arguments - got (Tensor, tuple)")
 
 
-@defop(promote=None, out=True, grad_name=_dim_name("Prod"), check=_prod_check)
+@defop(promote=None, out=True, grad_name=_dim_name("Prod"), check=_prod_check, out_dtype="compute")
 def prod(input: RawTensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """torch.prod over one dim or everything; its gradient is exact with zeros (as JAX's)."""
-    axes = None if dim is None else dims(dim, input.ndim)
-    return _keep_all(jnp.prod(input.astype(_acc_dtype(input, dtype)), axis=axes, keepdims=keepdim), input, axes,
-                     keepdim)  # fmt: skip
+    return _accumulate(jnp.prod, input, None if dim is None else dims(dim, input.ndim), keepdim, dtype)
 
 
 def _static(dim: Any) -> Any:
@@ -502,7 +514,7 @@ std_mean = _var_front("std_mean", _std_mean_op, False)
 METHODS.update(var=var, std=std)
 
 
-@defop(promote="float", out=True)
+@defop(promote="float", out=True, out_dtype="compute")
 def logsumexp(input: TensorArg, dim: Any, keepdim: bool = False) -> Any:
     """torch.logsumexp: integer inputs give the default float dtype."""
     axes = dims(_static(dim), input.ndim)
@@ -698,13 +710,13 @@ def _scan_input(x: Any, dim: int, dtype: Any) -> tuple:
     return d, x.astype(wide), acc
 
 
-@defop(promote=None, out=True, grad_name="CumsumBackward0", inplace=True)
+@defop(promote=None, out=True, grad_name="CumsumBackward0", inplace=True, out_dtype="compute")
 def cumsum(input: RawTensor, dim: int, *, dtype: Any = None) -> Any:
     d, x, acc = _scan_input(input, dim, dtype)
     return (jnp.cumsum(x, axis=d) if d is not None else x).astype(acc)
 
 
-@defop(promote=None, out=True, grad_name="CumprodBackward0", inplace=True)
+@defop(promote=None, out=True, grad_name="CumprodBackward0", inplace=True, out_dtype="compute")
 def cumprod(input: RawTensor, dim: int, *, dtype: Any = None) -> Any:
     d, x, acc = _scan_input(input, dim, dtype)
     return (jnp.cumprod(x, axis=d) if d is not None else x).astype(acc)

@@ -85,7 +85,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "scalar_defaults", "__dict__",
+        "check", "kind_seq", "scalar_defaults", "out_dtype", "__dict__",
     )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -124,6 +124,7 @@ def defop(
     returns: type | None = None,
     aliases: tuple = (),
     check: Callable | None = None,
+    out_dtype: str | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -136,6 +137,10 @@ def defop(
         reproduce torch's in-place version errors; ("*",) means every tensor input.
     dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
         'nocomplex'); others raise torch's "not implemented for" error.
+    out_dtype: what an ``out=`` tensor's dtype means beyond torch's usual "the result must cast to it":
+        'compute' (the op computes in it, as torch's sum/prod/cumsum do; an explicit ``dtype=`` must equal
+        it; an op without ``dtype=`` needs a floating ``out``), 'compute_float' (the same, only for a
+        floating ``out``: mean), or 'exact' (the result's dtype must equal it: norms).
     """
 
     def deco(fn: Callable) -> Callable:
@@ -170,6 +175,7 @@ def defop(
         op.wrapper = _generate_wrapper(op, sig, with_out=out)
         OPS[op.name] = op
         op.check = check
+        op.out_dtype = out_dtype
         for alias in aliases:
             OPS.setdefault(alias, op)
         return op.wrapper
@@ -305,6 +311,9 @@ def _arg_error(op: OpDef, i: int, a: Any, kind: str) -> TypeError:
 
 def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd."""
+    out_cdt = None
+    if out is not None and op.out_dtype is not None and isinstance(out, Tensor):
+        static, out_cdt = _dtype_from_out(op, static, out)
     arrays = []
     tensors = []  # (position, tensor) of tensor arguments, for autograd
     promo = []
@@ -389,6 +398,8 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             _promo_cache[pkey] = cdt
         if op.dtypes is not None:
             _category_error(op, cdt)
+        if out_cdt is not None:
+            cdt = out_cdt
     if op.check is not None:
         op.check(cdt, dyn, static)
 
@@ -435,6 +446,34 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
 
 
 _TENSOR_ONLY = frozenset(("T", "R", "OT", "OR"))
+
+
+def _dtype_from_out(op: OpDef, static: tuple, out: Tensor) -> tuple:
+    """``(static, compute dtype or None)`` for an ``out=`` call: see ``defop``'s ``out_dtype``."""
+    mode, dt = op.out_dtype, out._dtype
+    if mode == "exact":
+        return static, None
+    is_float = dt.is_floating_point or dt.is_complex
+    if op.name.startswith("nan") and not dt.is_floating_point:
+        raise NotImplementedError(f"\"nansum_{out.device.type}\" not implemented for '{D.cpp_name(dt)}'")
+    if "dtype" not in op.static_names:  # the op computes in its result type: out's, when that is a float
+        if not is_float:
+            raise RuntimeError(f"{op.name}(): Expected floating point type for result tensor, but got: {D.cpp_name(dt)}")
+        return static, dt
+    j = op.static_names.index("dtype")
+    want = static[j]
+    if want is None:
+        if mode == "compute_float" and not is_float:  # left to the result-to-out cast check
+            return static, None
+        return static[:j] + (dt,) + static[j + 1 :], None
+    want = D.to_dtype(want)
+    if want is not dt:
+        if op.name.startswith("nan"):
+            raise RuntimeError(
+                f"nansum: provided dtype must match dtype of result. Got {D.cpp_name(dt)} and {D.cpp_name(want)}."
+            )
+        raise RuntimeError(f"Expected out tensor to have dtype {D.c_type(want)}, but got {D.c_type(dt)} instead")
+    return static, None
 
 
 def _broadcast_error(arrays: list) -> RuntimeError | None:
@@ -532,6 +571,10 @@ def _write_out(op: OpDef, outputs: Any, out: Any) -> Any:
             copy_to_out(r, o)
         returns = op.__dict__.get("returns_out") or op.returns  # torch: max(x, 1, out=...) is a max_out
         return returns(*out) if returns is not None else tuple(out)
+    if op.out_dtype == "exact" and isinstance(out, Tensor) and outputs._dtype is not out._dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {D.c_type(outputs._dtype)}, but got {D.c_type(out._dtype)} instead"
+        )
     copy_to_out(outputs, out)
     return out
 
