@@ -66,9 +66,11 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "XLA compiles per shape; torch's eager kernels are shape-generic.",
     ),
     "worker_ops": (
-        "data", "DataLoader workers started with `fork` (the Linux default) can create, index and read tensors but "
-        "refuse torchlike ops with a clear error; `multiprocessing_context='spawn'` lifts this.",
-        "JAX's runtime does not survive `fork`.",
+        "data", "In DataLoader workers started with `fork` (the Linux default), ops run through a NumPy evaluator "
+        "that covers what datasets do (conversions, arithmetic, reshapes, reductions, sorting, matmul, indexing); "
+        "ops outside it (convolutions, decompositions, FFTs) raise a clear error there; "
+        "`multiprocessing_context='spawn'` lifts this.",
+        "JAX's runtime does not survive `fork`; tracing does, so kernels are evaluated with NumPy instead.",
     ),
 }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys as _sys
+
 import jax as _jax
 
 # torch's int64/float64 need JAX's x64 mode; torch's float32 matmuls are full precision;
@@ -28,6 +30,8 @@ from .autograd.grad_mode import (  # noqa: E402
 )  # fmt: skip
 from . import _ops  # noqa: E402
 from ._ops import return_types  # noqa: E402
+
+_sys.modules[__name__ + ".return_types"] = return_types  # importable as torch.return_types is (pickle needs it)
 from ._public import *  # noqa: E402,F403
 from ._precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from . import backends, cuda, random  # noqa: E402

@@ -506,6 +506,15 @@ def _autocast_cast(a: Any, target: Any) -> Any:
 
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple,
                   precast: D.dtype | None = None) -> Callable:
+    jitted = jax.jit(kernel_function(op, static, cdt, baked, precast))
+    op.kernels[key] = jitted
+    return jitted
+
+
+def kernel_function(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple,
+                    precast: D.dtype | None = None) -> Callable:
+    """The function of arrays a kernel runs: ``op``'s body with its static arguments, casts and baked
+    defaults applied (``_build_kernel`` jits and caches it)."""
     fn = op.fn
     names = op.dyn_names
     static_kw = dict(zip(op.static_names, static))
@@ -535,9 +544,7 @@ def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, k
         return fn(**kw)
 
     kernel.__name__ = op.name
-    jitted = jax.jit(kernel)
-    op.kernels[key] = jitted
-    return jitted
+    return kernel
 
 
 def _merge_device(current: Any, dev: Any, t: Tensor, seen: list = ()) -> Any:

@@ -9,8 +9,10 @@ torch's ``_generate_state`` (numpy's SeedSequence of [worker_id, base_seed's two
 Workers started with fork (Linux's default, as in torch) inherit JAX's runtime without its
 threads: a JAX compile or computation there would hang. ``enter_fork_mode`` therefore switches the
 worker to host mode: tensors made there (``torch.tensor``, ``from_numpy``, ``zeros``, ``rand``, ...)
-hold numpy arrays, reading and indexing tensors works through numpy, and any torchlike op raises a
-clear error instead of hanging. Workers started with spawn/forkserver run a fresh torchlike on the CPU.
+hold numpy arrays, reading and indexing tensors works through numpy, and op kernels are traced and
+evaluated with NumPy (``_numpy_eval``); an op whose kernel needs a primitive outside that table
+raises a clear error instead of hanging. Workers started with spawn/forkserver run a fresh torchlike
+on the CPU.
 """
 
 from __future__ import annotations
@@ -117,19 +119,31 @@ def dumps(obj: Any) -> bytes:
 
 def fork_error(what: str) -> RuntimeError:
     return RuntimeError(
-        f"torchlike: {what} cannot run in a DataLoader worker process started with fork, because JAX's runtime "
-        "does not survive fork. Code that runs in workers (Dataset, collate_fn, worker_init_fn) may create, "
-        "index and read tensors and use numpy; for torchlike ops there, pass multiprocessing_context='spawn' "
-        "to the DataLoader (workers then start fresh and run torchlike on the CPU)."
+        f"torchlike: {what} cannot run in a DataLoader worker process started with fork: JAX's runtime does not "
+        "survive fork, so ops there run through NumPy, which does not cover this. Pass "
+        "multiprocessing_context='spawn' to the DataLoader (workers then start fresh and run torchlike on the CPU)."
     )
 
 
-def _refuse_op(op: Any, *args: Any) -> Any:
-    raise fork_error(f"torch.{op.name}")
+def _numpy_kernel(fn: Any, what: str) -> Any:
+    from . import _numpy_eval
+
+    return _numpy_eval.compiled(fn, lambda primitive: fork_error(f"{what} (it needs {primitive})"))
 
 
-def _refuse_apply_pure(name: str, *args: Any, **kwargs: Any) -> Any:
-    raise fork_error(name)
+def _host_build_kernel(op: Any, static: tuple, cdt: Any, baked: tuple, key: tuple, precast: Any = None) -> Any:
+    from ..._ops import registry
+
+    kernel = _numpy_kernel(registry.kernel_function(op, static, cdt, baked, precast), f"torch.{op.name}")
+    op.kernels[key] = kernel
+    return kernel
+
+
+def _host_flattened(kernel: Any, treedef: Any) -> Any:
+    import jax
+
+    name = getattr(kernel, "__name__", "an op")
+    return _numpy_kernel(lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs)), name)
 
 
 def _refuse_compile(*args: Any, **kwargs: Any) -> Any:
@@ -170,7 +184,8 @@ def enter_fork_mode() -> None:
 
     Creation (tensor, as_tensor, from_numpy, zeros, ones, full, arange, ...), random draws from the
     torch-compatible generator (rand, randn, randint, randperm, ...), indexing and reading work and
-    give numpy-backed tensors; every op and any other JAX use raises ``fork_error``.
+    give numpy-backed tensors; ops run their kernels through NumPy; any other JAX use raises
+    ``fork_error``.
     """
     from ..._core import tensor as T
     from ..._ops import creation, registry
@@ -184,6 +199,8 @@ def enter_fork_mode() -> None:
     for owner, name, value in _fork_patches(shim, T, creation, registry, random_ops, compiler, jax):
         if hasattr(owner, name):
             setattr(owner, name, value)
+    for op in set(registry.OPS.values()):  # the parent's compiled kernels would run on its runtime
+        op.kernels = {}
 
 
 def _fork_patches(
@@ -191,8 +208,11 @@ def _fork_patches(
 ) -> list:
     """(owner, attribute, replacement) for host mode; tests check that every attribute still exists."""
     return [
-        (registry, "autocast", _refuse_op),  # consulted before every op's kernel runs
-        (registry, "apply_pure", _refuse_apply_pure),
+        (registry, "autocast", None),  # autocast regions of the parent do not reach workers
+        (registry, "_build_kernel", _host_build_kernel),
+        (registry, "_flattened", _host_flattened),
+        (registry, "_flat_kernels", {}),
+        (registry, "_scalar_cache", {}),  # the parent's cached 0-d device arrays
         (T.Tensor, "_data", _host_data),
         (T, "jnp", shim),
         (creation, "jnp", shim),
