@@ -379,3 +379,62 @@ def test_deepcopy_and_shared_parameters(dtype: str) -> None:
         )
 
     same(f)
+
+
+def _lazy_net(t):  # noqa: ANN001, ANN202
+    nn = t.nn
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c = nn.LazyConv2d(4, 3)
+            self.bn = nn.LazyBatchNorm2d()
+            self.fc = nn.LazyLinear(5)
+            self.ct = nn.LazyConvTranspose1d(2, 3, bias=False)
+            self.inorm = nn.LazyInstanceNorm1d(affine=False)
+            self.head = nn.Linear(5, 2)
+
+        def forward(self, x):  # noqa: ANN001, ANN202
+            y = self.fc(self.bn(self.c(x)).flatten(1))
+            return self.head(y), self.inorm(self.ct(y.unsqueeze(1)))
+
+    t.manual_seed(0)
+    return Net()
+
+
+def _values(tensors):  # noqa: ANN001, ANN202
+    return [np.round(v.detach().double().numpy(), 5).tolist() for v in tensors]
+
+
+def test_lazy_modules() -> None:
+    # before the first forward: reprs, uninitialized state, conversions keep them lazy
+    same(lambda t: repr(_lazy_net(t)))
+    same(lambda t: {k: repr(v) for k, v in _lazy_net(t).state_dict().items()})
+    same(lambda t: [repr(p) for p in _lazy_net(t).parameters()])
+    same(lambda t: (_lazy_net(t).fc.has_uninitialized_params(), t.nn.parameter.is_lazy(_lazy_net(t).fc.weight)))
+    same(lambda t: str(_lazy_net(t).double().fc.weight.dtype))
+
+    def dry_run(t):  # noqa: ANN001, ANN202
+        m = _lazy_net(t).double()
+        x = t.randn(2, 3, 6, 6, dtype=t.float64)
+        out = m(x)
+        return (repr(m), [type(c).__name__ for c in m.children()], _values(out), _values(m.state_dict().values()),
+                {k: list(v.shape) for k, v in m.state_dict().items()})  # fmt: skip
+
+    same(dry_run)  # the same parameters: reset_parameters draws from the generator at the first forward
+
+    def load(t):  # noqa: ANN001, ANN202
+        src = _lazy_net(t)
+        src(t.randn(2, 3, 6, 6))
+        dst = _lazy_net(t)
+        dst.load_state_dict(src.state_dict())
+        return type(dst.fc).__name__, list(dst.fc.weight.shape), _values(dst.state_dict().values())
+
+    same(load)
+
+
+def test_lazy_module_errors() -> None:
+    check_raises(lambda t: t.nn.UninitializedParameter().shape)
+    check_raises(lambda t: t.nn.UninitializedParameter() + 1, match_message=False)  # torch names the function
+    check_raises(lambda t: t.nn.LazyConv1d(2, 2)(t.ones(2, 2, 2, 2)))
+    check_raises(lambda t: t.nn.LazyConv2d(4, 3, groups=2)(t.ones(1, 3, 5, 5)))

@@ -134,3 +134,24 @@ def test_repr_suffixes():
                 repr(t.arange(6).view(2, 3)), repr(t.tensor([True, False])), repr(t.rand(3) * 0 + 1e-8)]  # fmt: skip
 
     check(f, [], grad=False)
+
+
+def test_float_of_a_tensor_requiring_grad_warns_once():
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, {lib} as t\n"
+        "warnings.simplefilter('always')\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    x = t.ones(1, requires_grad=True)\n"
+        "    int(x * 2); x.item(); bool(x); float(x); float(x * 3); float(x.detach())\n"
+        "print([str(m.message).splitlines()[0] for m in w])\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    out = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True, text=True, env=env,
+                          timeout=120).stdout for lib in ("torch", "torchlike")]  # fmt: skip
+    assert out[0] == out[1] and "Converting a tensor with requires_grad=True" in out[0], out

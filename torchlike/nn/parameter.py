@@ -83,17 +83,115 @@ class Buffer(metaclass=_BufferMeta):
         return t
 
 
-class UninitializedParameter(Parameter):
-    """Lazy modules are not supported; constructing one raises."""
+_UNINITIALIZED_USE = (
+    "Attempted to use an uninitialized parameter. This error happens when you are using a `LazyModule` or "
+    "explicitly manipulating `torch.nn.parameter.{cls}` objects. When using LazyModules Call `forward` with a "
+    "dummy batch to initialize the parameters before calling torch functions"
+)
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("torchlike: lazy modules (UninitializedParameter) are not supported")
+
+class _NoStorage(T.Buffer):
+    """The storage of an uninitialized parameter or buffer: it has a device but no values to read."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, device: Any, owner: str) -> None:  # Buffer.__init__ would store an array
+        self.np = self.np_strides = None
+        self.device = device
+        self.owner = owner
+
+    @property
+    def array(self) -> Any:
+        raise ValueError(_UNINITIALIZED_USE.format(cls=self.owner))
+
+    def get(self) -> Any:
+        return self.array
 
 
-class UninitializedBuffer(Tensor):
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("torchlike: lazy modules (UninitializedBuffer) are not supported")
+def _uninitialized(cls: type, requires_grad: bool, device: Any, dtype: Any) -> Any:
+    from .._ops import creation
+
+    t = _share(cls, creation.empty(0, device=device, dtype=dtype))
+    t._buf = _NoStorage(t._buf.device, cls.__name__)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+class _UninitializedMixin:
+    """What torch's UninitializedTensorMixin gives: a dtype and device but no shape until ``materialize``."""
+
+    cls_to_become: type
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Become a ``cls_to_become`` of ``shape`` (uninitialized values, as torch.empty), on this one's
+        device and dtype unless given."""
+        from .._ops import creation
+
+        data = creation.empty(shape, device=self.device if device is None else device,
+                              dtype=self.dtype if dtype is None else dtype)  # fmt: skip
+        Tensor.data.fset(self, data)
+        self.__class__ = self.cls_to_become
+
+    def _apply_uninitialized(self, fn: Any) -> None:
+        """``Module._apply(fn)`` on this: keep it uninitialized, take the dtype and device ``fn`` gives."""
+        from .._ops import creation
+
+        probe = fn(creation.empty(0, device=self.device, dtype=self.dtype))
+        self._dtype = probe._dtype
+        self._buf.device = probe._buf.device
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes."
+        )
+
+    def share_memory_(self) -> Any:
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the "
+            "parameters before calling `module.share_memory()`."
+        )
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto: int) -> Any:
+        return (self.__class__, (self.requires_grad,))
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    """A parameter of a lazy module before its first forward: a dtype and device, no shape or values."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> Any:
+        return _uninitialized(cls, requires_grad, device, dtype)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    """A buffer of a lazy module before its first forward."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                persistent: bool = True) -> Any:  # fmt: skip
+        t = _uninitialized(cls, requires_grad, device, dtype)
+        t.persistent = persistent
+        return t
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
 
 
 def is_lazy(param: Any) -> bool:
-    return False
+    """Whether ``param`` is an uninitialized parameter or buffer of a lazy module."""
+    return isinstance(param, _UninitializedMixin)

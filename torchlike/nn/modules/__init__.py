@@ -6,6 +6,7 @@ from ._container import *  # noqa: F403
 from ._conv import *  # noqa: F403
 from ._dropout import *  # noqa: F403
 from ._flatten import *  # noqa: F403
+from ._lazy import LazyModuleMixin  # noqa: F401
 from ._linear import *  # noqa: F403
 from ._loss import *  # noqa: F403
 from ._module import Module  # noqa: F401

@@ -10,10 +10,12 @@ from ..._ops import creation
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from ._lazy import LazyModuleMixin
 from ._module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]  # fmt: skip
 
 
 def _ntuple(x: Any, n: int) -> tuple:
@@ -211,3 +213,84 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose3d(_ConvTransposeNd):
     _n = 3
     _fn = staticmethod(F.conv_transpose3d)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """Conv/ConvTranspose whose in_channels is the first input's channel dim."""
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if self.transposed:
+            self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+        else:
+            self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
+        self.reset_parameters()
+
+    def _get_in_channels(self, input: Tensor) -> int:
+        no_batch = self._n + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError(
+                f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) input to {self.__class__.__name__}, "
+                f"but got input of size: {input.shape}"
+            )
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+    def _get_num_spatial_dims(self) -> int:
+        return self._n
+
+    def _make_lazy(self, out_channels: int, bias: bool, device: Any, dtype: Any) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:  # fmt: skip
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:  # fmt: skip
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         device, dtype)  # fmt: skip
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d

@@ -7,12 +7,14 @@ from typing import Any
 
 from ..._core.tensor import Tensor
 from ..._ops import creation
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from ._lazy import LazyModuleMixin
 from ._module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -94,3 +96,29 @@ class Bilinear(Module):
             f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
             f"out_features={self.out_features}, bias={self.bias is not None}"
         )
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """torch.nn.LazyLinear: a Linear whose in_features is the first input's last dim."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

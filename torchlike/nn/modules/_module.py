@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ...autograd import grad_mode
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from ._hooks import RemovableHandle
 
 __all__ = [
@@ -283,6 +283,9 @@ class Module:
         for key, param in self._parameters.items():
             if param is None:
                 continue
+            if is_lazy(param):  # no values yet: only its dtype and device change
+                param._apply_uninitialized(fn)
+                continue
             with grad_mode.no_grad():
                 param_applied = fn(param)
             param.data = param_applied
@@ -292,7 +295,9 @@ class Module:
                     grad_applied = fn(grad)
                 grad.data = grad_applied
         for key, buf in self._buffers.items():
-            if buf is not None:
+            if buf is not None and is_lazy(buf):
+                buf._apply_uninitialized(fn)
+            elif buf is not None:
                 self._buffers[key] = fn(buf)
         return self
 

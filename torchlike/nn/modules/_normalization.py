@@ -12,11 +12,14 @@ from ..._ops import creation
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ._lazy import LazyModuleMixin
 from ._module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
-           "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]  # fmt: skip
+           "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]  # fmt: skip
 
 
 def _register_affine(module: Module, affine: bool, bias: bool, shape: Any, device: Any, dtype: Any) -> None:
@@ -218,6 +221,53 @@ class InstanceNorm3d(_InstanceNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (4, 5):
             raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """BatchNorm/InstanceNorm whose num_features is the first input's dim 1."""
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:  # fmt: skip
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = creation.tensor(0, dtype=D.int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            t = getattr(self, name)
+            if t is not None:
+                t.materialize((self.num_features,))
+        self.reset_parameters()
+
+
+def _lazy_norm(name: str, base: type, becomes: type) -> type:
+    return type(name, (_LazyNormBase, base), {"cls_to_become": becomes, "__module__": __name__,
+                                              "_check_input_dim": becomes._check_input_dim,
+                                              "_no_batch_dim": getattr(becomes, "_no_batch_dim", None)})  # fmt: skip
+
+
+LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", _BatchNorm, BatchNorm1d)
+LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", _BatchNorm, BatchNorm2d)
+LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", _BatchNorm, BatchNorm3d)
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", _InstanceNorm, InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", _InstanceNorm, InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", _InstanceNorm, InstanceNorm3d)
 
 
 def _shape(normalized_shape: Any) -> tuple:
