@@ -438,3 +438,25 @@ def test_lazy_module_errors() -> None:
     check_raises(lambda t: t.nn.UninitializedParameter() + 1, match_message=False)  # torch names the function
     check_raises(lambda t: t.nn.LazyConv1d(2, 2)(t.ones(2, 2, 2, 2)))
     check_raises(lambda t: t.nn.LazyConv2d(4, 3, groups=2)(t.ones(1, 3, 5, 5)))
+
+
+def test_adaptive_log_softmax_with_loss() -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        t.manual_seed(0)
+        m = t.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0)
+        x = t.randn(5, 8, requires_grad=True)
+        out, loss = m(x, t.tensor([0, 4, 9, 2, 7]))
+        loss.backward()
+        single = m(x[0].detach(), t.tensor(8))
+        meta = (repr(m), [list(p.shape) for p in m.parameters()], out.grad_fn.name(), loss.grad_fn.name(),
+                m.predict(x.detach()).tolist())  # fmt: skip
+        values = [out, loss, x.grad, m.tail[1][1].weight.grad, m.log_prob(x.detach()), single.output, single.loss]
+        return meta, np.concatenate([v.detach().double().numpy().ravel() for v in values])
+
+    (ref_meta, ref), (meta, got) = both(run)
+    assert meta == ref_meta
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    for bad in (lambda t, m: m(t.zeros(5, 8), t.tensor([0, 10, 1, 1, 1])), lambda t, m: m(t.zeros(5, 8), t.tensor([1])),
+                lambda t, m: m(t.zeros(5, 8), t.zeros(1, 5, dtype=t.long)),
+                lambda t, m: t.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])):  # fmt: skip
+        check_raises(lambda t: bad(t, t.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6])))

@@ -1,6 +1,7 @@
 """torch.nn.modules: every layer family, re-exported."""
 
 from ._activation import *  # noqa: F403
+from ._adaptive import *  # noqa: F403
 from ._attention import *  # noqa: F403
 from ._container import *  # noqa: F403
 from ._conv import *  # noqa: F403
