@@ -460,3 +460,32 @@ def test_adaptive_log_softmax_with_loss() -> None:
                 lambda t, m: m(t.zeros(5, 8), t.zeros(1, 5, dtype=t.long)),
                 lambda t, m: t.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])):  # fmt: skip
         check_raises(lambda t: bad(t, t.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6])))
+
+
+def test_fractional_max_pool() -> None:
+    """Windows from the same generator draws, torch's interval arithmetic, first-max/last-NaN picks and
+    the gradient routed to the picked elements."""
+
+    def run(t):  # noqa: ANN001, ANN202
+        F = t.nn.functional
+        t.manual_seed(0)
+        x = t.randn(2, 3, 9, 11, requires_grad=True)
+        y, idx = F.fractional_max_pool2d(x, 3, output_ratio=(0.5, 0.5), return_indices=True)
+        (y * t.arange(20.0).view(4, 5)).sum().backward()
+        m = t.nn.FractionalMaxPool2d((2, 3), output_size=(4, 5))
+        pooled = m(t.arange(2 * 7 * 8.0).view(2, 7, 8))
+        v3, i3 = F.fractional_max_pool3d(t.randn(1, 2, 7, 8, 9), 2, output_size=(3, 4, 5), return_indices=True)
+        nan = float("nan")
+        xn = t.tensor([[[1.0, nan, 2.0, nan], [-float("inf")] * 4, [5.0, 5.0, 5.0, 1.0]]])
+        vn, i_n = F.fractional_max_pool2d(xn, 2, output_size=(2, 2), _random_samples=t.tensor([[[0.3, 0.9]]]),
+                                          return_indices=True)  # fmt: skip
+        return (repr(m), y.grad_fn.name(), idx.tolist(), x.grad.tolist(), pooled.tolist(), i3.tolist(),
+                round(float(v3.sum()), 4), str(vn.tolist()), i_n.tolist())  # fmt: skip
+
+    same(run)
+    for bad in ("F.fractional_max_pool2d(x, 3)", "F.fractional_max_pool2d(x, 3, output_ratio=0.5)",
+                "F.fractional_max_pool2d(x, 6, output_size=5)", "F.fractional_max_pool2d(x[0, 0, 0], 2, output_size=2)",
+                "t.nn.FractionalMaxPool2d(2, output_ratio=1.5)", "t.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5)",
+                "t.nn.FractionalMaxPool3d(2)", "F.fractional_max_pool3d(x, 2, output_size=(3, 4, 10))",
+                "F.fractional_max_pool3d(x, 3, output_size=(1, 4, 5))"):  # fmt: skip
+        check_raises(eval(f"lambda t, x: (lambda F: {bad})(t.nn.functional)"), [np.zeros((2, 3, 9, 11), "float32")])  # noqa: S307

@@ -410,6 +410,97 @@ def _max_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     return (vals, idx) if return_indices else vals
 
 
+def _fractional_name(static: tuple, dyn: tuple) -> str:
+    return f"FractionalMaxPool{len(static[0])}DBackward0"
+
+
+def _fractional_starts(u: Any, size: int, out: int, pool: int) -> Any:
+    """Window starts along one dim from each plane's sample ``u`` in [0, 1): torch's generate_intervals,
+    computed in u's dtype as torch's kernel does (the rounding decides which windows overlap)."""
+    last = jnp.full(u.shape + (1,), size - pool, jnp.int32)
+    if out == 1:
+        return last
+    alpha = np.array(size - pool, u.dtype) / np.array(out - 1, u.dtype)
+    i = jnp.arange(out - 1, dtype=u.dtype)
+    starts = ((i + u[..., None]) * alpha).astype(jnp.int32) - (u * alpha).astype(jnp.int32)[..., None]
+    return jnp.concatenate([starts, last], axis=-1)
+
+
+@defop(promote=None, method=False, grad_name=_fractional_name, saves=("input",))
+def _fractional_max_pool(input: RawTensor, kernel_size: tuple, output_size: tuple, samples: RawTensor) -> Any:
+    """(values, indices) of torch's fractional max pooling over the last len(kernel_size) dims. Each
+    window keeps its first maximum, or its last NaN, as torch's loop does."""
+    n = len(kernel_size)
+    x = input if input.ndim == n + 2 else input[None]
+    u = lax.stop_gradient(samples).astype(x.dtype)
+    spatial = x.shape[2:]
+    which = (1, 0) if n == 2 else (0, 1, 2)  # torch: 2-D samples are (w, h); 3-D ones (t, h, w)
+    lead = x.shape[:2]
+    flat = jnp.zeros((), jnp.int64)
+    for d in range(n):
+        starts = _fractional_starts(u[..., which[d]], spatial[d], output_size[d], kernel_size[d])
+        pos = starts[..., None].astype(jnp.int64) + jnp.arange(kernel_size[d], dtype=jnp.int64)
+        shape = lead + tuple(output_size[d] if j == d else 1 for j in range(n))
+        shape += tuple(kernel_size[d] if j == d else 1 for j in range(n))
+        flat = flat + pos.reshape(shape) * math.prod(spatial[d + 1 :])
+    flat = jnp.broadcast_to(flat, lead + tuple(output_size) + tuple(kernel_size))
+    flat = flat.reshape(lead + (-1, math.prod(kernel_size)))
+    xf = x.reshape(lead + (-1,))
+    windows = jnp.take_along_axis(xf, flat.reshape(lead + (-1,)), axis=-1).reshape(flat.shape)
+    windows = lax.stop_gradient(windows)
+    isnan = jnp.isnan(windows)
+    last_nan = windows.shape[-1] - 1 - jnp.argmax(isnan[..., ::-1], axis=-1)
+    k = jnp.where(isnan.any(-1), last_nan, jnp.argmax(windows, axis=-1))
+    idx = jnp.take_along_axis(flat, k[..., None], axis=-1)[..., 0]
+    values = jnp.take_along_axis(xf, idx, axis=-1)
+    out_shape = lead + tuple(output_size)
+    values, idx = values.reshape(out_shape), idx.reshape(out_shape)
+    return (values, idx) if input.ndim == n + 2 else (values[0], idx[0])
+
+
+def fractional_max_pool(n: int, input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
+                        return_indices: bool, samples: Tensor | None) -> Any:  # fmt: skip
+    """torch.nn.functional.fractional_max_pool{2,3}d (with torch's argument checks and sample draws)."""
+    from . import random
+
+    name = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        # torch: the 2-D function takes len() of the ratio (a bare float raises TypeError), 3-D repeats it
+        if n == 2 and len(output_ratio) > 2:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * n
+        output_size = [int(input.size(-n + d) * ratio[d]) for d in range(n)]
+    k, out = _ntuple(kernel_size, n), _ntuple(output_size, n)
+    if samples is None:
+        batch = 1 if input.dim() == n + 1 else input.size(0)
+        samples = random.rand(batch, input.size(-n - 1), n, dtype=input.dtype, device=input.device)
+    if len(k) != n or len(out) != n:
+        what = "kernel_size" if len(k) != n else "output_size"
+        ints = "a single Int or tuple of Ints" if n == 2 else "a single Int or tuple of three Ints"
+        raise RuntimeError(f"{name}: {what} must either be {ints}")
+    if input.numel() == 0 or input.dim() not in (n + 1, n + 2):
+        if n == 2:
+            raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got: {input.dim()}")
+        raise RuntimeError(
+            f"fractional_max_pool3d_out(): non-empty 4D or 5D (batch mode) tensor  expected for input, but got: "
+            f"{input.dim()}"
+        )
+    spatial = tuple(input.shape[-n:])
+    names = ("height", "width") if n == 2 else ("time", "height", "width")
+    check = (0, 1) if n == 2 else (0, 2, 1)  # torch checks 3-D's width before its height
+    for d in check:
+        too_large = out[d] + k[d] - 1 > spatial[d] if n == 2 else out[d] + k[d] - 1 >= spatial[d]
+        if too_large:
+            where = f"{name}()" if n == 2 else "fractional_max_pool3d_out()"
+            raise RuntimeError(
+                f"{where}: pool {names[d]} {k[d]} too large relative to input {names[d]} {spatial[d]}"
+            )
+    values, indices = _fractional_max_pool(input, tuple(k), tuple(out), samples)
+    return (values, indices) if return_indices else values
+
+
 def _pool_args(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                ceil_mode: bool) -> tuple:  # fmt: skip
     k = _ntuple(kernel_size, n)

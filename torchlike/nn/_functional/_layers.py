@@ -93,6 +93,28 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     return N.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:  # fmt: skip
+    return N.fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:  # fmt: skip
+    return N.fractional_max_pool(2, input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:  # fmt: skip
+    return N.fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:  # fmt: skip
+    return N.fractional_max_pool(3, input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:  # fmt: skip
     return N.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
