@@ -1,0 +1,67 @@
+"""torch.fft and torch.special on their own (no torch): values against numpy/scipy-free references,
+table registration, autocast names and gradients against finite differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.fft
+import torchlike.special  # noqa: F401
+from torchlike._ops import registry
+
+rng = np.random.RandomState(1)
+X = rng.randn(3, 4)
+
+
+def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
+    return torch.tensor(a, requires_grad=grad)
+
+
+# --- fft --------------------------------------------------------------------------------------------------
+
+
+def test_fft_matches_numpy() -> None:
+    x = _t(X)
+    np.testing.assert_allclose(torch.fft.fft(x, n=6).numpy(), np.fft.fft(X, n=6), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(torch.fft.rfft2(x, norm="ortho").numpy(), np.fft.rfft2(X, norm="ortho"), atol=1e-12)
+    np.testing.assert_allclose(torch.fft.ihfft(x).numpy(), np.fft.ihfft(X), atol=1e-12)
+    np.testing.assert_allclose(torch.fft.hfft(torch.fft.ihfft(x), n=4).numpy(), X, atol=1e-12)
+    np.testing.assert_allclose(torch.fft.irfftn(torch.fft.rfftn(x), s=(3, 4)).numpy(), X, atol=1e-12)
+    np.testing.assert_allclose(torch.fft.fftfreq(5, 0.5).numpy(), np.fft.fftfreq(5, 0.5).astype(np.float32))
+    np.testing.assert_array_equal(torch.fft.fftshift(torch.arange(5)).numpy(), np.fft.fftshift(np.arange(5)))
+    np.testing.assert_array_equal(torch.fft.ifftshift(torch.arange(6)).numpy(), np.fft.ifftshift(np.arange(6)))
+
+
+def test_fft_dtypes() -> None:
+    assert torch.fft.fft(torch.zeros(4)).dtype is torch.complex64
+    assert torch.fft.fft(torch.arange(4)).dtype is torch.complex64
+    assert torch.fft.irfft(torch.zeros(3, dtype=torch.complex128)).dtype is torch.float64
+    with pytest.raises(RuntimeError, match="Unsupported dtype Half"):
+        torch.fft.fft(torch.zeros(4, dtype=torch.float16))
+    with pytest.raises(RuntimeError, match='Invalid normalization mode: "x"'):
+        torch.fft.fft(torch.zeros(4), norm="x")
+
+
+def test_fft_ops_are_table_ops_with_autocast_names() -> None:
+    for name in ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "rfftn", "irfft2", "ihfftn"]:
+        assert f"_fft_{name}" in registry.OPS
+        assert not hasattr(torch, f"fft_{name}")
+    assert torch.fft.rfft is registry.OPS["_fft_rfft"].wrapper
+
+
+def test_rfft_gradient_finite_differences() -> None:
+    w = rng.randn(3, 3)
+
+    def f(a: np.ndarray) -> float:
+        return float((np.abs(np.fft.rfft(a, axis=-1)) * w).sum())
+
+    x = _t(X, grad=True)
+    (torch.fft.rfft(x).abs() * _t(w)).sum().backward()
+    num = np.zeros_like(X)
+    for i in np.ndindex(X.shape):
+        d = np.zeros_like(X)
+        d[i] = 1e-6
+        num[i] = (f(X + d) - f(X - d)) / 2e-6
+    np.testing.assert_allclose(x.grad.numpy(), num, rtol=1e-5, atol=1e-6)
