@@ -106,6 +106,19 @@ CASES: dict[str, Callable[[Any], tuple]] = {
     "parameter_no_subclasses": lambda L: (L.nn.Parameter(T(L, [1.0])), T(L, [1.0]), {"allow_subclasses": False}),
     "requires_grad": lambda L: (T(L, [1.0, 2.0]).requires_grad_(), T(L, [1.0, 2.5]), {}),
     "size": lambda L: (L.Size([2, 3]), L.Size([2, 4]), {}),
+    "numpy_0d": lambda L: (np.array(1.0), np.array(1.5), {}),
+    "numpy_dtypes": lambda L: (np.array([1.0], np.float32), np.array([1.0]), {}),
+    "numpy_float16": lambda L: (np.array([1.0, 2.0], np.float16), np.array([1.0, 2.01], np.float16), {}),
+    "numpy_strings": lambda L: (np.array(["a"]), np.array(["a"]), {}),
+    "sets": lambda L: ({1, 2}, {1, 2}, {}),
+    "objects": lambda L: (object, object, {}),
+    "int_keys_sorted": lambda L: ({2: 1.0, 1: 2.0}, {1: 2.5, 2: 1.5}, {}),
+    "unsortable_keys": lambda L: ({1: 1.0, "a": 2.0}, {"a": 2.0, 1: 1.0}, {}),
+    "range": lambda L: (range(3), [0, 1, 3], {}),
+    "int_big_diff": lambda L: (T(L, [2**62, 0]), T(L, [-(2**62), 0]), {}),
+    "float_max": lambda L: (T(L, [3.0e38]), T(L, [-3.0e38]), {}),
+    "tiny_values": lambda L: (T(L, [1e-30, 0.0]), T(L, [2e-30, 1e-6]), {}),
+    "complex_inf": lambda L: (T(L, [complex(inf, 0)]), T(L, [complex(inf, 1)]), {}),
 }
 
 

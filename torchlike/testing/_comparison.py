@@ -9,6 +9,7 @@ from __future__ import annotations
 import cmath
 import collections.abc
 import contextlib
+import math
 import warnings
 from typing import Any, Callable, NoReturn, Sequence
 
@@ -121,6 +122,19 @@ def _opmath(d: D.dtype) -> np.dtype:
     return np.dtype(np.float32) if d in (D.float16, D.bfloat16) else d.np
 
 
+def _abs(x: np.ndarray, exact: bool = False) -> np.ndarray:
+    if x.dtype.kind != "c":
+        return np.abs(x)
+    if exact and x.dtype == np.complex128:
+        # NOTE: torch's complex128 abs (libm hypot) agrees with math.hypot; np.hypot is an ulp off now and then
+        return _hypot(x.real, x.imag).astype(np.float64)
+    # NOTE: np.abs of complex64 can be an ulp off torch's abs; hypot of the float32 parts agrees with it
+    return np.hypot(x.real, x.imag)
+
+
+_hypot = np.frompyfunc(math.hypot, 2, 1)
+
+
 def _isclose(a: np.ndarray, e: np.ndarray, d: D.dtype, rtol: float, atol: float, equal_nan: bool) -> np.ndarray:
     """torch.isclose(actual, expected, rtol, atol, equal_nan) for two host arrays of torchlike dtype ``d``."""
     close = a == e
@@ -132,8 +146,8 @@ def _isclose(a: np.ndarray, e: np.ndarray, d: D.dtype, rtol: float, atol: float,
         op = _opmath(d)
         tol_dtype = d.to_real().np
         scaled = (e.astype(op) * op.type(rtol)).astype(d.np)
-        allowed = (np.abs(scaled).astype(_opmath(d.to_real())) + _opmath(d.to_real()).type(atol)).astype(tol_dtype)
-        error = np.abs(a - e)
+        allowed = (_abs(scaled).astype(_opmath(d.to_real())) + _opmath(d.to_real()).type(atol)).astype(tol_dtype)
+        error = _abs(a - e)
     else:
         # torch: integer/bool tensors times a float scalar give the default float dtype.
         f = D.get_default_dtype().np
@@ -158,18 +172,17 @@ def make_tensor_mismatch_msg(a: np.ndarray, e: np.ndarray, d: D.dtype, matches: 
     total = matches.size
     mismatches = total - int(matches.sum())
     extra = f"Mismatched elements: {mismatches} / {total} ({mismatches / total:.1%})"
-    a, e, m = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
+    a, e, bad = a.reshape(-1), e.reshape(-1), ~matches.reshape(-1)
     if not (d.is_floating_point or d.is_complex):
         a, e, d = a.astype(np.int64), e.astype(np.int64), D.int64
+    # torch zeroes both differences where the values match; only the mismatches are computed here
+    # (torch: true division of integers gives the default float dtype)
+    rel_dtype = D.get_default_dtype().np if d is D.int64 else d.to_real().np
+    abs_diff = np.zeros(a.shape, d.to_real().np)
+    rel_diff = np.zeros(a.shape, rel_dtype)
     with np.errstate(all="ignore"):
-        abs_diff = np.abs(a - e)
-        abs_diff[m] = 0
-        if d is D.int64:  # torch: true division of integers gives the default float dtype
-            f = D.get_default_dtype().np
-            rel_diff = abs_diff.astype(f) / np.abs(e).astype(f)
-        else:
-            rel_diff = abs_diff / np.abs(e)
-    rel_diff[m] = 0
+        abs_diff[bad] = _abs(a[bad] - e[bad], exact=True)
+        rel_diff[bad] = abs_diff[bad].astype(rel_dtype) / _abs(e[bad], exact=True).astype(rel_dtype)
     ia, ir = _argmax(abs_diff), _argmax(rel_diff)
     real = d.to_real()
     return _mismatch_msg(identifier, "Tensor-likes", extra, _scalar(real, abs_diff[ia]), _unravel(ia, matches.shape),
