@@ -1,12 +1,15 @@
 """torch.autograd: backward, grad, grad modes, custom Functions, functional transforms."""
 
 from . import functional, graph
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
+                           set_detect_anomaly)  # fmt: skip
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
-           "FunctionCtx", "once_differentiable", "functional", "graph", "Variable"]  # fmt: skip
+           "FunctionCtx", "once_differentiable", "functional", "graph", "Variable", "detect_anomaly",
+           "set_detect_anomaly"]  # fmt: skip
 
 
 class _VariableMeta(type):

@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
+from . import anomaly_mode
 from .graph import AccumulateGrad, Node
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
@@ -452,7 +453,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         or any(l.hooks or l.variable._hooks for l in prog.leaves)
         or any(e[0] is None for e in prog.entries)
     )
-    if not hooks:
+    if not hooks and not anomaly_mode.checking:  # anomaly mode checks each node's gradients
         entry = _programs.get(prog.key)
         if entry is None:
             _programs[prog.key] = 1
@@ -482,8 +483,12 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         if kernel is None:  # a custom autograd.Function
             from .function import run_backward
 
-            return run_backward(nodes[i], cts, device)
-        return _per_node_vjp(i, kernel, diff, args, cts)
+            grads = run_backward(nodes[i], cts, device)
+        else:
+            grads = _per_node_vjp(i, kernel, diff, args, cts)
+        if anomaly_mode.checking:
+            anomaly_mode.check_grads(nodes[i], grads)
+        return grads
 
     device = _device_of(root_cts)
     leaf_cts, wanted = _execute(

@@ -1,0 +1,248 @@
+"""torch.utils.checkpoint, autograd anomaly mode and torch.jit, compared with real torch."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from _harness import assert_same, check_raises
+
+import torchlike
+import torchlike.jit
+import torchlike.utils.checkpoint
+
+X = np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(3, 4)
+
+
+def _model(lib, dropout):
+    lib.manual_seed(0)
+    layers = [lib.nn.Linear(4, 4), lib.nn.Tanh()]
+    if dropout:
+        layers.append(lib.nn.Dropout(0.5))
+    return lib.nn.Sequential(*layers, lib.nn.Linear(4, 2))
+
+
+def _run_both(fn):
+    """``fn(lib)`` returns a dict of results; compare torch's and torchlike's."""
+    ref, got = fn(torch), fn(torchlike)
+    assert ref.keys() == got.keys()
+    for k in ref:
+        if isinstance(ref[k], torch.Tensor):
+            assert_same(ref[k], got[k], path=k)
+        else:
+            assert ref[k] == got[k], (k, ref[k], got[k])
+
+
+def _grads(lib, model, x, out):
+    (out * lib.arange(out.numel()).reshape(out.shape)).sum().backward()
+    r = {"x.grad": x.grad, "after": lib.rand(2)}  # the RNG stream continues as torch's
+    r.update({f"{n}.grad": p.grad for n, p in model.named_parameters()})
+    return r
+
+
+@pytest.mark.parametrize("reentrant", [True, False])
+@pytest.mark.parametrize("dropout", [False, True])
+def test_checkpoint_outputs_and_gradients(reentrant, dropout):
+    def fn(lib):
+        model = _model(lib, dropout)
+        x = lib.tensor(X, requires_grad=True)
+        out = lib.utils.checkpoint.checkpoint(model, x, use_reentrant=reentrant)
+        return {"out": out, "grad_fn": type(out.grad_fn).__name__, **_grads(lib, model, x, out)}
+
+    _run_both(fn)
+
+
+def test_checkpoint_matches_direct_run():
+    def run(ck):
+        model = _model(torchlike, True)
+        x = torchlike.tensor(X, requires_grad=True)
+        out = model(x) if ck is None else torchlike.utils.checkpoint.checkpoint(model, x, use_reentrant=ck)
+        return {"out": out.detach(), **_grads(torchlike, model, x, out)}
+
+    direct = run(None)
+    for reentrant in (True, False):
+        got = run(reentrant)
+        for k in direct:
+            np.testing.assert_allclose(got[k].numpy(), direct[k].numpy(), rtol=1e-6, err_msg=k)
+
+
+def test_checkpoint_multiple_outputs_and_non_tensor_args():
+    def f(a, scale, b):
+        return a * scale + b.sin(), (a * b).sum(0)
+
+    def fn(lib):
+        a = lib.tensor(X, requires_grad=True)
+        b = lib.tensor(X[::-1].copy(), requires_grad=True)
+        y, z = lib.utils.checkpoint.checkpoint(f, a, 3.0, b, use_reentrant=True)
+        (y.sum() + (z * z).sum()).backward()
+        return {"y": y, "z": z, "a.grad": a.grad, "b.grad": b.grad}
+
+    _run_both(fn)
+
+
+def test_checkpoint_sequential():
+    def fn(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(*[lib.nn.Linear(4, 4) for _ in range(4)], lib.nn.Dropout(0.3), lib.nn.Tanh())
+        x = lib.tensor(X, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = lib.utils.checkpoint.checkpoint_sequential(model, 2, x)
+        r = {"out": out, "warn": [str(m.message) for m in w], "grad_fn": type(out.grad_fn).__name__}
+        return {**r, **_grads(lib, model, x, out)}
+
+    _run_both(fn)
+
+
+def test_checkpoint_use_reentrant_warning_and_errors():
+    def fn(lib):
+        x = lib.tensor(X, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.utils.checkpoint.checkpoint(lambda a: a * 2, x)
+            lib.utils.checkpoint.checkpoint(lambda a: a * 2, x.detach(), use_reentrant=True)
+        return {"warn": [(m.category.__name__, str(m.message)) for m in w]}
+
+    _run_both(fn)
+    ck = "utils.checkpoint.checkpoint"
+    check_raises(lambda t: eval(f"t.{ck}")(lambda a, b: a, t.ones(1), b=1, use_reentrant=True))
+    check_raises(lambda t: eval(f"t.{ck}")(lambda a: a, t.ones(1), use_reentrant=True, debug=True))
+    check_raises(lambda t: eval(f"t.{ck}")(lambda a: a, t.ones(1), use_reentrant=False, determinism_check="x"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the use_reentrant warning comes first
+        check_raises(lambda t: t.utils.checkpoint.checkpoint_sequential([t.nn.Tanh()], 1, t.ones(1), foo=1))
+
+
+def test_checkpoint_non_reentrant_kwargs():
+    def fn(lib):
+        x = lib.tensor(X, requires_grad=True)
+        out = lib.utils.checkpoint.checkpoint(lambda a, *, k: a.exp() * k, x, k=2.0, use_reentrant=False)
+        out.sum().backward()
+        return {"out": out, "x.grad": x.grad}
+
+    _run_both(fn)
+
+
+# --- anomaly mode ------------------------------------------------------------------------------
+
+
+def _nan_backward(lib, left):
+    a = lib.tensor([float("inf")])
+    b = lib.tensor([2.0], requires_grad=True)
+    z = ((a * b) if left else (b * a)) * 0
+    z.sum().backward()
+
+
+@pytest.mark.parametrize("left", [True, False])
+def test_anomaly_nan_error(left):
+    def run(lib):
+        with lib.autograd.set_detect_anomaly(True):
+            for _ in range(3):  # repeated: a cached fused backward must not skip the check
+                _nan_backward(lib, left)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's forward-traceback warning (not mirrored)
+        check_raises(run)
+    assert not torchlike.autograd.is_anomaly_enabled()
+
+
+def test_anomaly_custom_function_nan():
+    def run(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g * float("nan")
+
+        x = lib.ones(2, requires_grad=True)
+        y = lib.ones(2, requires_grad=True)
+        with lib.autograd.set_detect_anomaly(True):
+            F.apply(x, y).sum().backward()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_raises(run)
+
+
+def test_anomaly_warning_flags_and_check_nan_off():
+    def fn(lib):
+        r = {}
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with lib.autograd.detect_anomaly(check_nan=False):
+                r["on"] = lib.is_anomaly_enabled() if lib is torch else lib.autograd.is_anomaly_enabled()
+                x = lib.tensor([0.0, 4.0], requires_grad=True)
+                (x.sqrt() * 0).sum().backward()  # nan gradient, not checked
+                r["x.grad"] = x.grad
+        r["warn"] = [(m.category.__name__, str(m.message)) for m in w]
+        r["off"] = lib.is_anomaly_enabled() if lib is torch else lib.autograd.is_anomaly_enabled()
+        r["callable"] = callable(lib.autograd.detect_anomaly)
+        return r
+
+    _run_both(fn)
+
+
+# --- torch.jit ---------------------------------------------------------------------------------
+
+
+def _warns(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [(m.category.__name__, str(m.message)) for m in w]
+
+
+def test_jit_script_function_and_module():
+    def f(x, y: int = 2):
+        return x * y + 1
+
+    def fn(lib):
+        sf, w1 = _warns(lambda: lib.jit.script(f))
+        model = _model(lib, False)
+        sm, w2 = _warns(lambda: lib.jit.script(model))
+        x = lib.tensor(X, requires_grad=True)
+        out = sm(x)
+        r = {"f": sf(x.detach()), "name": sf.name, "w1": w1, "w2": w2, "out": out, "repr": repr(sm),
+             "keys": list(sm.state_dict()), "shared": next(sm.parameters()) is next(model.parameters()),
+             "is_module": isinstance(sm, lib.nn.Module), "is_script": isinstance(sm, lib.jit.ScriptModule),
+             "orig": sm.original_name, "grad_fn": type(out.grad_fn).__name__}  # fmt: skip
+        return {**r, **_grads(lib, model, x, out)}
+
+    _run_both(fn)
+
+
+def test_jit_trace_function_and_module():
+    def fn(lib):
+        model = _model(lib, False)
+        x = lib.tensor(X)
+        tm, w1 = _warns(lambda: lib.jit.trace(model, x))
+        tf, w2 = _warns(lambda: lib.jit.trace(lambda a: a * 2, x))
+        return {"out": tm(x), "f": tf(x), "w1": sorted(set(w1)), "w2": sorted(set(w2)), "repr": repr(tm),
+                "name": tf.name, "is_script": isinstance(tm, lib.jit.ScriptModule)}  # fmt: skip
+
+    _run_both(fn)
+
+
+def test_jit_decorators_and_helpers():
+    def fn(lib):
+        @lib.jit.ignore
+        def helper(x):
+            return x + 1
+
+        @lib.jit.unused
+        def unused(x):
+            return x - 1
+
+        x = lib.tensor(X)
+        fut = lib.jit.fork(helper, x)
+        return {"ignore": helper(x), "unused": unused(x), "scripting": lib.jit.is_scripting(),
+                "tracing": lib.jit.is_tracing(), "annotate": lib.jit.annotate(int, 3),
+                "export": lib.jit.export(helper) is helper, "wait": lib.jit.wait(fut),
+                "attr": repr(lib.jit.Attribute(3, int)), "final": repr(lib.jit.Final[int])}  # fmt: skip
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run_both(fn)
