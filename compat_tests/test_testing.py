@@ -181,6 +181,15 @@ MAKE = [
     ((5,), "int32", {"low": -1, "high": 2, "exclude_zero": True}),
     ((3,), "float32", {"low": -3.4e38, "high": 3.4e38}),
     ((3,), "float32", {"requires_grad": True}),
+    ((4,), "uint16", {}),
+    ((4,), "uint32", {"high": 2**40}),
+    ((4,), "uint64", {}),
+    ((4,), "int16", {"low": -(2**20)}),
+    ((4,), "int64", {"low": -(2**63), "high": 2**63}),
+    ((4,), "float16", {"low": -60000, "high": 60000}),
+    ((2, 2), "complex128", {"noncontiguous": True, "exclude_zero": True}),
+    ((2, 3), "bool", {"noncontiguous": True, "exclude_zero": True}),
+    ((0, 3), "float32", {"noncontiguous": True}),
 ]
 
 
