@@ -199,8 +199,9 @@ def test_make_tensor_values_match_torch(shape: tuple, dtype: str, kwargs: dict) 
     for lib in (torch, torchlike):
         lib.manual_seed(1234)
         t = lib.testing.make_tensor(shape, dtype=getattr(lib, dtype), device="cpu", **kwargs)
-        out.append(t)
-    ref, got = out
+        out.append((t, lib.rand(2).tolist()))  # the generator is left where torch leaves it
+    (ref, ref_next), (got, got_next) = out
+    assert got_next == ref_next
     assert str(got.dtype) == str(ref.dtype) and tuple(got.shape) == tuple(ref.shape)
     assert got.stride() == ref.stride() and got.requires_grad == ref.requires_grad
     assert got.is_contiguous() == ref.is_contiguous()
