@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from _harness import check, check_raises
 
+import torchlike
 import torchlike.fft
 import torchlike.special  # noqa: F401  (the namespaces load as attributes of torchlike)
 
@@ -121,3 +123,141 @@ FFT_ERRORS = [
 @pytest.mark.parametrize("i", range(len(FFT_ERRORS)))
 def test_fft_errors(i):
     check_raises(FFT_ERRORS[i], [X])
+
+
+# --- torch.special -------------------------------------------------------------------------------------
+
+G = np.array([-2.5, -0.7, -0.1, 0.3, 1.2, 2.9, 4.5], dtype=np.float32)  # general
+P = np.array([0.05, 0.3, 0.9, 1.0, 1.7, 3.2, 6.0], dtype=np.float32)  # positive
+U = np.array([0.01, 0.1, 0.3, 0.5, 0.62, 0.9, 0.99], dtype=np.float32)  # in (0, 1)
+EDGE = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1e-30], dtype=np.float32)
+
+UNARY = {
+    "G": ["expit", "erf", "erfc", "erfcx", "ndtr", "log_ndtr", "i0", "i0e", "i1", "i1e", "sinc", "log1p", "expm1",
+          "exp2", "round", "digamma", "psi", "gammaln"],
+    "P": ["entr", "gammaln", "digamma", "psi", "log1p"],
+    "U": ["logit", "erfinv", "ndtri", "entr"],
+}  # fmt: skip
+UNARY_CASES = [(k, n) for k, names in UNARY.items() for n in names]
+DATA = {"G": G, "P": P, "U": U}
+
+
+@pytest.mark.parametrize("data,name", UNARY_CASES, ids=[f"{n}-{k}" for k, n in UNARY_CASES])
+def test_special_unary(data, name):
+    check(lambda t, x: getattr(t.special, name)(x), [DATA[data]])
+
+
+SPECIAL_EDGE = [
+    "erfcx",
+    "ndtr",
+    "ndtri",
+    "log_ndtr",
+    "i0e",
+    "i1",
+    "i1e",
+    "entr",
+    "expit",
+    "erfinv",
+    "gammaln",
+    "psi",
+]
+
+
+@pytest.mark.parametrize("name", SPECIAL_EDGE)
+def test_special_edge_values(name):
+    check(lambda t, x: getattr(t.special, name)(x), [EDGE], grad=False)
+
+
+def test_special_float64_and_integer_inputs():
+    check(
+        lambda t, x: (t.special.erfcx(x), t.special.i1e(x), t.special.log_ndtr(x), t.special.ndtr(x)),
+        [G.astype(np.float64)],
+    )
+    check(lambda t, x: (t.special.erfcx(x), t.special.i1(x), t.special.entr(x), t.special.ndtri(x)),
+          [np.arange(-2, 3)], grad=False)  # fmt: skip
+
+
+def test_special_binary():
+    check(lambda t, x, y: (t.special.xlogy(x, y), t.special.xlog1py(x, y)), [G, P])
+    check(lambda t, x: (t.special.xlog1py(x, 2.0), t.special.xlog1py(2, x)), [P])
+    check(
+        lambda t, x: t.special.xlog1py(x, x),
+        [np.array([0.0, 0.0, 1.0, np.nan, 2.0], dtype=np.float32)],
+        grad=False,
+    )
+    check(lambda t, y: t.special.zeta(2.0, y), [P])
+    check(lambda t, x, q: t.special.zeta(x.detach() + 1.5, q), [P, P])
+    check(lambda t, x, q: t.special.zeta(x, q), [np.array([1.0, 0.5, 2.0, 3.0, 2.5]), np.array([1.0, 1.0, -2.0, -1.5, 0.0])],
+          grad=False)  # fmt: skip
+    check(
+        lambda t, a, x: (t.special.gammainc(a.detach(), x), t.special.gammaincc(a.detach(), x)),
+        [P, P[::-1].copy()],
+    )
+    check(lambda t, a, x: (t.igamma(a, x), t.igammac(a, x), a.igamma(x)), [P, G], grad=False)
+
+
+def test_special_gamma_family():
+    check(lambda t, x: (t.special.polygamma(0, x), t.special.polygamma(1, x), t.special.polygamma(3, x)), [P],
+          rtol=1e-4)  # fmt: skip
+    check(lambda t, x: (t.polygamma(2, x), x.polygamma(1)), [G], rtol=1e-4)
+    check(lambda t, x: (t.special.multigammaln(x + 2, 3), t.mvlgamma(x + 1, 1), x.mvlgamma(p=2)), [P])
+    check(
+        lambda t, x: t.special.multigammaln(x, 3), [P], grad=False
+    )  # torch no longer checks x > (p - 1) / 2
+
+
+def test_special_reductions_are_the_torch_ops():
+    check(
+        lambda t, x: (t.special.logsumexp(x, 0), t.special.softmax(x, 0), t.special.log_softmax(x, dim=0)),
+        [G],
+    )
+    check(lambda t, x: (t.special.softmax(x, 0, dtype=t.float64), t.special.logit(x, eps=0.1)), [U])
+
+
+def test_special_grad_fn_names():
+    def names(t, x, y):
+        s = t.special
+        outs = [s.expit(x), s.erfcx(x), s.ndtr(x), s.ndtri(x), s.log_ndtr(x), s.gammaln(x), s.psi(x), s.i0(x), s.i0e(x),
+                s.i1(x), s.i1e(x), s.entr(x), s.xlog1py(x, y), s.xlog1py(x, 2.0), s.xlog1py(2.0, y), s.zeta(x, y),
+                s.zeta(2.0, y), s.zeta(x, 2.0), s.gammainc(x, y), s.gammaincc(x, y), s.polygamma(2, x),
+                s.multigammaln(x + 2, 2), s.round(x), s.sinc(x), s.logit(x)]  # fmt: skip
+        return [_name(o) for o in outs]
+
+    check(names, [U, P], grad=False)
+
+
+SPECIAL_ERRORS = [
+    lambda t, x: t.special.zeta(x, 2.0).sum().backward(),
+    lambda t, x: t.special.zeta(x, x).sum().backward(),
+    lambda t, x: t.special.gammainc(x, x.detach()).sum().backward(),
+    lambda t, x: t.special.gammaincc(x, x).sum().backward(),
+    lambda t, x: t.special.erfcx(t.complex(x, x)),
+    lambda t, x: t.special.ndtri(x.half()),
+    lambda t, x: t.special.gammainc(t.arange(3), t.arange(3)),
+    lambda t, x: t.special.polygamma(-1, x),
+    lambda t, x: t.special.multigammaln(x, 0),
+    lambda t, x: t.special.i1(t.complex(x, x)),
+    lambda t, x: t.special.entr(t.complex(x, x)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(SPECIAL_ERRORS)))
+def test_special_errors(i):
+    _raises_with_grad(SPECIAL_ERRORS[i])
+
+
+def _raises_with_grad(fn):
+    """``check_raises`` on an input that requires grad (errors raised by backward)."""
+    caught = []
+    for lib in (torch, torchlike):
+        x = lib.tensor(P, requires_grad=True)
+        try:
+            fn(lib, x)
+        except Exception as e:  # noqa: BLE001 - compared below
+            caught.append(e)
+        else:
+            caught.append(None)
+    ref, got = caught
+    assert ref is not None and got is not None, (ref, got)
+    assert type(got).__name__ == type(ref).__name__, (ref, got)
+    assert str(got).split("\n")[0] == str(ref).split("\n")[0], (str(ref), str(got))

@@ -25,13 +25,17 @@ def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 def test_fft_matches_numpy() -> None:
     x = _t(X)
     np.testing.assert_allclose(torch.fft.fft(x, n=6).numpy(), np.fft.fft(X, n=6), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(torch.fft.rfft2(x, norm="ortho").numpy(), np.fft.rfft2(X, norm="ortho"), atol=1e-12)
+    np.testing.assert_allclose(
+        torch.fft.rfft2(x, norm="ortho").numpy(), np.fft.rfft2(X, norm="ortho"), atol=1e-12
+    )
     np.testing.assert_allclose(torch.fft.ihfft(x).numpy(), np.fft.ihfft(X), atol=1e-12)
     np.testing.assert_allclose(torch.fft.hfft(torch.fft.ihfft(x), n=4).numpy(), X, atol=1e-12)
     np.testing.assert_allclose(torch.fft.irfftn(torch.fft.rfftn(x), s=(3, 4)).numpy(), X, atol=1e-12)
     np.testing.assert_allclose(torch.fft.fftfreq(5, 0.5).numpy(), np.fft.fftfreq(5, 0.5).astype(np.float32))
     np.testing.assert_array_equal(torch.fft.fftshift(torch.arange(5)).numpy(), np.fft.fftshift(np.arange(5)))
-    np.testing.assert_array_equal(torch.fft.ifftshift(torch.arange(6)).numpy(), np.fft.ifftshift(np.arange(6)))
+    np.testing.assert_array_equal(
+        torch.fft.ifftshift(torch.arange(6)).numpy(), np.fft.ifftshift(np.arange(6))
+    )
 
 
 def test_fft_dtypes() -> None:
@@ -65,3 +69,43 @@ def test_rfft_gradient_finite_differences() -> None:
         d[i] = 1e-6
         num[i] = (f(X + d) - f(X - d)) / 2e-6
     np.testing.assert_allclose(x.grad.numpy(), num, rtol=1e-5, atol=1e-6)
+
+
+# --- special ----------------------------------------------------------------------------------------------
+
+
+def test_special_shares_torch_ops() -> None:
+    s = torch.special
+    assert s.expit is torch.sigmoid and s.gammaln is torch.lgamma and s.psi is torch.digamma
+    assert (
+        s.erf is torch.erf and s.i0 is torch.i0 and s.xlogy is torch.xlogy and s.logsumexp is torch.logsumexp
+    )
+    assert s.gammainc is torch.igamma and s.gammaincc is torch.igammac and s.multigammaln is torch.mvlgamma
+    assert s.polygamma is torch.polygamma
+    for hidden in ["erfcx", "ndtr", "ndtri", "log_ndtr", "i0e", "i1", "i1e", "entr", "xlog1py", "zeta"]:
+        assert f"_special_{hidden}" in registry.OPS and not hasattr(torch, hidden)
+
+
+def test_special_values() -> None:
+    x = _t(np.array([-1.5, 0.0, 0.5, 3.0, 30.0]))
+    np.testing.assert_allclose(
+        torch.special.erfcx(x).numpy()[-1], 1 / (30.0 * np.sqrt(np.pi)) * (1 - 1 / 1800), rtol=1e-6
+    )
+    np.testing.assert_allclose(torch.special.ndtr(x).numpy()[1], 0.5)
+    np.testing.assert_allclose(torch.special.zeta(2.0, _t(np.array([1.0]))).numpy(), [np.pi**2 / 6])
+    np.testing.assert_allclose(
+        torch.special.polygamma(1, _t(np.array([1.0]))).numpy(), [np.pi**2 / 6], rtol=1e-9
+    )  # torch's trigamma series
+    np.testing.assert_allclose(
+        torch.special.entr(_t(np.array([0.0, 1.0, -1.0]))).numpy(), [0.0, 0.0, -np.inf]
+    )
+    assert torch.special.zeta(2.5, _t(np.array([0.0]))).item() == np.inf
+
+
+def test_special_gradient_only_where_torch_has_one() -> None:
+    q = _t(np.array([1.5, 2.0]), grad=True)
+    torch.special.zeta(3.0, q).sum().backward()
+    np.testing.assert_allclose(q.grad.numpy(), -3 * torch.special.zeta(4.0, q.detach()).numpy())
+    a = _t(np.array([1.5, 2.0]), grad=True)
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not implemented."):
+        torch.special.gammainc(a, q.detach()).sum().backward()
