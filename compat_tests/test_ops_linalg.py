@@ -421,3 +421,47 @@ def test_linalg_namespace():
         assert hasattr(torch.linalg, n) and hasattr(torchlike.linalg, n), n
     assert torchlike.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__
     assert issubclass(torchlike.linalg.LinAlgError, RuntimeError)
+
+
+def test_geqrf_and_householder_product():
+    # LAPACK's compact QR and its reflectors' product: values (incl. zero signs), gradients, errors
+    tall = np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 10], [1, 1, 1]])
+    done = np.array([[1.0, 2], [0, 3], [0, 0]])  # an already-reduced column: tau = 0
+    check(lambda t, a, z: (t.geqrf(a), a.geqrf().tau, t.geqrf(z), t.geqrf(a[None].expand(2, 4, 3) * 2)),
+          [tall, done], grad=False, rtol=1e-10, atol=1e-10)  # fmt: skip
+    check(lambda t, a, tau: (t.linalg.householder_product(a, tau), t.orgqr(a, tau[:2]), a.orgqr(tau)),
+          [tall / 10, np.array([1.2, 0.7, 1.9])], rtol=1e-10, atol=1e-10)  # fmt: skip
+    check(lambda t, a: t.linalg.householder_product(*t.geqrf(a)), [tall], grad=False, rtol=1e-10, atol=1e-10)
+    for bad in ("t.geqrf(t.ones(3))", "t.geqrf(t.ones(2, 2, dtype=t.long))",
+                "t.linalg.householder_product(t.ones(3, 4), t.ones(2))",
+                "t.linalg.householder_product(t.ones(4, 3), t.ones(4))",
+                "t.linalg.householder_product(t.ones(4, 3), t.ones(1, 2))"):  # fmt: skip
+        check_raises(eval(f"lambda t: {bad}"))  # noqa: S307
+    check_raises(lambda t, a: t.geqrf(a)[0].sum().backward(), [tall])
+
+
+@pytest.mark.parametrize("case", ["square", "wide", "tall", "cayley", "householder_wide", "matrix_exp_tall", "no_trivialization"])
+def test_orthogonal_parametrization(case):
+    shape, orth_map = {"square": ((4, 4), None), "wide": ((3, 5), None), "tall": ((5, 3), None),
+                       "cayley": ((4, 4), "cayley"), "householder_wide": ((3, 5), "householder"),
+                       "matrix_exp_tall": ((5, 3), "matrix_exp"), "no_trivialization": ((3, 3), "householder")}[case]  # fmt: skip
+
+    def run(t, x):
+        t.manual_seed(0)
+        lin = t.nn.Linear(shape[1], shape[0]).double()
+        t.nn.utils.parametrizations.orthogonal(lin, orthogonal_map=orth_map,
+                                               use_trivialization=case != "no_trivialization")  # fmt: skip
+        y = lin(x)
+        with t.no_grad():
+            lin.weight = t.eye(*shape, dtype=t.float64)
+        return lin.parametrizations.weight.original, y, lin.weight
+
+    check(run, [np.linspace(-1, 1, 2 * shape[1]).reshape(2, shape[1])], rtol=1e-8, atol=1e-9)
+
+
+def test_orthogonal_parametrization_errors():
+    P = "t.nn.utils.parametrizations.orthogonal"
+    for bad in (f"{P}(t.nn.Linear(2, 2), orthogonal_map='svd')", f"{P}(t.nn.Linear(2, 2), 'nope')",
+                f"{P}(t.nn.Linear(2, 2), 'bias')",
+                f"{P}(t.nn.Linear(2, 2, dtype=t.complex64), orthogonal_map='householder')"):  # fmt: skip
+        check_raises(eval(f"lambda t: {bad}"))  # noqa: S307

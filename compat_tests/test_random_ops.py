@@ -45,6 +45,8 @@ CALLS = {
     "bernoulli": lambda t, n: [t.bernoulli(t.full((n,), 0.3)), t.empty(n).bernoulli_(0.7),
                                t.empty(n).bernoulli_(t.linspace(0, 1, n))],
     "multinomial": lambda t, n: [t.multinomial(t.arange(1.0, 6.0), 3), t.multinomial(t.ones(4, 5), n, True)],
+    "complex": lambda t, n: [t.empty(n, dtype=t.complex64).uniform_(-1, 2), t.empty(n, dtype=t.complex128).normal_(1, 3),
+                             t.empty(2, n, dtype=t.complex64).t().normal_()],
     "interleaved": lambda t, n: [t.rand(3), t.randn(n), t.randint(0, 5, (2,)), t.randn(2, n).t().contiguous(),
                                  t.ones(4, n).t().uniform_()],
 }  # fmt: skip
@@ -75,3 +77,22 @@ def test_generator_objects_and_state():
         torchlike.rand(10)
     assert np.array_equal(torchlike.rand(3).numpy(), torch.rand(3).numpy())
     assert torchlike.initial_seed() == torch.initial_seed()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "complex64", "bool"])
+@pytest.mark.parametrize("fill", ["exponential_()", "cauchy_()", "log_normal_()", "normal_()", "uniform_()",
+                                  "geometric_(0.5)", "bernoulli_(0.5)", "bernoulli_(t.tensor([0.5, 0.5]))"])  # fmt: skip
+def test_fill_dtype_errors(dtype, fill):
+    from _harness import check_raises
+
+    def run(t):
+        x = t.empty(2, dtype=getattr(t, dtype))
+        eval(f"x.{fill}")  # noqa: S307 - the test's own call table
+        return x.dtype  # no error: the same dtype out
+
+    try:
+        run(torch)
+    except Exception:  # noqa: BLE001 - torch decides which comparison runs
+        check_raises(lambda t: run(t))
+        return
+    assert str(run(torchlike)) == str(run(torch))

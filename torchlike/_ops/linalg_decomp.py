@@ -20,9 +20,9 @@ from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
 from .linalg import matmul
-from .registry import RawTensor, defop
+from .registry import RawTensor, TensorArg, defop
 
-__all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp",
+__all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
            "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
 
 
@@ -439,6 +439,104 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
             registry.copy_to_out(r, o)
         return _QR(*out)
     return res
+
+
+# --- Householder QR in LAPACK's compact form (geqrf) and its reflectors' product (orgqr) -------------------
+
+
+def _geqrf_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x = dyn[0]
+    if x.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise NotImplementedError(f"\"geqrf_{x.device.type}\" not implemented for '{D.cpp_name(x.dtype)}'")
+
+
+def _reflector(col: Any, j: Any, rows: Any) -> tuple:
+    """LAPACK's larfg on ``col[j:]``: (v with v[j] = 1 and zeros above, tau, beta)."""
+    alpha = jnp.take(col, j, axis=-1)
+    rest = jnp.where(rows > j, col, 0)
+    xnorm = jnp.sqrt(jnp.sum(jnp.abs(rest) ** 2, axis=-1))
+    a_re = jnp.real(alpha)
+    beta = -jnp.where(a_re < 0, -1.0, 1.0) * jnp.sqrt(jnp.abs(alpha) ** 2 + xnorm**2)
+    keep = (xnorm == 0) & (jnp.imag(alpha) == 0)  # already reduced: H = I
+    safe_beta = jnp.where(keep, 1.0, beta)
+    tau = jnp.where(keep, 0, (safe_beta - alpha) / safe_beta).astype(col.dtype)
+    scale = jnp.where(keep, 1, 1 / jnp.where(keep, 1, alpha - safe_beta)).astype(col.dtype)
+    v = jnp.where(rows == j, 1, rest * scale[..., None]).astype(col.dtype)
+    return v, tau, jnp.where(keep, alpha, beta).astype(col.dtype)
+
+
+@jax.custom_vjp
+def _geqrf_impl(a: Any) -> tuple:
+    m, n = a.shape[-2:]
+    rows, cols = jnp.arange(m), jnp.arange(n)
+
+    def step(j: Any, carry: tuple) -> tuple:
+        a, taus = carry
+        v, tau, beta = _reflector(jnp.take(a, j, axis=-1), j, rows)
+        # H^H applied to the trailing columns: C - conj(tau) v (v^H C)
+        w = jnp.einsum("...m,...mn->...n", jnp.conj(v), a) * (cols > j)
+        a = a - jnp.conj(tau)[..., None, None] * v[..., :, None] * w[..., None, :]
+        col = jnp.where(rows == j, beta[..., None], jnp.where(rows > j, v, jnp.take(a, j, axis=-1)))
+        a = jnp.where(cols == j, col[..., :, None], a)
+        return a, taus.at[..., j].set(tau)
+
+    taus = jnp.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    return lax.fori_loop(0, min(m, n), step, (a, taus))
+
+
+def _geqrf_fwd(a: Any) -> tuple:
+    return _geqrf_impl(a), None
+
+
+def _geqrf_bwd(res: Any, g: Any) -> tuple:
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+_geqrf_impl.defvjp(_geqrf_fwd, _geqrf_bwd)
+_GEQRF = _rt("geqrf", ("a", "tau"))
+
+
+@defop(promote=None, grad_name="GeqrfBackward0", check=_geqrf_check, returns=_GEQRF)
+def geqrf(input: RawTensor) -> Any:
+    """torch.geqrf: R above the diagonal, the Householder vectors below it, and their scales tau."""
+    return _geqrf_impl(input)
+
+
+def _householder_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    A, tau = dyn
+    name = "torch.linalg.householder_product"
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if A.dim() - tau.dim() != 1:
+        raise RuntimeError(
+            f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to {tau.dim()} "
+            f"and input.ndim is equal to {A.dim()}"
+        )
+
+
+@defop(promote="default", grad_name="LinalgHouseholderProductBackward0", check=_householder_check, out=True)
+def orgqr(input: TensorArg, tau: TensorArg) -> Any:
+    """torch.linalg.householder_product: the first n columns of H_1 ... H_k (H_i = I - tau_i v_i v_i^H)."""
+    m, n = input.shape[-2:]
+    rows, cols = jnp.arange(m), jnp.arange(n)
+    q = jnp.broadcast_to(jnp.eye(m, n, dtype=input.dtype), input.shape)
+
+    def step(t: Any, q: Any) -> Any:  # LAPACK's orgqr order: reflectors last to first, column i set last
+        i = tau.shape[-1] - 1 - t
+        v = jnp.where(rows == i, 1, jnp.where(rows > i, jnp.take(input, i, axis=-1), 0)).astype(input.dtype)
+        t_i = jnp.take(tau, i, axis=-1)
+        w = jnp.einsum("...m,...mn->...n", jnp.conj(v), q)
+        q = jnp.where(cols > i, q + v[..., :, None] * (-t_i[..., None] * w)[..., None, :], q)
+        col = jnp.where(rows < i, 0, jnp.where(rows == i, 1 - t_i[..., None], -t_i[..., None] * v))
+        return jnp.where(cols == i, col[..., :, None], q)
+
+    return lax.fori_loop(0, tau.shape[-1], step, q)
 
 
 _QR_WARNING = (

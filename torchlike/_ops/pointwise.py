@@ -556,7 +556,9 @@ def round(input: TensorArg, *, decimals: int = 0) -> Any:
         return input
     if decimals == 0:
         return jnp.round(input)
-    scale = jnp.asarray(10.0 ** builtins.abs(decimals), input.dtype)
+    # torch divides by the power of ten; the barrier keeps XLA from turning that into a multiplication
+    # by its (inexact) reciprocal
+    scale = lax.optimization_barrier(jnp.asarray(10.0 ** builtins.abs(decimals), input.dtype))
     if decimals > 0:
         return jnp.round(input * scale) / scale
     return jnp.round(input / scale) * scale

@@ -9,7 +9,8 @@ installs ``trace_rng`` so draws come from a key carried as explicit state.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Sequence
+import math
+from typing import Any, Callable, Iterator, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -260,10 +261,16 @@ def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) 
     dev = self.device
     gen = _generator_for(generator, dev)
     shape, stride, _ = self._geometry()
+    shape, stride = tuple(shape), tuple(stride)
     contiguous = self.is_contiguous()
-    values = _draw(kind, gen, tuple(shape), self._dtype, contiguous, **params)
+    dt = self._dtype
+    if dt.is_complex:  # torch: fill view_as_real(self), real and imaginary parts interleaved in memory
+        shape, stride, dt = shape + (2,), tuple(2 * s for s in stride) + (1,), dt.to_real()
+    values = _draw(kind, gen, shape, dt, contiguous, **params)
     if not contiguous and isinstance(values, np.ndarray):
-        values = _memory_order(values, tuple(shape), tuple(stride))
+        values = _memory_order(values, shape, stride)
+    if self._dtype.is_complex:
+        values = values[..., 0] + 1j * values[..., 1]
     self._assign(_to_device(values, dev).reshape(tuple(self._shape)).astype(self._dtype.np))
     if self._rg and self._node is not None and grad_mode._enabled:
         self._node = None  # the values no longer depend on the history
@@ -275,17 +282,32 @@ def _float_check(name: str, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{name}" not implemented for \'{D.cpp_name(dt)}\'')
 
 
+def _continuous_check(what: str, name: Callable, dt: D.dtype) -> None:
+    if not dt.is_floating_point:
+        raise RuntimeError(
+            f"{what} distribution is a continuous probability distribution. dtype must be a floating point but you "
+            f"specified {name(dt)}"
+        )
+
+
+def _not_complex(name: str, dt: D.dtype) -> None:
+    if dt.is_complex:
+        raise NotImplementedError(f'"{name}" not implemented for \'{D.cpp_name(dt)}\'')
+
+
 def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor:
-    _float_check("check_uniform_bounds", self._dtype)
+    _float_check("check_uniform_bounds", self._dtype.to_real())
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     return _fill_(self, "uniform", generator, low=float(from_), high=float(to))
 
 
 def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor:
-    _float_check("normal_kernel_cpu", self._dtype)
+    _float_check("normal_kernel_cpu", self._dtype.to_real())
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if self._dtype.is_complex:  # torch: each part gets std / sqrt(2), so the complex variance is std**2
+        std = std / math.sqrt(2)
     return _fill_(self, "normal", generator, mean=float(mean), std=float(std))
 
 
@@ -299,13 +321,14 @@ def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
 
 
 def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> Tensor:
-    _float_check("exponential_cpu", self._dtype)
+    _continuous_check("Exponential", D.cpp_name, self._dtype)
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     return _fill_(self, "exponential", generator, lambd=float(lambd))
 
 
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    _not_complex("geometric_cpu", self._dtype)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
     return _fill_(self, "geometric", generator, p=float(p))
@@ -319,11 +342,12 @@ def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Gen
 
 
 def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Generator | None = None) -> Tensor:
-    _float_check("cauchy_cpu", self._dtype)
+    _continuous_check("Cauchy", D.c_type, self._dtype)
     return _fill_(self, "cauchy", generator, median=float(median), sigma=float(sigma))
 
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
+    _not_complex("bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", self._dtype)
     if isinstance(p, Tensor):
         p = np.asarray(p.detach()._host())  # its dtype picks torch's float or double draw
     elif not 0 <= p <= 1:

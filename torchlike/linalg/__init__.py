@@ -24,6 +24,7 @@ from .._ops.linalg_decomp import (
     vector_norm,
 )  # fmt: skip
 from .._ops.linalg_decomp import linalg_cholesky as cholesky
+from .._ops.linalg_decomp import orgqr as householder_product
 from .._ops.linalg_decomp import linalg_norm as norm
 from .._ops.linalg_decomp import linalg_qr as qr
 from .._ops.linalg_decomp import linalg_slogdet as slogdet
@@ -31,7 +32,8 @@ from .._ops.linalg_decomp import linalg_svd as svd
 from .._ops.views import diagonal as _diagonal
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
+    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product",
+    "inv", "inv_ex", "lstsq",
     "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
     "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
 ]  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+import torchlike
 
 from ..._core.tensor import Tensor
 from ..._ops import creation
@@ -103,6 +103,110 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     return module
 
 
+_ORTH_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _is_orthogonal(Q: Tensor) -> bool:
+    n, k = Q.size(-2), Q.size(-1)
+    eye = creation.eye(k, dtype=Q.dtype, device=Q.device)
+    return bool(torchlike.allclose(Q.mH @ Q, eye, atol=10.0 * n * torchlike.finfo(Q.dtype).eps))
+
+
+def _make_orthogonal(A: Tensor) -> Tensor:
+    """The Q of A's QR decomposition with R's diagonal made positive (unique for full-rank A)."""
+    X, tau = torchlike.geqrf(A)
+    Q = torchlike.linalg.householder_product(X, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained matrix (or batch) to an orthogonal one; with ``use_trivialization`` the
+    result is ``base @ map(X)``, ``base`` being set by assignments (``right_inverse``)."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X: Tensor) -> Tensor:
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X, n, k = X.mT, k, n
+        if self.orthogonal_map == "householder":
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = torchlike.linalg.householder_product(A, tau) * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        else:
+            X = X.tril()
+            if n != k:
+                X = torchlike.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH  # skew-symmetric
+            if self.orthogonal_map == "matrix_exp":
+                Q = torchlike.matrix_exp(A)
+            else:  # Cayley: (I - A/2)^-1 (I + A/2)
+                eye = creation.eye(n, dtype=A.dtype, device=A.device)
+                Q = torchlike.linalg.solve(torchlike.add(eye, A, alpha=-0.5), torchlike.add(eye, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q: Tensor) -> Tensor:
+        with no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q: Tensor) -> Tensor:
+        if Q.shape != self.shape:
+            raise ValueError(
+                f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape {Q.shape}."
+            )
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q, n, k = Q.mT, k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map != "householder":
+                raise NotImplementedError(
+                    "It is not possible to assign to the matrix exponential or the Cayley parametrizations when "
+                    "use_trivialization=False."
+                )
+            A, tau = torchlike.geqrf(Q)
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:  # complete the columns with random ones, then orthogonalize
+            extra = torchlike.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(torchlike.cat([Q, extra], dim=-1))
+        self.base = Q
+        neg_eye = torchlike.zeros_like(Q_init)
+        neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)  # maps to the identity under every map
+        return neg_eye
+
+
 def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
-               use_trivialization: bool = True) -> Any:  # fmt: skip
-    raise NotImplementedError("torchlike: nn.utils.parametrizations.orthogonal is not implemented")
+               use_trivialization: bool = True) -> Module:  # fmt: skip
+    """Constrain ``module.<name>`` to orthogonal (or unitary) matrices, as torch's parametrization does."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        square = weight.size(-2) == weight.size(-1)
+        orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
+    if orthogonal_map not in _ORTH_MAPS:
+        raise ValueError(
+            f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: {orthogonal_map}'
+        )
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
