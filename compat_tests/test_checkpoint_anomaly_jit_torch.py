@@ -123,6 +123,24 @@ def test_checkpoint_non_reentrant_kwargs():
     _run_both(fn)
 
 
+def test_checkpoint_reentrant_batchnorm_updates_twice_and_inputs_without_grad():
+    def fn(lib):
+        lib.manual_seed(0)
+        bn = lib.nn.BatchNorm1d(4)
+        lin = lib.nn.Linear(4, 4)
+        x = lib.tensor(X, requires_grad=True)
+        lib.utils.checkpoint.checkpoint(bn, x, use_reentrant=True).sum().backward()  # recompute updates again
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = lib.utils.checkpoint.checkpoint(lin, x.detach(), use_reentrant=True)
+        out2 = lib.utils.checkpoint.checkpoint(lin, x.detach(), use_reentrant=False)
+        out2.sum().backward()
+        return {"n": bn.num_batches_tracked, "mean": bn.running_mean, "x.grad": x.grad, "rg": out.requires_grad,
+                "warn": [str(m.message) for m in w], "rg2": out2.requires_grad, "w.grad": lin.weight.grad}  # fmt: skip
+
+    _run_both(fn)
+
+
 # --- anomaly mode ------------------------------------------------------------------------------
 
 
@@ -242,6 +260,45 @@ def test_jit_decorators_and_helpers():
                 "tracing": lib.jit.is_tracing(), "annotate": lib.jit.annotate(int, 3),
                 "export": lib.jit.export(helper) is helper, "wait": lib.jit.wait(fut),
                 "attr": repr(lib.jit.Attribute(3, int)), "final": repr(lib.jit.Final[int])}  # fmt: skip
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run_both(fn)
+
+
+def test_jit_isinstance():
+    from typing import Dict, List, Optional, Tuple, Union
+
+    cases = [([1, 2], List[int]), ([1, "a"], list[int]), ({"a": [1]}, Dict[str, List[int]]), ({1: 2}, dict[str, int]),
+             ((1, "a"), Tuple[int, str]), ((1,), tuple[int, str]), (None, Optional[int]), (3, Optional[int]),
+             ("a", Union[List[int], str]), ("a", int | str), (2.0, (int, float)), ([[1.0]], List[List[float]])]  # fmt: skip
+
+    def fn(lib):
+        out = {f"case{i}": lib.jit.isinstance(o, t) for i, (o, t) in enumerate(cases)}
+        out["tensor"] = lib.jit.isinstance(lib.ones(1), lib.Tensor)
+        _, out["empty_warn"] = _warns(lambda: lib.jit.isinstance([], List[int]))
+        return out
+
+    _run_both(fn)
+    check_raises(lambda t: t.jit.isinstance([1], list))
+    check_raises(lambda t: t.jit.isinstance({}, Dict))
+    check_raises(lambda t: t.jit.isinstance(1, [int]))
+
+
+def test_jit_script_module_subclass():
+    def fn(lib):
+        class M(lib.jit.ScriptModule):
+            def __init__(self):
+                super().__init__()
+                lib.manual_seed(0)
+                self.lin = lib.nn.Linear(4, 2)
+
+            @lib.jit.script_method
+            def forward(self, x):
+                return self.lin(x) + 1
+
+        m = M()
+        return {"out": m(lib.tensor(X)), "keys": list(m.state_dict()), "name": m.original_name}
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -156,7 +156,7 @@ def test_jit_methods_of_the_original_class_and_compiled_only_attributes():
             getattr(sm, attr)
     with pytest.raises(NotImplementedError, match="torch.jit.load"):
         torch.jit.load("m.pt")
-    with pytest.raises(TypeError, match="is a built-in class"):
+    with pytest.raises(TypeError, match="is a built-in class"), pytest.warns(DeprecationWarning):
         torch.jit.script(3)
 
 

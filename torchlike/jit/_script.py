@@ -114,11 +114,15 @@ class ScriptModule(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         return _run_scripted(self._orig_cls.forward, self, *args, **kwargs)
 
-    def extra_repr(self) -> str:
-        return f"original_name={self.original_name}"
+    @property
+    def original_name(self) -> str:
+        return self.__dict__.get("original_name", type(self).__name__)
+
+    def extra_repr(self) -> str:  # a user's ScriptModule subclass prints as a plain Module
+        return f"original_name={self.original_name}" if "_orig_cls" in self.__dict__ else ""
 
     def _get_name(self) -> str:
-        return self._wrapper_name
+        return self._wrapper_name if "_orig_cls" in self.__dict__ else type(self).__name__
 
     code = _CompiledOnly("ScriptModule")
     code_with_constants = _CompiledOnly("ScriptModule")

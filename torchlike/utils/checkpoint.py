@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import Any, Callable, ContextManager, Iterable
+from typing import Any, Callable, ContextManager, Iterable, Iterator
 
 from .. import autograd
 from .._core.tensor import Tensor
@@ -28,10 +28,41 @@ from .._ops import random as _random
 from ..amp import autocast_mode as _autocast
 from ..autograd import grad_mode
 
-__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "detach_variable",
-           "check_backward_validity", "noop_context_fn"]  # fmt: skip
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "CheckpointError", "detach_variable",
+           "check_backward_validity", "noop_context_fn", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled"]  # fmt: skip
 
 _DETERMINISM_CHECKS = ("default", "none")
+
+
+class CheckpointError(RuntimeError):
+    pass
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
+    """Sets the default ``early_stop`` of non-reentrant checkpoints (which do not recompute here)."""
+    global _early_stop
+    prev, _early_stop = _early_stop, enable
+    try:
+        yield
+    finally:
+        _early_stop = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
+    """Overrides ``debug`` of non-reentrant checkpoints (validated as torch does; no recompute here)."""
+    global _debug_enabled
+    prev, _debug_enabled = _debug_enabled, enabled
+    try:
+        yield
+    finally:
+        _debug_enabled = prev
+
+
+_early_stop = True
+_debug_enabled: bool | None = None
 
 
 def detach_variable(inputs: tuple) -> tuple:
@@ -133,7 +164,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
-    if debug and context_fn is not noop_context_fn:
+    if (_debug_enabled if _debug_enabled is not None else debug) and context_fn is not noop_context_fn:
         raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got {determinism_check}")
