@@ -271,6 +271,65 @@ VALUE_CASES = {
         ],
         [LOC, SCALE],
     ),  # fmt: skip
+    "lognormal": (
+        lambda D, loc, s: [
+            (d := D.LogNormal(loc, s)).rsample((3,)),
+            d.log_prob(s * 0.5 + 0.1),
+            d.cdf(s.detach()),
+            d.icdf(s.detach() * 0.25),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+            d.stddev,
+            d.expand((3, 2)).log_prob(s.detach()),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
+    "transformed_affine_sigmoid": (
+        lambda D, loc, s: [
+            (
+                d := D.TransformedDistribution(
+                    D.Normal(loc, s), [D.AffineTransform(1.0, loc), D.SigmoidTransform()]
+                )
+            ).rsample((3,)),
+            d.log_prob(s.detach() * 0.3),
+            d.cdf(s.detach() * 0.3),
+            d.icdf(s.detach() * 0.3),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
+    "transformed_tanh_power_event": (
+        lambda D, loc, s: [
+            (
+                d := D.TransformedDistribution(
+                    D.Normal(loc, s), [D.TanhTransform(), D.AffineTransform(2.0, 0.5, event_dim=1)]
+                )
+            ).rsample((3,)),
+            d.log_prob(s.detach() * 0.3 + 1.5),
+            D.TransformedDistribution(D.Exponential(s), D.PowerTransform(loc.detach() * 0 + 2)).log_prob(
+                s * 2
+            ),
+            D.TransformedDistribution(D.Exponential(s), D.PowerTransform(2.0)).rsample(),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
+    "transforms": (
+        lambda D, x: [
+            (c := D.ComposeTransform([D.ExpTransform(), D.AffineTransform(x.detach(), 3.0)]))(x),
+            c.inv(c(x)),
+            c.log_abs_det_jacobian(x, c(x)),
+            c.inv.log_abs_det_jacobian(c(x), x),
+            D.IndependentTransform(D.SigmoidTransform(), 1).log_abs_det_jacobian(x, x.sigmoid()),
+            D.TanhTransform().inv(x.tanh()),
+            D.AbsTransform()(x),
+            D.SigmoidTransform().inv(x.sigmoid()),
+            D.identity_transform.log_abs_det_jacobian(x, x),
+            D.AffineTransform(x, x).sign,
+            D.PowerTransform(-x.detach()).sign,
+        ],
+        [LOC],
+    ),  # fmt: skip
 }
 
 
@@ -336,6 +395,10 @@ KL_CASES = {
     ),
     "independent_independent": (
         lambda D, a, b: D.kl_divergence(D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(b, b), 1)),
+        [LOC, SCALE],
+    ),
+    "lognormal_lognormal": (
+        lambda D, a, b: D.kl_divergence(D.LogNormal(a, b), D.LogNormal(b, a.abs() + 1)),
         [LOC, SCALE],
     ),
     "cross_pairs": (
@@ -420,6 +483,10 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.Normal(loc, scale).expand((3, 2)), D.Categorical(t.tensor(PROBS)).expand((4, 2)),
         D.MultivariateNormal(t.zeros(2), precision_matrix=t.tensor(COV)).expand((3,)),
         D.Independent(D.Normal(t.zeros(3, 2), 1.0), 1).expand((4, 3)), D.OneHotCategorical(t.tensor(PROBS)).expand((3, 2)),
+        D.LogNormal(loc, scale), D.LogNormal(0.0, 1.0).expand((2,)),
+        D.TransformedDistribution(D.Normal(loc, scale), [D.AffineTransform(0.0, 2.0, event_dim=1), D.ExpTransform()]),
+        D.TransformedDistribution(D.Normal(0.0, 1.0), D.AffineTransform(loc, scale)),
+        D.TransformedDistribution(D.MultivariateNormal(t.zeros(2), t.tensor(COV)), []),
     ]  # fmt: skip
 
 
@@ -457,6 +524,36 @@ def test_constraints() -> None:
         t.distributions.constraints.real, 2)), repr(t.distributions.constraints.integer_interval(0, 3)),
         repr(t.distributions.constraints.greater_than_eq(1)), repr(t.distributions.constraints.half_open_interval(0, 1))])  # fmt: skip
     check_raises(lambda t: t.distributions.constraints.dependent.check(t.zeros(1)))
+
+
+def test_transform_objects() -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        D = t.distributions
+        e, a = D.ExpTransform(), D.AffineTransform(0.0, 2.0, event_dim=1)
+        c = D.ComposeTransform([e, a])
+        x = t.tensor([0.5, 1.0])
+        cached = D.ExpTransform(cache_size=1)
+        y = cached(x)
+        return [repr(e), repr(a), repr(c), repr(c.inv), repr(e.inv), repr(D.identity_transform),
+                repr(D.IndependentTransform(e, 1)), repr(c.domain), repr(c.codomain), repr(e.inv.domain),
+                e == D.ExpTransform(), e.inv == D.ExpTransform().inv, c == D.ComposeTransform([e, a]), e != a,
+                a == D.AffineTransform(0.0, 2.0), D.PowerTransform(2.0) == D.PowerTransform(t.tensor(2.0)),
+                c.bijective, D.AbsTransform().bijective, c.sign, e.event_dim, e.inv.inv is e, c.inv.inv is c,
+                cached.inv(y) is x, cached(x) is y, e.with_cache() is not e, e.with_cache(0) is e,
+                tuple(D.AffineTransform(t.zeros(3, 1), 1.0).forward_shape((2,)))]  # fmt: skip
+
+    same(run)
+    check_raises(lambda t: t.distributions.ExpTransform(cache_size=2))
+    check_raises(lambda t: t.distributions.TransformedDistribution(t.distributions.Normal(0.0, 1.0), "exp"))
+    check_raises(lambda t: t.distributions.TransformedDistribution(t.distributions.Normal(0.0, 1.0), [1]))
+    check_raises(
+        lambda t: t.distributions.TransformedDistribution(
+            t.distributions.Normal(0.0, 1.0), t.distributions.AffineTransform(0.0, 1.0, event_dim=1)
+        )
+    )
+    check_raises(lambda t: t.distributions.LogNormal(0.0, 1.0).log_prob(t.tensor(-1.0)))
+    check_raises(lambda t: t.distributions.LogNormal(0.0, -1.0))
+    check_raises(lambda t: t.distributions.transforms.Transform().sign)
 
 
 def test_utils() -> None:
