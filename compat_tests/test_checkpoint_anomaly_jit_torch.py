@@ -27,7 +27,7 @@ def _run_both(fn):
     ref, got = fn(torch), fn(torchlike)
     assert ref.keys() == got.keys()
     for k in ref:
-        if isinstance(ref[k], torch.Tensor):
+        if isinstance(ref[k], torch.Tensor) or (isinstance(ref[k], list) and isinstance(ref[k][0], torch.Tensor)):
             assert_same(ref[k], got[k], path=k)
         else:
             assert ref[k] == got[k], (k, ref[k], got[k])
@@ -303,3 +303,58 @@ def test_jit_script_module_subclass():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _run_both(fn)
+
+
+def test_jit_trace_runs_the_example_like_torch():
+    def fn(lib):
+        calls = []
+
+        class M(lib.nn.Module):
+            def forward(self, x):
+                calls.append("m")
+                return x * 2
+
+        def f(x):
+            calls.append("f")
+            return [x, x + 1]
+
+        r = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for check in (True, False):
+                lib.jit.trace(M(), lib.ones(1), check_trace=check)
+                lib.jit.trace(f, (lib.ones(1),), check_trace=check)
+            r["calls"] = list(calls)
+            r["list_out"] = lib.jit.trace(f, lib.ones(1), check_trace=False)(lib.zeros(1))
+            r["dict_ok"] = lib.jit.trace(lambda x: {"a": x}, lib.ones(1), check_trace=False, strict=False)(lib.ones(1))[
+                "a"
+            ]
+            lib.manual_seed(0)
+            lib.jit.trace(lib.nn.Dropout(0.5), lib.ones(8), check_trace=False)  # the example run draws
+            r["after"] = lib.rand(2)
+        return r
+
+    _run_both(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_raises(lambda t: t.jit.trace(lambda x: {"a": x}, t.ones(1)))
+        check_raises(lambda t: t.jit.trace(lambda x: (x, 3), t.ones(1)))
+        check_raises(lambda t: t.jit.trace(lambda x: x))
+
+
+def test_jit_script_module_copy_and_pickle():
+    import copy
+    import io
+    import pickle
+
+    def fn(lib):
+        sm = lib.jit.script(_model(lib, False))
+        c = copy.deepcopy(sm)
+        x = lib.tensor(X)
+        return {"repr": repr(c), "out": c(x), "fresh": next(c.parameters()) is not next(sm.parameters())}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run_both(fn)
+        check_raises(lambda t: pickle.dumps(t.jit.script(_model(t, False))))
+        check_raises(lambda t: t.save(t.jit.script(_model(t, False)), io.BytesIO()))

@@ -12,6 +12,7 @@ is not rejected, and ``@torch.jit.ignore`` functions called from scripted code a
 
 from __future__ import annotations
 
+import copy
 import functools
 import sys
 import warnings
@@ -123,6 +124,25 @@ class ScriptModule(Module):
 
     def _get_name(self) -> str:
         return self._wrapper_name if "_orig_cls" in self.__dict__ else type(self).__name__
+
+    def __copy__(self) -> ScriptModule:
+        new = object.__new__(type(self))
+        object.__setattr__(new, "__dict__", dict(self.__dict__))
+        return new
+
+    def __deepcopy__(self, memo: dict) -> ScriptModule:
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        object.__setattr__(new, "__dict__", copy.deepcopy(self.__dict__, memo))
+        return new
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        cls = self.__dict__.get("_orig_cls", type(self))
+        path = ".".join(p.lstrip("_") for p in cls.__module__.split(".")).replace("torchlike", "torch", 1)
+        raise RuntimeError(
+            f"Tried to serialize object __torch__.{path}.{cls.__qualname__} which does not have a __getstate__ method "
+            "defined!"
+        )
 
     code = _CompiledOnly("ScriptModule")
     code_with_constants = _CompiledOnly("ScriptModule")

@@ -3,8 +3,10 @@
 A trace records the ops one example run executes; replaying it equals running the Python code
 whenever the code's control flow does not depend on the input (the case torch's trace is valid
 for), so here each call runs the code, with ``torch.jit.is_tracing()`` True inside as during
-torch's trace. Differs from torch: the function is not run at trace time (side effects and random
-draws of that run do not happen), and no TracerWarnings are given.
+torch's trace. At trace time the function runs on the example inputs as often as torch runs it
+(once, three times with ``check_trace``), and its outputs are checked as torch checks them.
+Differs from torch: no TracerWarnings, and ``check_trace`` compares nothing (there is no
+separate traced program that could disagree with the Python code).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import inspect
 import warnings
 from typing import Any, Callable
 
+from .._core.tensor import Tensor
 from ..nn.modules._module import Module
 from . import _script
 from ._script import ScriptFunction, ScriptModule
@@ -63,6 +66,44 @@ def _optimize_warning(optimize: Any) -> None:
         )
 
 
+_DICT_OUTPUT = (
+    "Encountering a dict at the output of the tracer might cause the trace to be incorrect, this is only valid if "
+    "the container structure does not change based on the module's inputs. Consider using a constant container "
+    "instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a `NamedTuple` instead). If you absolutely "
+    "need this and know the side effects, pass strict=False to trace() to allow this behavior."
+)
+
+
+def _check_output(out: Any, strict: bool) -> None:
+    if isinstance(out, Tensor):
+        return
+    if isinstance(out, (tuple, list)):
+        for o in out:
+            _check_output(o, strict)
+        return
+    if isinstance(out, dict):
+        if strict:
+            raise RuntimeError(_DICT_OUTPUT)
+        for o in out.values():
+            _check_output(o, strict)
+        return
+    raise RuntimeError(
+        "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output from traced functions"
+    )
+
+
+def _example_run(fn: Callable, example_inputs: Any, example_kwarg_inputs: Any, check_trace: bool, strict: bool) -> None:
+    """Run ``fn`` on the example inputs as torch's trace does (its side effects and RNG draws happen)."""
+    if example_kwarg_inputs is not None:
+        args, kwargs = (), dict(example_kwarg_inputs)
+    elif isinstance(example_inputs, (Tensor, dict)):
+        args, kwargs = (example_inputs,), {}
+    else:
+        args, kwargs = tuple(example_inputs), {}
+    for _ in range(3 if check_trace else 1):  # torch: trace, re-trace to check, the Python run compared
+        _check_output(_run_traced(fn, *args, **kwargs), strict)
+
+
 def _top_level(mod: Module, method: str = "forward") -> TopLevelTracedModule:
     out = TopLevelTracedModule._wrap(mod)
     out.__dict__["_modules"] = {k: (None if m is None else TracedModule._wrap(m)) for k, m in mod._modules.items()}
@@ -84,9 +125,12 @@ def trace(func: Any, example_inputs: Any = None, optimize: Any = None, check_tra
         )
         return func
     if isinstance(func, Module):
-        return trace_module(func, {"forward": example_inputs}, None, check_trace)
+        _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict)
+        return trace_module(func, {"forward": example_inputs}, None, check_trace, _run=False)
     if inspect.ismethod(func) and isinstance(func.__self__, Module):
-        return trace_module(func.__self__, {func.__name__: example_inputs}, None, check_trace)
+        _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict)
+        return trace_module(func.__self__, {func.__name__: example_inputs}, None, check_trace, _run=False)
+    _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict)
     if check_trace:
         _script._deprecated("trace")  # torch: the check traces the function again
     return _TracedFunction(func)
@@ -95,7 +139,8 @@ def trace(func: Any, example_inputs: Any = None, optimize: Any = None, check_tra
 def trace_module(mod: Module, inputs: dict, optimize: Any = None, check_trace: bool = True,
                  check_inputs: Any = None, check_tolerance: float = 1e-5, strict: bool = True,
                  _force_outplace: bool = False, _module_class: Any = None, _compilation_unit: Any = None,
-                 example_inputs_is_kwarg: bool = False, _store_inputs: bool = True) -> TopLevelTracedModule:  # fmt: skip
+                 example_inputs_is_kwarg: bool = False, _store_inputs: bool = True,
+                 _run: bool = True) -> TopLevelTracedModule:  # fmt: skip
     """torch.jit.trace_module: a module whose ``forward`` (or the one method traced) runs traced."""
     _script._deprecated("trace_method")
     _optimize_warning(optimize)
@@ -103,6 +148,11 @@ def trace_module(mod: Module, inputs: dict, optimize: Any = None, check_trace: b
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not isinstance(inputs, dict):
         raise AttributeError("expected a dictionary of (method_name, input) pairs")
+    if _run:
+        for name, example in inputs.items():
+            fn = mod if name == "forward" else getattr(mod, name)
+            kw = example if example_inputs_is_kwarg else None
+            _example_run(fn, None if example_inputs_is_kwarg else example, kw, check_trace, strict)
     if check_trace:
         _script._deprecated("trace_method")  # torch: the check traces the module again
     names = list(inputs)
