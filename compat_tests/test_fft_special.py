@@ -261,3 +261,38 @@ def _raises_with_grad(fn):
     assert ref is not None and got is not None, (ref, got)
     assert type(got).__name__ == type(ref).__name__, (ref, got)
     assert str(got).split("\n")[0] == str(ref).split("\n")[0], (str(ref), str(got))
+
+
+POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+               "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+               "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+               "laguerre_polynomial_l", "legendre_polynomial_p"]  # fmt: skip
+PX = np.array([-1.0, -0.7, -0.2, 0.0, 0.3, 0.9, 1.0, 1.7], dtype=np.float32)
+PN = np.array([0.0, 1.0, 2.0, 3.0, 5.0, 12.0, -1.0, 3.7], dtype=np.float32)
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_special_polynomials(name):
+    # n is truncated to an integer; the result carries no gradient (torch defines none)
+    check(lambda t, x, n: (getattr(t.special, name)(x, n), getattr(t.special, name)(x, 4), _name(getattr(t.special, name)(x, 2))),
+          [PX, PN])  # fmt: skip
+
+
+BESSEL = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+          "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+          "spherical_bessel_j0", "airy_ai"]  # fmt: skip
+BX = np.array([-30.0, -9.3, -7.5, -2.2, -0.3, 0.0, 1e-12, 0.4, 1.9, 2.4, 6.1, 11.9, 12.3, 40.0, 300.0, 1e4, np.inf,
+               -np.inf, np.nan], dtype=np.float32)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BESSEL)
+def test_special_bessel(name):
+    check(lambda t, x: (getattr(t.special, name)(x), _name(getattr(t.special, name)(x))), [BX])
+    # torch's float64 kernels carry float-precision coefficients (errors up to ~1e-6); ours are float64-accurate
+    check(lambda t, x: getattr(t.special, name)(x), [BX.astype(np.float64)], rtol=3e-6, atol=3e-6)
+
+
+def test_special_bessel_and_polynomial_errors():
+    check_raises(lambda t, x: t.special.bessel_j0(x.half()), [PX])
+    check_raises(lambda t, x: t.special.airy_ai(t.complex(x, x)), [PX])
+    check_raises(lambda t, x: t.special.hermite_polynomial_h(x.half(), 2), [PX])

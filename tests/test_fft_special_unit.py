@@ -109,3 +109,37 @@ def test_special_gradient_only_where_torch_has_one() -> None:
     a = _t(np.array([1.5, 2.0]), grad=True)
     with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not implemented."):
         torch.special.gammainc(a, q.detach()).sum().backward()
+
+
+def test_bessel_and_airy_reference_values() -> None:
+    s = torch.special
+    one = _t(np.array([1.0]))
+    # reference values: scipy.special (cephes / AMOS)
+    np.testing.assert_allclose(s.bessel_j0(one).numpy(), [0.7651976865579666], rtol=1e-13)
+    np.testing.assert_allclose(s.bessel_y1(one).numpy(), [-0.7812128213002887], rtol=1e-13)
+    np.testing.assert_allclose(s.modified_bessel_k0(one).numpy(), [0.42102443824070834], rtol=1e-13)
+    np.testing.assert_allclose(
+        s.scaled_modified_bessel_k1(one).numpy(), [0.6019072301972346 * np.e], rtol=1e-13
+    )
+    np.testing.assert_allclose(s.airy_ai(_t(np.array([0.0, 1.0, -10.0]))).numpy(),
+                               [0.3550280538878172, 0.1352924163128814, 0.04024123848644196], rtol=1e-12)  # fmt: skip
+    np.testing.assert_allclose(s.bessel_j1(_t(np.array([20.0]))).numpy(), [0.06683312417584993], rtol=1e-11)
+    assert s.bessel_y0(_t(np.array([0.0]))).item() == -np.inf and np.isnan(
+        s.bessel_y0(_t(np.array([-1.0]))).item()
+    )
+    x = _t(np.array([1.0]), grad=True)
+    assert not s.bessel_j0(x).requires_grad
+
+
+def test_polynomials_match_numpy() -> None:
+    from numpy.polynomial import chebyshev, hermite, hermite_e, laguerre, legendre
+
+    x = np.linspace(-1.5, 1.5, 7)
+    for fn, mod in [(torch.special.chebyshev_polynomial_t, chebyshev), (torch.special.hermite_polynomial_h, hermite),
+                    (torch.special.hermite_polynomial_he, hermite_e), (torch.special.laguerre_polynomial_l, laguerre),
+                    (torch.special.legendre_polynomial_p, legendre)]:  # fmt: skip
+        for n in (0, 1, 4, 7):
+            want = {chebyshev: chebyshev.Chebyshev, hermite: hermite.Hermite, hermite_e: hermite_e.HermiteE,
+                    laguerre: laguerre.Laguerre, legendre: legendre.Legendre}[mod].basis(n)(x)  # fmt: skip
+            np.testing.assert_allclose(fn(_t(x), n).numpy(), want, rtol=1e-10, atol=1e-10)
+    assert torch.special.chebyshev_polynomial_u(_t(x), -1).abs().sum().item() == 0

@@ -299,3 +299,251 @@ def mvlgamma(input: TensorArg, p: int) -> Any:
     j = jnp.arange(p, dtype=input.dtype) * 0.5
     total = jnp.sum(_lgamma(input[..., None] - j), axis=-1)
     return (total + p * (p - 1) / 4 * math.log(math.pi)).astype(input.dtype)
+
+
+# --- orthogonal polynomials (no gradient in torch) -------------------------------------------------------
+
+
+def _recurrence(first: Callable, step: Callable) -> Callable:
+    """p_n(x) from p_0 = 1, p_1 = first(x) and p_{k+1} = step(k, x, p_k, p_{k-1}); torch truncates n to an
+    integer and gives 0 for n < 0."""
+
+    def f(x: Any, n: Any) -> Any:
+        x, n = jnp.broadcast_arrays(x, n)
+        k_n = n.astype(jnp.int64) if jnp.issubdtype(n.dtype, jnp.floating) else n.astype(jnp.int64)
+        p0, p1 = jnp.ones_like(x), first(x)
+        top = jnp.max(k_n, initial=1)
+
+        def body(k: Any, carry: tuple) -> tuple:
+            p, q = carry
+            r = step(k.astype(x.dtype), x, q, p)
+            live = k < k_n
+            return jnp.where(live, q, p), jnp.where(live, r, q)
+
+        _, pn = jax.lax.fori_loop(1, top, body, (p0, p1))
+        out = jnp.where(k_n == 0, p0, jnp.where(k_n == 1, p1, pn))
+        return jnp.where(k_n < 0, 0, out).astype(x.dtype)
+
+    return f
+
+
+_POLYNOMIALS = {
+    "chebyshev_polynomial_t": (lambda x: x, lambda k, x, q, p: 2 * x * q - p),
+    "chebyshev_polynomial_u": (lambda x: 2 * x, lambda k, x, q, p: 2 * x * q - p),
+    "chebyshev_polynomial_v": (lambda x: 2 * x - 1, lambda k, x, q, p: 2 * x * q - p),
+    "chebyshev_polynomial_w": (lambda x: 2 * x + 1, lambda k, x, q, p: 2 * x * q - p),
+    "hermite_polynomial_h": (lambda x: 2 * x, lambda k, x, q, p: 2 * x * q - 2 * k * p),
+    "hermite_polynomial_he": (lambda x: x, lambda k, x, q, p: x * q - k * p),
+    "laguerre_polynomial_l": (lambda x: 1 - x, lambda k, x, q, p: ((2 * k + 1 - x) * q - k * p) / (k + 1)),
+    "legendre_polynomial_p": (lambda x: x, lambda k, x, q, p: ((2 * k + 1) * x * q - k * p) / (k + 1)),
+}
+
+
+def _polynomial(name: str, shifted: bool) -> Callable:
+    first, step = _POLYNOMIALS[name]
+    f = _recurrence(first, step)
+    full = f"shifted_{name}" if shifted else name
+
+    def body(input: TensorOrScalar, n: TensorOrScalar) -> Any:
+        return f(2 * input - 1 if shifted else input, n)
+
+    body.__doc__ = f"torch.special.{full} (n truncated to an integer; no gradient, as torch)."
+    return defop(f"_special_{full}", promote="float", method=False, out=True, differentiable=False,
+                 check=_kernel_check(f"{full}_cpu", half=False))(body)  # fmt: skip
+
+
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", False)
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", False)
+chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v", False)
+chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w", False)
+shifted_chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", True)
+shifted_chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", True)
+shifted_chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v", True)
+shifted_chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w", True)
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", False)
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", False)
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", False)
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", False)
+
+
+# --- Bessel and Airy functions (no gradient in torch) --------------------------------------------------------
+# Computed in float64 and rounded to the input's dtype: power series for small arguments, Hankel's
+# asymptotic expansions for large ones (each truncated where its error is below float64 rounding), and for
+# K_nu the trapezoidal rule on K_nu(x) = int_0^inf exp(-x cosh t) cosh(nu t) dt, which converges
+# exponentially for this integrand.
+
+_EULER = 0.57721566490153286061
+_SERIES_TERMS = 48
+_HANKEL_TERMS = 24
+_CROSSOVER = 12.0
+
+
+def _jy_series(x: Any, order: int) -> tuple:
+    """(J_order, Y_order) for 0 < x <= _CROSSOVER from the power series."""
+    half = x / 2
+    z = -(half * half)
+    term = jnp.ones_like(x) if order == 0 else half
+    j_sum = term
+    h_k, h_k1 = 0.0, 1.0  # harmonic numbers H_k, H_{k+1}
+    y_sum = term * (0.0 if order == 0 else -(2 * -_EULER + 1.0))
+    for k in range(1, _SERIES_TERMS):
+        term = term * z / (k * (k + order))
+        j_sum = j_sum + term
+        h_k += 1.0 / k
+        h_k1 += 1.0 / (k + 1)
+        if order == 0:
+            y_sum = y_sum - term * h_k  # (-1)^(k+1) H_k z^k / k!^2
+        else:
+            y_sum = y_sum - term * (h_k + h_k1 - 2 * _EULER)
+    log_term = jnp.log(half)
+    if order == 0:
+        return j_sum, (2 / math.pi) * ((log_term + _EULER) * j_sum + y_sum)
+    return j_sum, -2 / (math.pi * x) + (2 / math.pi) * log_term * j_sum + y_sum / math.pi
+
+
+def _jy_hankel(x: Any, order: int) -> tuple:
+    """(J_order, Y_order) for large x from Hankel's asymptotic expansion."""
+    mu = 4.0 * order * order
+    a = 1.0
+    p, q = jnp.ones_like(x), jnp.zeros_like(x)
+    inv = 1 / x
+    power = jnp.ones_like(x)
+    for k in range(1, _HANKEL_TERMS):
+        a = a * (mu - (2 * k - 1) ** 2) / (k * 8)
+        power = power * inv
+        sign = -1.0 if (k // 2) % 2 else 1.0
+        if k % 2:
+            q = q + sign * a * power
+        else:
+            p = p + sign * a * power
+    chi = x - (order / 2 + 0.25) * math.pi
+    amp = jnp.sqrt(2 / (math.pi * x))
+    c, s = jnp.cos(chi), jnp.sin(chi)
+    return amp * (p * c - q * s), amp * (p * s + q * c)
+
+
+def _jy(x: Any, order: int) -> tuple:
+    ax = jnp.abs(x)
+    small = ax <= _CROSSOVER
+    js, ys = _jy_series(jnp.where(small, jnp.where(ax == 0, 1.0, ax), 1.0), order)
+    jh, yh = _jy_hankel(jnp.where(small, _CROSSOVER * 2, jnp.where(jnp.isinf(ax), 1e300, ax)), order)
+    j = jnp.where(small, js, jh)
+    y = jnp.where(small, ys, yh)
+    if order == 0:
+        j = jnp.where(ax == 0, 1.0, j)
+    else:
+        j = jnp.where(ax == 0, 0.0, jnp.sign(x) * j)
+    y = jnp.where(x == 0, -jnp.inf, jnp.where(x < 0, jnp.nan, y))
+    # torch: NaN at +-inf
+    return jnp.where(jnp.isinf(x), jnp.nan, j), jnp.where(jnp.isinf(x), jnp.nan, y)
+
+
+_QUAD_POINTS = 160
+
+
+def _k_scaled(x: Any, nu: float) -> Any:
+    """exp(x) K_nu(x) for x > 0 (trapezoid on [0, T], T where the integrand drops below e^-50)."""
+    t_end = jnp.arccosh(1 + 50 / x)
+    h = t_end / _QUAD_POINTS
+    t = h[..., None] * jnp.arange(_QUAD_POINTS + 1, dtype=x.dtype)
+    f = jnp.exp(-2 * x[..., None] * jnp.sinh(t / 2) ** 2) * jnp.cosh(nu * t)
+    return h * (jnp.sum(f, axis=-1) - 0.5 * f[..., 0])
+
+
+def _k(x: Any, nu: float, scaled: bool) -> Any:
+    pos = jnp.where(x > 0, x, 1.0)
+    pos = jnp.where(jnp.isinf(pos), 1e300, pos)
+    r = _k_scaled(pos, nu)
+    # below 1e-10 the quadrature's range outgrows its step; the leading terms are exact there
+    tiny = -(jnp.log(pos / 2) + _EULER) if nu == 0 else 1 / pos
+    r = jnp.where(pos < 1e-10, tiny, r)
+    r = r if scaled else r * jnp.exp(-pos)
+    r = jnp.where(jnp.isinf(x), 0.0, r)
+    return jnp.where(x == 0, jnp.inf, jnp.where(x < 0, jnp.nan, r))
+
+
+_AI0 = 0.355028053887817239260  # Ai(0)
+_AIP0 = 0.258819403792806798405  # -Ai'(0)
+
+
+def _airy_ai(x: Any) -> Any:
+    # -7 <= x <= 2: Maclaurin series; x > 2: Ai = sqrt(x / 3) K_{1/3}(zeta) / pi; x < -7: asymptotic expansion
+    xs = jnp.clip(x, -7.0, 2.0)
+    cube = xs**3
+    f_term, g_term = jnp.ones_like(xs), xs
+    f_sum, g_sum = f_term, g_term
+    for k in range(1, 40):
+        f_term = f_term * cube / ((3 * k - 1) * (3 * k))
+        g_term = g_term * cube / ((3 * k) * (3 * k + 1))
+        f_sum, g_sum = f_sum + f_term, g_sum + g_term
+    series = _AI0 * f_sum - _AIP0 * g_sum
+
+    xp = jnp.where(x > 2, x, 3.0)
+    xp = jnp.where(jnp.isinf(xp), 1e300, xp)
+    zeta = 2 / 3 * xp**1.5
+    right = jnp.sqrt(xp / 3) / math.pi * _k_scaled(zeta, 1 / 3) * jnp.exp(-zeta)
+
+    y = jnp.where(x < -7, -x, 8.0)
+    y = jnp.where(jnp.isinf(y), 1e300, y)
+    zeta = 2 / 3 * y**1.5
+    u, p, q, power = 1.0, jnp.ones_like(y), jnp.zeros_like(y), jnp.ones_like(y)
+    for k in range(1, 20):
+        u = u * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216 * k)
+        power = power / zeta
+        sign = -1.0 if (k // 2) % 2 else 1.0
+        if k % 2:
+            q = q + sign * u * power
+        else:
+            p = p + sign * u * power
+    phase = zeta + math.pi / 4
+    left = (jnp.sin(phase) * p - jnp.cos(phase) * q) / (math.sqrt(math.pi) * y**0.25)
+
+    r = jnp.where(x > 2, right, jnp.where(x < -7, left, series))
+    return jnp.where(jnp.isinf(x), jnp.nan, r)  # torch: NaN at +-inf
+
+
+def _spherical_j0(x: Any) -> Any:
+    safe = jnp.where(x == 0, 1.0, x)
+    return jnp.where(x == 0, 1.0, jnp.where(jnp.isinf(x), 0.0, jnp.sin(safe) / safe))
+
+
+_BESSEL = {
+    "bessel_j0": lambda x: _jy(x, 0)[0],
+    "bessel_j1": lambda x: _jy(x, 1)[0],
+    "bessel_y0": lambda x: _jy(x, 0)[1],
+    "bessel_y1": lambda x: _jy(x, 1)[1],
+    "modified_bessel_i0": jsp.i0,
+    "modified_bessel_i1": jsp.i1,
+    "modified_bessel_k0": lambda x: _k(x, 0.0, False),
+    "modified_bessel_k1": lambda x: _k(x, 1.0, False),
+    "scaled_modified_bessel_k0": lambda x: _k(x, 0.0, True),
+    "scaled_modified_bessel_k1": lambda x: _k(x, 1.0, True),
+    "spherical_bessel_j0": _spherical_j0,
+    "airy_ai": _airy_ai,
+}
+
+
+def _bessel(name: str) -> Callable:
+    f = _BESSEL[name]
+
+    def body(input: TensorArg) -> Any:
+        r = f(input.astype(jnp.float64))
+        return jnp.where(jnp.isnan(input), input.astype(jnp.float64), r).astype(input.dtype)
+
+    body.__doc__ = f"torch.special.{name} (computed in float64; no gradient, as torch)."
+    return defop(f"_special_{name}", promote="float", method=False, out=True, differentiable=False,
+                 check=_kernel_check(f"{name}_cpu", half=False))(body)  # fmt: skip
+
+
+bessel_j0 = _bessel("bessel_j0")
+bessel_j1 = _bessel("bessel_j1")
+bessel_y0 = _bessel("bessel_y0")
+bessel_y1 = _bessel("bessel_y1")
+modified_bessel_i0 = _bessel("modified_bessel_i0")
+modified_bessel_i1 = _bessel("modified_bessel_i1")
+modified_bessel_k0 = _bessel("modified_bessel_k0")
+modified_bessel_k1 = _bessel("modified_bessel_k1")
+scaled_modified_bessel_k0 = _bessel("scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _bessel("scaled_modified_bessel_k1")
+spherical_bessel_j0 = _bessel("spherical_bessel_j0")
+airy_ai = _bessel("airy_ai")
