@@ -85,6 +85,11 @@ def seeded(fn):  # noqa: ANN001, ANN201
         lambda t, D: D.Exponential(0.5).rsample((3, 2)),
         lambda t, D: D.Laplace(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
         lambda t, D: D.MultivariateNormal(t.zeros(2), scale_tril=t.eye(2)).sample((3,)),
+        lambda t, D: D.Cauchy(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
+        lambda t, D: D.HalfNormal(t.tensor(SCALE)).sample((3,)),
+        lambda t, D: D.HalfCauchy(2.0).rsample((3, 2)),
+        lambda t, D: D.Geometric(t.tensor(P01)).sample((3,)),
+        lambda t, D: D.Geometric(logits=t.tensor(LOC)).sample((3,)),
         lambda t, D: D.Normal(t.tensor(LOC), t.tensor(SCALE)).expand((3, 2)).sample(),
         lambda t, D: D.Categorical(t.tensor(PROBS[0])).expand((2,)).sample((3,)),
     ],
@@ -286,6 +291,70 @@ VALUE_CASES = {
         ],
         [LOC, SCALE],
     ),  # fmt: skip
+    "cauchy": (
+        lambda D, loc, s: [
+            (d := D.Cauchy(loc, s)).rsample((3,)),
+            d.log_prob(loc * 0.5 + 0.1),
+            d.cdf(loc * 0 + 0.2),
+            d.icdf(loc.detach() * 0 + 0.3),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
+    "half_normal_cauchy": (
+        lambda D, s: [
+            (d := D.HalfNormal(s)).rsample((3,)),
+            d.log_prob(s * 0.5),
+            D.HalfNormal(s, validate_args=False).log_prob(s.detach() * 0 - 1),
+            d.cdf(s.detach()),
+            d.icdf(s.detach() * 0.25),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+            (h := D.HalfCauchy(s)).rsample((3,)),
+            h.log_prob(s * 0.5),
+            h.cdf(s.detach()),
+            h.icdf(s.detach() * 0.25),
+            h.entropy(),
+            h.mean,
+            h.variance,
+            h.mode,
+        ],
+        [SCALE],
+    ),  # fmt: skip
+    "gumbel": (
+        lambda D, loc, s: [
+            (d := D.Gumbel(loc, s)).rsample((3,)),
+            d.log_prob(loc * 0.5 + 0.1),
+            d.cdf(loc * 0 + 0.2),
+            d.icdf(loc.detach() * 0 + 0.3),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+            d.stddev,
+            D.Gumbel(0.5, 2.0).sample((3,)),
+            d.expand((3, 2)).log_prob(s.detach()),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
+    "geometric": (
+        lambda D, p: [
+            (d := D.Geometric(p)).log_prob(d.sample((3,))),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+            d.logits,
+            D.Geometric(logits=p).probs,
+            D.Geometric(p * 0 + 1).log_prob(p.detach() * 0),
+        ],
+        [P01],
+    ),  # fmt: skip
     "transformed_affine_sigmoid": (
         lambda D, loc, s: [
             (
@@ -397,6 +466,21 @@ KL_CASES = {
         lambda D, a, b: D.kl_divergence(D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(b, b), 1)),
         [LOC, SCALE],
     ),
+    "new_pairs": (
+        lambda D, a, b: [
+            D.kl_divergence(D.Cauchy(a, b), D.Cauchy(b, b.flip(0))),
+            D.kl_divergence(D.Gumbel(a, b), D.Gumbel(b, b.flip(0))),
+            D.kl_divergence(D.HalfNormal(b), D.HalfNormal(b.flip(0))),
+            D.kl_divergence(D.Geometric(b / 3), D.Geometric(logits=a)),
+            D.kl_divergence(D.Exponential(b), D.Gumbel(a, b)),
+            D.kl_divergence(D.Gumbel(a, b), D.Normal(b, b)),
+            D.kl_divergence(D.Normal(a, b), D.Gumbel(b, b)),
+            D.kl_divergence(D.Uniform(a, a + b), D.Gumbel(b, b)),
+            D.kl_divergence(D.Gumbel(a, b), D.Uniform(a, a + b)),
+            D.kl_divergence(D.Gumbel(a, b), D.Exponential(b)),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
     "lognormal_lognormal": (
         lambda D, a, b: D.kl_divergence(D.LogNormal(a, b), D.LogNormal(b, a.abs() + 1)),
         [LOC, SCALE],
@@ -487,6 +571,8 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.TransformedDistribution(D.Normal(loc, scale), [D.AffineTransform(0.0, 2.0, event_dim=1), D.ExpTransform()]),
         D.TransformedDistribution(D.Normal(0.0, 1.0), D.AffineTransform(loc, scale)),
         D.TransformedDistribution(D.MultivariateNormal(t.zeros(2), t.tensor(COV)), []),
+        D.Cauchy(loc, 1.0), D.HalfNormal(scale), D.HalfCauchy(1.0).expand((2,)), D.Gumbel(loc, scale),
+        D.Gumbel(0.0, 1.0).expand((3,)), D.Geometric(t.tensor(P01)), D.Geometric(logits=0.2).expand((2,)),
     ]  # fmt: skip
 
 
@@ -601,6 +687,13 @@ ERRORS = [
     lambda t, D: D.Exponential(t.tensor([-1.0, 1.0])),
     lambda t, D: D.Exponential(1.0).log_prob(t.tensor(-1.0)),
     lambda t, D: D.Laplace(0.0, 0.0),
+    lambda t, D: D.Cauchy(0.0, -1.0),
+    lambda t, D: D.HalfNormal(t.tensor([1.0, -1.0])),
+    lambda t, D: D.HalfNormal(1.0).log_prob(t.tensor(-1.0)),
+    lambda t, D: D.Gumbel(0.0, -1.0),
+    lambda t, D: D.Geometric(t.tensor([0.0, 0.5])),
+    lambda t, D: D.Geometric(t.tensor([0.5])).log_prob(t.tensor([0.5])),
+    lambda t, D: D.kl_divergence(D.HalfNormal(1.0), D.HalfCauchy(1.0)),
     lambda t, D: D.Distribution.set_default_validate_args(2),
     lambda t, D: D.Distribution().mean,
     lambda t, D: D.Normal(0.0, 1.0).enumerate_support(),

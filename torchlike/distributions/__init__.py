@@ -1,25 +1,27 @@
-"""torch.distributions (core subset), written on torchlike's tensor API.
+"""torch.distributions (a subset), written on torchlike's tensor API.
 
 Sampling draws from torchlike's CPU generator exactly as torch's Python code does, so after
 ``manual_seed`` samples equal torch's bit for bit; ``rsample`` and ``log_prob`` are differentiable.
 
-Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical,
-OneHotCategoricalStraightThrough, Independent, MultivariateNormal, Exponential, Laplace, LogNormal,
-TransformedDistribution; ``transforms`` (Transform, ComposeTransform, identity_transform,
-IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform, AbsTransform,
-AffineTransform);
-``constraints`` (all of torch's public constraints); ``utils`` (broadcast_all, logits_to_probs,
-probs_to_logits, clamp_probs, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix);
-``kl_divergence``/``register_kl`` with torch's closed forms for the pairs among the classes above.
+Supported distributions: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical,
+OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, Exponential, Laplace,
+Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, TransformedDistribution.
+Also: ``constraints`` (all of torch's public constraints); ``transforms`` (Transform, ComposeTransform,
+identity_transform, IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
+AbsTransform, AffineTransform); ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
+lazy_property, tril_matrix_to_vec, vec_to_tril_matrix); ``kl_divergence``/``register_kl`` with torch's
+closed forms for every pair torch registers among the classes above.
 
-Not implemented (absent names, so ``AttributeError``): Beta, Binomial, Cauchy, Chi2, ContinuousBernoulli,
-Dirichlet, FisherSnedecor, Gamma, GeneralizedPareto, Geometric, Gumbel, HalfCauchy, HalfNormal,
-InverseGamma, Kumaraswamy, LKJCholesky, LogisticNormal, LowRankMultivariateNormal,
-MixtureSameFamily, Multinomial, NegativeBinomial, Pareto, Poisson, RelaxedBernoulli,
-RelaxedOneHotCategorical, StudentT, VonMises, Weibull, Wishart; the transforms ReshapeTransform,
-SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
-CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform; and
-``constraint_registry`` (``biject_to``/``transform_to``).
+Not implemented (the names are absent, so using them raises AttributeError):
+- need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
+  FisherSnedecor (torch._standard_gamma / _sample_dirichlet), Poisson (torch.poisson), Binomial and
+  NegativeBinomial (torch.binomial / poisson), LKJCholesky, Wishart, VonMises;
+- not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal,
+  LowRankMultivariateNormal, MixtureSameFamily, Multinomial, Pareto, RelaxedBernoulli,
+  LogitRelaxedBernoulli, RelaxedOneHotCategorical, Weibull; the transforms ReshapeTransform,
+  SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+  CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform;
+  ``constraint_registry`` (``biject_to``/``transform_to``).
 """
 
 from __future__ import annotations
@@ -27,9 +29,13 @@ from __future__ import annotations
 from . import constraints, kl, transforms, utils
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfCauchy, HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -42,7 +48,8 @@ from .transforms import *  # noqa: F403  (torch re-exports the transform classes
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Exponential", "Independent", "Laplace",
+    "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
+    "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
     "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
     *transforms.__all__,
