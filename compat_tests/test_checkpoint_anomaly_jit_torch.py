@@ -358,3 +358,54 @@ def test_jit_script_module_copy_and_pickle():
         _run_both(fn)
         check_raises(lambda t: pickle.dumps(t.jit.script(_model(t, False))))
         check_raises(lambda t: t.save(t.jit.script(_model(t, False)), io.BytesIO()))
+
+
+def test_checkpoint_reentrant_refuses_grad_and_backward_inputs():
+    def via_grad(t):
+        x = t.ones(2, requires_grad=True)
+        t.autograd.grad(t.utils.checkpoint.checkpoint(t.nn.Linear(2, 2), x, use_reentrant=True).sum(), x)
+
+    def via_inputs(t):
+        x = t.ones(2, requires_grad=True)
+        t.utils.checkpoint.checkpoint(t.nn.Linear(2, 2), x, use_reentrant=True).sum().backward(inputs=[x])
+
+    check_raises(via_grad)
+    check_raises(via_inputs)
+
+    def fn(lib):  # the non-reentrant variant supports both
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(4, 2)
+        x = lib.tensor(X, requires_grad=True)
+        (g,) = lib.autograd.grad(lib.utils.checkpoint.checkpoint(lin, x, use_reentrant=False).sum(), x)
+        return {"g": g, "w.grad": lin.weight.grad}
+
+    _run_both(fn)
+
+
+def _double(x):
+    return x * 2
+
+
+class _Iface:
+    def run(self, x: torch.Tensor) -> torch.Tensor:
+        pass
+
+
+def test_jit_fuser_settings():
+    def fn(lib):
+        r = {}
+        with lib.jit.optimized_execution(False), lib.jit.fuser("fuser1"):
+            r["out"] = lib.jit.script(_double)(lib.tensor(X))
+        _, r["w"] = _warns(lambda: lib.jit.set_fusion_strategy([("DYNAMIC", 3)]))
+        r["prev"] = lib.jit.set_fusion_strategy([("STATIC", 2), ("DYNAMIC", 10)])
+        _, r["strict"] = _warns(lambda: lib.jit.strict_fusion())
+        r["onednn"] = lib.jit.onednn_fusion_enabled()
+        _, r["iface"] = _warns(lambda: lib.jit.interface(_Iface).__name__)
+        r["sit"] = lib.jit.script_if_tracing(lambda x: x + 1)(lib.tensor(X))
+        return r
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run_both(fn)
+        check_raises(lambda t: t.jit.fuser("nope").__enter__())
+        check_raises(lambda t: t.jit.interface(3))

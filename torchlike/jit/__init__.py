@@ -3,12 +3,16 @@
 from typing import Final
 
 from ._async import Future, fork, wait
+from ._fuser import (Error, enable_onednn_fusion, fuser, interface, onednn_fusion_enabled, optimized_execution,
+                     script_if_tracing, set_fusion_strategy, strict_fusion)  # fmt: skip
 from ._isinstance import jit_isinstance as isinstance
 from ._script import (Attribute, FunctionModifiers, RecursiveScriptModule, ScriptFunction, ScriptModule, annotate,
                       export, freeze, ignore, is_scripting, load, optimize_for_inference, save, script,
                       script_method, unused)  # fmt: skip
 from ._trace import TopLevelTracedModule, TracedModule, is_tracing, trace, trace_module
 
-__all__ = ["Attribute", "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "export", "fork", "freeze",
-           "ignore", "isinstance", "is_scripting", "is_tracing", "load", "optimize_for_inference", "save", "script", "trace",
-           "trace_module", "unused", "wait"]  # fmt: skip
+__all__ = ["Attribute", "Error", "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "enable_onednn_fusion",
+           "export", "fork", "freeze", "fuser", "ignore", "interface", "is_scripting", "is_tracing", "isinstance", "load",
+           "onednn_fusion_enabled", "optimize_for_inference", "optimized_execution", "save", "script",
+           "script_if_tracing", "set_fusion_strategy", "strict_fusion", "trace", "trace_module", "unused",
+           "wait"]  # fmt: skip

@@ -6,19 +6,17 @@ the output's grad_fn is ONE ``CheckpointFunctionBackward`` node, and its backwar
 function on the saved inputs with the forward's RNG state and autocast state, then backpropagates
 through the recomputation.
 
-Differs from torch:
-
-* ``use_reentrant=False`` runs the function directly under the forward context of ``context_fn``:
-  the same outputs, grad_fns and gradients as torch, but activations are kept (no memory saved),
-  so the recompute context, ``determinism_check`` and ``debug`` have nothing to act on (they are
-  validated as torch does).
-* with ``use_reentrant=True``, torch refuses ``autograd.grad`` and ``backward(inputs=...)`` (its
-  engine knows which call is running); torchlike computes them.
+Differs from torch: ``use_reentrant=False`` runs the function directly under the forward context
+of ``context_fn``: the same outputs, grad_fns and gradients as torch, but activations are kept (NO
+memory is saved; torch's version recomputes through saved-tensor hooks, which torchlike's tape
+lacks), so the recompute context, ``determinism_check``, ``debug``, ``early_stop`` and the
+``set_checkpoint_*`` settings have nothing to act on (they are validated as torch does).
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import warnings
 from typing import Any, Callable, ContextManager, Iterable, Iterator
 
@@ -26,6 +24,7 @@ from .. import autograd
 from .._core.tensor import Tensor
 from .._ops import random as _random
 from ..amp import autocast_mode as _autocast
+from ..autograd import engine as _engine
 from ..autograd import grad_mode
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "CheckpointError", "detach_variable",
@@ -102,6 +101,18 @@ def _autocast_states() -> list:
     return [(dt, _autocast.is_autocast_enabled(dt), _autocast.get_autocast_dtype(dt)) for dt in ("cpu", "cuda")]
 
 
+def _running_backward_has_inputs() -> bool:
+    """Whether the backward now running is ``autograd.grad`` or ``backward(inputs=...)`` (torch's
+    ``_is_checkpoint_valid``). NOTE: the engine does not expose it; the innermost frame of its
+    ``_run`` holds the ``inputs`` it was called with."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is _engine._run.__code__:
+            return frame.f_locals.get("inputs") is not None
+        frame = frame.f_back
+    return False
+
+
 class CheckpointFunction(autograd.Function):
     """The reentrant checkpoint: forward without history, backward by recomputation."""
 
@@ -121,6 +132,12 @@ class CheckpointFunction(autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:
+        if _running_backward_has_inputs():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
+                "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
+                ".backward() without passing the `inputs` argument."
+            )
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
