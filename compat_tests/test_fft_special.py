@@ -296,3 +296,31 @@ def test_special_bessel_and_polynomial_errors():
     check_raises(lambda t, x: t.special.bessel_j0(x.half()), [PX])
     check_raises(lambda t, x: t.special.airy_ai(t.complex(x, x)), [PX])
     check_raises(lambda t, x: t.special.hermite_polynomial_h(x.half(), 2), [PX])
+
+
+def test_special_half_inplace_out_and_methods():
+    check(lambda t, x: (t.special.ndtr(x), t.special.i0e(x), t.special.i1(x), t.special.entr(x.abs()),
+                        t.special.xlog1py(x, x.abs()), t.special.gammainc(x.abs(), x.abs()), t.special.polygamma(1, x.abs()),
+                        t.special.multigammaln(x.abs() + 2, 2), t.special.erfcx(x.float())),
+          [G], dtype="float16", grad=False)  # fmt: skip
+
+    def f(t, x):
+        y = x.clone()
+        y.polygamma_(2)
+        z = x.clone()
+        z.mvlgamma_(2)
+        w = x.clone()
+        w.igamma_(x * 0.5)
+        o = t.empty(7)
+        t.special.erfcx(x, out=o)
+        return y, z, w, o, t.special.zeta(x, 2.0, out=t.empty(7))
+
+    check(f, [P + 1], grad=False)
+
+
+def test_fft_dim_lists_and_batches():
+    check(lambda t, x: _with_abs(t.fft.fftn(x, dim=[0, 2])), [rng.randn(2, 3, 4).astype(np.float32)])
+    check(
+        lambda t, x: _with_abs(t.fft.irfftn(x, s=[4, 4], dim=[1, 2])), [rng.randn(2, 3, 4).astype(np.float32)]
+    )
+    check(lambda t, x: t.fft.fftshift(x, dim=[0, 1]), [rng.randn(2, 3, 4).astype(np.float32)])

@@ -59,7 +59,21 @@ def _zero_if_symbolic(t: Any, like: Any) -> Any:
     return jnp.zeros_like(like) if isinstance(t, jax.custom_derivatives.SymbolicZero) else t
 
 
+def _opmath(f: Callable) -> Callable:
+    """``f`` on float16/bfloat16 arrays computed in float32 and rounded back, as torch's CPU kernels do."""
+
+    def g(*args: Any) -> Any:
+        low = args[0].dtype
+        if low not in (jnp.float16, jnp.bfloat16):
+            return f(*args)
+        return f(*(a.astype(jnp.float32) for a in args)).astype(low)
+
+    return g
+
+
 def _unary(name: str, f: Callable, kernel: str, grad_name: str, half: bool = True) -> Callable:
+    f = _opmath(f)
+
     def body(input: TensorArg) -> Any:
         return f(input)
 
@@ -180,7 +194,7 @@ def _by_operands(name: str) -> Callable:
 def xlog1py(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     """torch.special.xlog1py: ``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
     x, y = jnp.broadcast_arrays(input, other)
-    return _xlog1py(x, y)
+    return _opmath(_xlog1py)(x, y)
 
 
 # --- zeta, incomplete gamma, polygamma, multivariate log-gamma -----------------------------------------------
@@ -231,14 +245,14 @@ _igamma, _igammac = _igamma_fn(False), _igamma_fn(True)
 def igamma(input: TensorArg, other: TensorArg) -> Any:
     """torch.igamma / torch.special.gammainc: the regularised lower incomplete gamma function."""
     a, x = jnp.broadcast_arrays(input, other)
-    return _igamma(a, x)
+    return _opmath(_igamma)(a, x)
 
 
 @defop(promote="default", inplace=True, out=True, check=_kernel_check("igammac_cpu", integral=False))
 def igammac(input: TensorArg, other: TensorArg) -> Any:
     """torch.igammac / torch.special.gammaincc: the regularised upper incomplete gamma function."""
     a, x = jnp.broadcast_arrays(input, other)
-    return _igammac(a, x)
+    return _opmath(_igammac)(a, x)
 
 
 def _polygamma_fn(n: int, x: Any) -> Any:
@@ -268,7 +282,7 @@ def _polygamma_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
 @defop(promote="float", method=False, out=True, check=_polygamma_check)
 def polygamma(n: int, input: TensorArg) -> Any:
     """torch.polygamma: the n-th derivative of digamma."""
-    return _polygamma_fn(int(n), input)
+    return _opmath(lambda x: _polygamma_fn(int(n), x))(input)
 
 
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
