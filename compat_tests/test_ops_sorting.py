@@ -1,9 +1,9 @@
 """sort, argsort, msort, topk and kthvalue against torch: values, indices (torch's tie order), dtypes,
 0-dim/empty/transposed inputs, gradients to the selected elements, out= and errors.
 
-Equal values: torch's stable sort and kthvalue (its own quickselect) fix their order and torchlike matches
-them; torch's unstable sort and topk order ties by platform routines (x86-simd-sort, std::nth_element), so
-those calls run on tie-free rows here."""
+Equal values: torch's stable sort, kthvalue (its own quickselect) and CPU topk (libstdc++'s partial_sort /
+nth_element / sort) fix their order and torchlike matches them; torch's unstable sort orders ties by
+x86-simd-sort, so those calls run on tie-free rows here."""
 
 from __future__ import annotations
 
@@ -104,6 +104,21 @@ def test_kthvalue_ties_match_torch_quickselect():
     x = rng.randint(0, 4, (6, 33)).astype("float64")
     x[1, ::5] = NAN
     check(lambda t, x: [t.kthvalue(x, k, 1) for k in (1, 2, 9, 17, 30, 33)], [x])  # k is not a compile key
+
+
+@pytest.mark.parametrize("kind", ["ties", "nan", "int", "distinct"])
+def test_topk_index_order_matches_torch(kind):
+    """Among equal values, with NaN, and for sorted=False, the indices are the ones torch's CPU algorithms
+    leave (partial_sort when k * 64 <= n, else nth_element + sort), for both selection paths."""
+    rng = np.random.RandomState({"ties": 0, "nan": 1, "int": 2, "distinct": 3}[kind])
+    x = rng.randint(0, 4, (3, 130)).astype("float32") if kind != "distinct" else rng.randn(3, 130).astype("float32")
+    if kind == "nan":
+        x[rng.rand(3, 130) < 0.2] = NAN
+    if kind == "int":
+        x = x.astype("int64")
+    calls = [(k, largest, srt) for k in (1, 2, 3, 40, 129, 130) for largest in (True, False) for srt in (True, False)]
+    check(lambda t, x: [t.topk(x, k, largest=largest, sorted=srt) for k, largest, srt in calls]
+          + [x.t().topk(2, dim=0, sorted=False), t.topk(x[:, :17], 9, largest=False)], [x], grad=kind != "int")  # fmt: skip
 
 
 def test_stable_sort_long_rows():

@@ -1,10 +1,11 @@
 """Sorting and selection: sort, argsort, msort, topk, kthvalue.
 
 Order rules (torch's CPU kernels): NaN is the largest value; -0.0 and 0.0 are equal; equal values keep their
-index order (a stable sort, also when descending). torch's unstable sort (x86-simd-sort) and topk
-(std::nth_element) may order equal values differently on long rows; torchlike always returns the stable
-order, which is what torch gives for ``stable=True`` and for short rows. kthvalue reproduces torch's own
-quickselect, so its index among equal values is torch's. Gradients go to the selected indices.
+index order (a stable sort, also when descending). torch's unstable sort (x86-simd-sort) may order equal
+values differently on long rows; torchlike returns the stable order, which is what torch gives for
+``stable=True`` and for short rows. kthvalue reproduces torch's own quickselect and CPU topk its libstdc++
+selection (``_stl_select``), so their indices among equal values are torch's. Gradients go to the selected
+indices.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from .._core import dtype as D
-from . import return_types
+from .._core import tensor as T
+from .._core.tensor import Tensor, wrap_dim
+from . import _stl_select, registry, return_types
 from .reduction import _stable_order, _take, dims
-from .registry import RawTensor, Scalar, defop
+from .registry import OptRawTensor, RawTensor, Scalar, defop
 
-__all__: list = []
+__all__: list = ["topk"]
 
 
 def _dim(dim: int, ndim: int) -> int | None:
@@ -65,15 +69,59 @@ def _topk_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("selected index k out of range")
 
 
-@defop(promote=None, out=True, returns=return_types.topk, check=_topk_check, dtypes="nocomplex")
-def topk(input: RawTensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
-    """torch.topk -> (values, indices), largest (or smallest) first; NaN counts as the largest. With
-    ``sorted=False`` torch's order is unspecified; torchlike returns the sorted order."""
+@defop(promote=None, out=True, returns=return_types.topk, check=_topk_check, dtypes="nocomplex", method=False,
+       grad_name="TopkBackward0")  # fmt: skip
+def _topk(input: RawTensor, k: int, dim: int, largest: bool, sorted: bool, order: OptRawTensor = None) -> Any:
+    """(values, indices), largest (or smallest) first, NaN counting as the largest; ``order`` (torch's
+    CPU indices, computed on the host) when given, else the stable order."""
     d = _dim(dim, input.ndim)
     if d is None:
         return input, jnp.zeros((), jnp.int64)
-    order = lax.slice_in_dim(_stable_order(input, d, descending=largest), 0, k, axis=d)
+    if order is None:
+        order = _fast_topk(input, k, d, largest)
+    if order is None:
+        order = lax.slice_in_dim(_stable_order(input, d, descending=largest), 0, k, axis=d)
     return jnp.take_along_axis(input, order, axis=d), order
+
+
+def _fast_topk(x: Any, k: int, d: int, largest: bool) -> Any:
+    """lax.top_k (stable among equal keys) on float32 keys: XLA's CPU fast path exists only for float32,
+    so float64 and integer inputs take the full stable sort instead. -0.0 is made equal to 0.0 and NaN
+    the largest, as in torch (for smallest-k, NaN and +inf then tie; CPU rows with NaN are done on the
+    host, see ``topk``)."""
+    if not (jnp.issubdtype(x.dtype, jnp.floating) and x.dtype != jnp.float64):
+        return None
+    key = x.astype(jnp.float32)
+    key = jnp.where(key == 0, 0, key)
+    key = key if largest else jnp.where(jnp.isnan(key), -jnp.inf, -key)
+    _, order = lax.top_k(jnp.moveaxis(key, d, -1), k)
+    return jnp.moveaxis(order.astype(jnp.int64), -1, d)
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
+         out: Any = None) -> Any:  # fmt: skip
+    """torch.topk -> (values, indices). On the CPU, where equal values (or ``sorted=False``) make the
+    indices depend on torch's unstable selection algorithm, they are torch's exact ones (``_stl_select``);
+    elsewhere (GPUs, compiled code) the order is the stable one."""
+    order = None
+    if input.device.type == "cpu" and T.hook is None and input.dim() > 0 and isinstance(k, int):
+        d = wrap_dim(dim, input.dim())
+        if 0 < k <= input.shape[d] and not (input._dtype.is_complex or input._dtype is D.bool):
+            host = input.detach()._host()
+            found = _stl_select.topk_order(host, k, d, largest, sorted, lambda rows: _host_order(rows, largest))
+            if found is not None:
+                order = T.make(found, input.device)
+    return _topk(input, k, dim, largest, sorted, order, out=out)
+
+
+def _host_order(rows: np.ndarray, largest: bool) -> np.ndarray:
+    """The stable order of rows without NaN (rows with NaN are emulated anyway)."""
+    if not largest:
+        return np.argsort(rows, axis=-1, kind="stable")
+    return np.flip(np.argsort(rows[:, ::-1], axis=-1, kind="stable"), axis=-1) * -1 + rows.shape[-1] - 1
+
+
+registry.METHODS["topk"] = topk
 
 
 def _kth_check(cdt: Any, dyn: tuple, static: tuple) -> None:
@@ -162,5 +210,5 @@ def kthvalue(input: RawTensor, k: Scalar, dim: int = -1, keepdim: bool = False) 
     return _take(input, idx.reshape(rows.shape[:-1]), d, keepdim)
 
 
-for _op, _rt in ((sort, "sort_out"), (topk, "topk_out"), (kthvalue, "kthvalue_out")):
+for _op, _rt in ((sort, "sort_out"), (_topk, "topk_out"), (kthvalue, "kthvalue_out")):
     _op._op.returns_out = getattr(return_types, _rt)
