@@ -46,6 +46,21 @@ def test_checkpoint_gradients_equal_direct_run_with_dropout():
             np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+def test_reentrant_recompute_uses_the_forwards_autocast():
+    grads = []
+    for ck in (False, True):
+        torch.manual_seed(0)
+        lin = torch.nn.Linear(3, 2)
+        x = torch.linspace(-1, 1, 6).reshape(2, 3).requires_grad_()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = torch.utils.checkpoint.checkpoint(lin, x, use_reentrant=True) if ck else lin(x)
+        assert out.dtype == torch.bfloat16
+        out.float().sum().backward()
+        grads.append((x.grad.numpy(), lin.weight.grad.numpy()))
+    for a, b in zip(*grads):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_checkpoint_without_use_reentrant_warns_and_no_input_grad_warns():
     with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
         torch.utils.checkpoint.checkpoint(lambda a: a + 1, torch.ones(1, requires_grad=True))

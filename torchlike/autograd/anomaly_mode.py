@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
@@ -74,6 +75,9 @@ class set_detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
+_has_nan = jax.jit(lambda a: jnp.isnan(a).any())
+
+
 def check_grads(node: Any, grads: Any) -> None:
     """Raise torch's error if a gradient ``node`` produced holds a NaN. ``grads`` align with
     ``node.diff``; torch numbers a node's outputs by its inputs (``next_functions``)."""
@@ -84,7 +88,7 @@ def check_grads(node: Any, grads: Any) -> None:
         idx = _output_index(node, k, used)
         used.add(idx)
         arr = g._data() if hasattr(g, "_data") else g
-        if jnp.issubdtype(arr.dtype, jnp.inexact) and bool(jnp.isnan(arr).any()):
+        if jnp.issubdtype(arr.dtype, jnp.inexact) and bool(_has_nan(arr)):
             raise RuntimeError(f"Function '{type(node).__name__}' returned nan values in its {idx}th output.")
 
 
