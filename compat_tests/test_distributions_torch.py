@@ -90,6 +90,12 @@ def seeded(fn):  # noqa: ANN001, ANN201
         lambda t, D: D.HalfCauchy(2.0).rsample((3, 2)),
         lambda t, D: D.Geometric(t.tensor(P01)).sample((3,)),
         lambda t, D: D.Geometric(logits=t.tensor(LOC)).sample((3,)),
+        lambda t, D: D.MixtureSameFamily(D.Categorical(t.tensor(PROBS)), D.Normal(t.zeros(2, 3), 1.0)).sample(
+            (3,)
+        ),
+        lambda t, D: D.MixtureSameFamily(
+            D.Categorical(t.tensor(PROBS[0])), D.Independent(D.Normal(t.zeros(3, 2), t.ones(3, 2)), 1)
+        ).sample((3,)),
         lambda t, D: D.Normal(t.tensor(LOC), t.tensor(SCALE)).expand((3, 2)).sample(),
         lambda t, D: D.Categorical(t.tensor(PROBS[0])).expand((2,)).sample((3,)),
     ],
@@ -355,6 +361,56 @@ VALUE_CASES = {
         ],
         [P01],
     ),  # fmt: skip
+    "pareto_weibull": (
+        lambda D, sc, a: [
+            (d := D.Pareto(sc, a + 2)).rsample((3,)),
+            d.log_prob(sc * 2),
+            d.cdf(sc.detach() * 2),
+            d.icdf(sc.detach() * 0.25),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+            d.expand((3, 2)).mean,
+            (w := D.Weibull(sc, a)).rsample((3,)),
+            w.log_prob(sc * 0.5),
+            w.cdf(sc.detach()),
+            w.icdf(sc.detach() * 0.25),
+            w.entropy(),
+            w.mean,
+            w.variance,
+            w.mode,
+            w.expand((3, 2)).log_prob(sc.detach()),
+        ],
+        [SCALE, np.array([0.5, 3.0], np.float32)],
+    ),  # fmt: skip
+    "mixture": (
+        lambda D, lg, loc: [
+            (m := D.MixtureSameFamily(D.Categorical(logits=lg), D.Normal(loc, loc.abs() + 0.5))).log_prob(
+                loc.detach()[:, :1].T
+            ),
+            m.mean,
+            m.variance,
+            m.cdf(loc.detach()[:, 1].reshape(2)),
+            m.expand((3, 2)).log_prob(loc.detach()[:, 0]),
+            m.log_prob(m.sample((4,))),
+        ],
+        [LOGITS, np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]], np.float32)],
+    ),  # fmt: skip
+    "mixture_multivariate": (
+        lambda D, lg, loc: [
+            (
+                m := D.MixtureSameFamily(
+                    D.Categorical(logits=lg),
+                    D.MultivariateNormal(loc, scale_tril=loc.detach().new_tensor(TRIL)),
+                )
+            ).log_prob(loc[1] * 0.5),
+            m.mean,
+            m.variance,
+            m.log_prob(m.sample((4,))),
+        ],
+        [LOGITS[0], np.array([[0.5, -1.0], [2.0, 1.0], [0.0, -0.5]], np.float32)],
+    ),  # fmt: skip
     "transformed_affine_sigmoid": (
         lambda D, loc, s: [
             (
@@ -481,6 +537,21 @@ KL_CASES = {
         ],
         [LOC, SCALE],
     ),  # fmt: skip
+    "pareto_pairs": (
+        lambda D, a, b: [
+            D.kl_divergence(D.Pareto(b, b + 2), D.Pareto(b.flip(0), b + 1)),
+            D.kl_divergence(D.Pareto(b, b + 2), D.Exponential(b)),
+            D.kl_divergence(D.Pareto(b, b + 1), D.Normal(a, b)),
+            D.kl_divergence(D.Pareto(b, b), D.Uniform(a, b + 1)),
+            D.kl_divergence(D.Uniform(b, b + 1), D.Pareto(b * 0.5, b)),
+            D.kl_divergence(D.Uniform(a, b + 1), D.Pareto(b, b)),
+            D.kl_divergence(D.Normal(a, b), D.Pareto(b, b)),
+            D.kl_divergence(D.Exponential(b), D.Pareto(b, b)),
+            D.kl_divergence(D.Laplace(a, b), D.Pareto(b, b)),
+            D.kl_divergence(D.Gumbel(a, b), D.Pareto(b, b)),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
     "lognormal_lognormal": (
         lambda D, a, b: D.kl_divergence(D.LogNormal(a, b), D.LogNormal(b, a.abs() + 1)),
         [LOC, SCALE],
@@ -573,6 +644,9 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.TransformedDistribution(D.MultivariateNormal(t.zeros(2), t.tensor(COV)), []),
         D.Cauchy(loc, 1.0), D.HalfNormal(scale), D.HalfCauchy(1.0).expand((2,)), D.Gumbel(loc, scale),
         D.Gumbel(0.0, 1.0).expand((3,)), D.Geometric(t.tensor(P01)), D.Geometric(logits=0.2).expand((2,)),
+        D.Pareto(1.0, 2.0), D.Pareto(scale, 3.0).expand((3, 2)), D.Weibull(scale, 1.5), D.Weibull(1.0, 2.0).expand((2,)),
+        D.MixtureSameFamily(D.Categorical(t.tensor(PROBS)), D.Normal(t.zeros(2, 3), 1.0)),
+        D.MixtureSameFamily(D.Categorical(t.tensor(PROBS[0])), D.Independent(D.Normal(t.zeros(3, 2), 1.0), 1)).expand((4,)),
     ]  # fmt: skip
 
 
@@ -694,6 +768,16 @@ ERRORS = [
     lambda t, D: D.Geometric(t.tensor([0.0, 0.5])),
     lambda t, D: D.Geometric(t.tensor([0.5])).log_prob(t.tensor([0.5])),
     lambda t, D: D.kl_divergence(D.HalfNormal(1.0), D.HalfCauchy(1.0)),
+    lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
+    lambda t, D: D.kl_divergence(D.Weibull(1.0, 1.0), D.Weibull(1.0, 2.0)),
+    lambda t, D: D.Weibull(1.0, -2.0),
+    lambda t, D: D.MixtureSameFamily(1, D.Normal(t.zeros(3), 1.0)),
+    lambda t, D: D.MixtureSameFamily(D.Categorical(t.ones(3)), 1),
+    lambda t, D: D.MixtureSameFamily(D.Categorical(t.ones(3)), D.Normal(t.zeros(2), 1.0)),
+    lambda t, D: D.MixtureSameFamily(D.Categorical(t.ones(4, 3)), D.Normal(t.zeros(2, 3), 1.0)),
+    lambda t, D: D.MixtureSameFamily(D.Categorical(t.ones(3)), D.Exponential(t.ones(3))).log_prob(
+        t.tensor(-1.0)
+    ),
     lambda t, D: D.Distribution.set_default_validate_args(2),
     lambda t, D: D.Distribution().mean,
     lambda t, D: D.Normal(0.0, 1.0).enumerate_support(),

@@ -5,7 +5,8 @@ Sampling draws from torchlike's CPU generator exactly as torch's Python code doe
 
 Supported distributions: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical,
 OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, Exponential, Laplace,
-Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, TransformedDistribution.
+Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, Weibull, MixtureSameFamily,
+TransformedDistribution.
 Also: ``constraints`` (all of torch's public constraints); ``transforms`` (Transform, ComposeTransform,
 identity_transform, IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
 AbsTransform, AffineTransform); ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
@@ -17,8 +18,8 @@ Not implemented (the names are absent, so using them raises AttributeError):
   FisherSnedecor (torch._standard_gamma / _sample_dirichlet), Poisson (torch.poisson), Binomial and
   NegativeBinomial (torch.binomial / poisson), LKJCholesky, Wishart, VonMises;
 - not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal,
-  LowRankMultivariateNormal, MixtureSameFamily, Multinomial, Pareto, RelaxedBernoulli,
-  LogitRelaxedBernoulli, RelaxedOneHotCategorical, Weibull; the transforms ReshapeTransform,
+  LowRankMultivariateNormal, Multinomial, RelaxedBernoulli, LogitRelaxedBernoulli,
+  RelaxedOneHotCategorical; the transforms ReshapeTransform,
   SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
   CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform;
   ``constraint_registry`` (``biject_to``/``transform_to``).
@@ -40,9 +41,11 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto, Weibull
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403  (torch re-exports the transform classes here too)
 from .uniform import Uniform
@@ -50,7 +53,7 @@ from .uniform import Uniform
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
     "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
-    "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
     *transforms.__all__,
 ]  # fmt: skip

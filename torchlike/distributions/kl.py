@@ -26,6 +26,7 @@ from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
@@ -240,6 +241,7 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
     return _infinite_like(p.rate)
@@ -254,6 +256,7 @@ def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
     return t1 - loc_scale_ratio + t2 + scale_rate_prod.reciprocal()
 
 
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
@@ -298,6 +301,7 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
     return t1 - 1 + (rate_sqr.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5) / var_normal
 
 
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
@@ -313,6 +317,7 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
 
 
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p: Normal, q: Distribution) -> Tensor:
@@ -350,3 +355,52 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
 def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
     t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
     return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = _inf
+    return result
+
+
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    scale_rate_prod = p.scale * q.rate
+    result = (
+        (p.alpha / scale_rate_prod).log()
+        - p.alpha.reciprocal()
+        + p.alpha * scale_rate_prod / (p.alpha - 1)
+        - 1
+    )
+    result[p.alpha <= 1] = _inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = _inf
+    return result
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (torchlike.xlogy(p.high, p.high) - torchlike.xlogy(p.low, p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = _inf
+    return result
