@@ -324,3 +324,11 @@ def test_fft_dim_lists_and_batches():
         lambda t, x: _with_abs(t.fft.irfftn(x, s=[4, 4], dim=[1, 2])), [rng.randn(2, 3, 4).astype(np.float32)]
     )
     check(lambda t, x: t.fft.fftshift(x, dim=[0, 1]), [rng.randn(2, 3, 4).astype(np.float32)])
+
+
+def test_fft_under_cpu_autocast_runs_in_float32():
+    def f(t, x):
+        with t.autocast("cpu", dtype=t.bfloat16):
+            return t.fft.fft(x), t.fft.irfft(t.fft.rfft(x)), t.fft.fft2(x.double())
+
+    check(f, [X], dtype="bfloat16", grad=False)

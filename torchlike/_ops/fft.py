@@ -6,6 +6,7 @@ agree with torch's (the doubled middle bins of ``irfft``'s gradient included).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import jax.numpy as jnp
@@ -120,16 +121,24 @@ def _c2r_sizes(x: Any, s: Any, dim: Any) -> tuple:
 # --- checks and names ---------------------------------------------------------------------------------
 
 
-def _dtype_check(real_only: str | None = None) -> Callable:
-    def check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
-        src = dyn[0]._dtype if isinstance(dyn[0], Tensor) else cdt
-        if real_only is not None and src.is_complex:
-            raise RuntimeError(real_only.format(D.cpp_name(src)))
-        if cdt.to_real() not in (D.float32, D.float64):
-            raise RuntimeError(f"Unsupported dtype {D.cpp_name(cdt)}")
-        _check_norm(static[-1])
+def _norm_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
+    _check_norm(static[-1])
 
-    return check
+
+def _dtype_checked(body: Callable, real_only: str | None) -> Callable:
+    """``body`` behind torch's dtype checks, made on the array the body gets (after autocast's cast to
+    float32, which torch applies to the fft ops before checking)."""
+
+    @functools.wraps(body)
+    def checked(**kw: Any) -> Any:
+        dt = D.to_dtype(kw["input"].dtype)
+        if real_only is not None and dt.is_complex:
+            raise RuntimeError(real_only.format(D.cpp_name(dt)))
+        if dt.to_real() not in (D.float32, D.float64):
+            raise RuntimeError(f"Unsupported dtype {D.cpp_name(dt)}")
+        return body(**kw)
+
+    return checked
 
 
 def _r2c_or_c2c(real: str, cplx: str = "FftC2CBackward0") -> Callable:
@@ -137,9 +146,8 @@ def _r2c_or_c2c(real: str, cplx: str = "FftC2CBackward0") -> Callable:
 
 
 def _op(name: str, body: Callable, grad_name: Any, real_only: str | None = None) -> Callable:
-    return defop(
-        name, promote="float", method=False, out=True, grad_name=grad_name, check=_dtype_check(real_only)
-    )(body)
+    op = defop(name, promote="float", method=False, out=True, grad_name=grad_name, check=_norm_check)
+    return op(_dtype_checked(body, real_only))
 
 
 # --- one-dimensional transforms -----------------------------------------------------------------------
