@@ -192,3 +192,20 @@ def test_jit_decorators_return_the_function():
     with pytest.raises(RuntimeError, match="must be a bool or a function"):
         torch.jit.ignore(3)
     assert torch.jit.Attribute(1, int).value == 1 and torch.jit.annotate(int, 4) == 4
+
+
+def test_jit_warning_classes_and_unavailable_compilers():
+    assert issubclass(torch.jit.TracerWarning, Warning) and issubclass(torch.jit.ScriptWarning, Warning)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)  # the common use
+    for make in (lambda: torch.jit.CompilationUnit("def f(x): return x"), lambda: torch.jit.export_opnames(None)):
+        with pytest.raises(NotImplementedError, match="not supported by torchlike"):
+            make()
+
+    @torch.jit._overload
+    def f(x: int) -> int: ...
+
+    def f(x):  # noqa: F811 - torch's overload pattern: the last definition is the implementation
+        return x * 2
+
+    assert f(3) == 6 and torch.jit._fork is torch.jit.fork

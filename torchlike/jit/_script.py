@@ -280,3 +280,26 @@ def freeze(mod: Any, preserved_attrs: Any = None, optimize_numerics: bool = True
 
 def optimize_for_inference(mod: Any, other_methods: Any = None) -> Any:
     raise _no_compiled_program("torch.jit.optimize_for_inference")
+
+
+class ScriptWarning(Warning):
+    pass
+
+
+class CompilationUnit:
+    """torch.jit.CompilationUnit compiles TorchScript source text: not available in torchlike."""
+
+    def __init__(self, lang: Any = None, _frames_up: int = 0) -> None:
+        raise _no_compiled_program("torch.jit.CompilationUnit")
+
+
+def export_opnames(m: Any) -> list:
+    raise _no_compiled_program("torch.jit.export_opnames")
+
+
+def _overload(func: Callable) -> Callable:
+    """Declares an overload signature; the eager code calls the final, undecorated definition."""
+    return func
+
+
+_overload_method = _overload

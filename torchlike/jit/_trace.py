@@ -23,6 +23,18 @@ from ._script import ScriptFunction, ScriptModule
 _tracing = 0  # > 0 while traced code runs
 
 
+class TracerWarning(Warning):
+    """torch.jit.TracerWarning (torchlike never issues it; warning filters may name it)."""
+
+    @staticmethod
+    def ignore_lib_warnings() -> None:
+        warnings.filterwarnings("ignore", category=TracerWarning, module="torch.(?!jit)")
+
+
+class TracingCheckError(Exception):
+    """torch.jit.TracingCheckError (never raised here: ``check_trace`` has nothing to compare)."""
+
+
 def is_tracing() -> bool:
     """torch.jit.is_tracing: True inside traced code (False inside scripted code)."""
     return _tracing > 0 and not _script.is_scripting()
