@@ -7,7 +7,10 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 from _harness import check, check_raises
+
+import torchlike
 
 rng = np.random.RandomState(0)
 A = rng.randn(3, 4)
@@ -465,3 +468,16 @@ def test_orthogonal_parametrization_errors():
                 f"{P}(t.nn.Linear(2, 2), 'bias')",
                 f"{P}(t.nn.Linear(2, 2, dtype=t.complex64), orthogonal_map='householder')"):  # fmt: skip
         check_raises(eval(f"lambda t: {bad}"))  # noqa: S307
+
+
+def test_einsum_grad_fn_names():
+    """torch's einsum ends with a permute, a sum, a bmm-and-view or a product: its grad_fn says which."""
+    eqs = [("ij,jk->ik", 2), ("ij->ji", 1), ("ij->", 1), ("ii->i", 1), ("ii", 1), ("ij->i", 1), ("ij", 1),
+           ("ij,ij->ij", 2), ("ij,kl->ijkl", 2), ("ij,kl->", 2), ("ij,ij,ij->ij", 3), ("ij,jj,jk", 3), ("...i,...i", 2)]  # fmt: skip
+
+    def names(t, x):
+        return [t.einsum(eq, *[x] * n).grad_fn.name() for eq, n in eqs]
+
+    ref = names(torch, torch.ones(3, 3, requires_grad=True))
+    got = names(torchlike, torchlike.ones(3, 3, requires_grad=True))
+    assert got == ref

@@ -295,7 +295,22 @@ def addbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Scal
 # --- einsum / tensordot ------------------------------------------------------------------------------
 
 
-@defop(promote=None, method=False, grad_name="ViewBackward0")
+def _einsum_name(static: tuple, dyn: tuple) -> str:
+    """The node torch's einsum ends with: one operand is permuted (PermuteBackward0) or summed
+    (SumBackward1); several end with a bmm-and-view (ViewBackward0) when any label is summed, else with
+    a product (MulBackward0)."""
+    lhs, arrow, rhs = static[0].partition("->")
+    terms = [t.replace("...", "") for t in lhs.split(",")]
+    labels = "".join(terms)
+    if not arrow:  # implicit output: the labels that appear once
+        rhs = "".join(lab for lab in set(labels) if labels.count(lab) == 1)
+    summed = set(labels) - set(rhs.replace("...", ""))
+    if len(terms) == 1:
+        return "SumBackward1" if summed else "PermuteBackward0"
+    return "ViewBackward0" if summed else "MulBackward0"
+
+
+@defop(promote=None, method=False, grad_name=_einsum_name)
 def _einsum(operands: TensorList, equation: str) -> Any:
     dts = {o.dtype for o in operands}
     if len(dts) > 1:
