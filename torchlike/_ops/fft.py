@@ -248,7 +248,7 @@ for _name, _kind, _fwd, _grad, _real in (
 
 
 def _freq(
-    name: str, n: int, d: float, dtype: Any, device: Any, requires_grad: bool, onesided: bool
+    name: str, n: int, d: float, dtype: Any, layout: Any, device: Any, requires_grad: bool, onesided: bool
 ) -> Tensor:
     from . import creation
 
@@ -258,7 +258,7 @@ def _freq(
     if dt.is_complex:  # torch: the arange it starts from has no complex kernel
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{D.cpp_name(dt)}'")
     count = n // 2 + 1 if onesided else n
-    k = creation.arange(count, dtype=D.int64, device=device)
+    k = creation.arange(count, dtype=D.int64, layout=layout, device=device)
     if not onesided:
         k = k - (k >= (n + 1) // 2).to(D.int64) * n
     out = (k.to(dt) * (1.0 / (n * d))).to(dt)
@@ -276,7 +276,7 @@ def fftfreq(
     requires_grad: bool = False,
 ) -> Tensor:
     """torch.fft.fftfreq: sample frequencies [0, 1, ..., -1] / (d * n)."""
-    result = _freq("fftfreq", n, d, dtype, device, requires_grad, False)
+    result = _freq("fftfreq", n, d, dtype, layout, device, requires_grad, False)
     return _to_out(result, out)
 
 
@@ -291,7 +291,7 @@ def rfftfreq(
     requires_grad: bool = False,
 ) -> Tensor:
     """torch.fft.rfftfreq: the non-negative half of ``fftfreq`` (n // 2 + 1 values)."""
-    result = _freq("rfftfreq", n, d, dtype, device, requires_grad, True)
+    result = _freq("rfftfreq", n, d, dtype, layout, device, requires_grad, True)
     return _to_out(result, out)
 
 
