@@ -209,3 +209,19 @@ def test_jit_warning_classes_and_unavailable_compilers():
         return x * 2
 
     assert f(3) == 6 and torch.jit._fork is torch.jit.fork
+
+
+def test_jit_script_keeps_scripted_submodules_and_separates_later_hooks():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        inner = torch.jit.script(torch.nn.Linear(2, 2))
+        outer = torch.jit.script(torch.nn.Sequential(inner, torch.nn.ReLU()))
+        assert outer[0] is inner
+        calls = []
+        m = torch.nn.Linear(2, 2)
+        m.register_forward_hook(lambda *a: calls.append("before"))
+        sm = torch.jit.script(m)
+    sm.register_forward_hook(lambda *a: calls.append("on scripted"))
+    m(torch.ones(2))
+    sm(torch.ones(2))
+    assert calls == ["before", "before", "on scripted"]

@@ -104,8 +104,11 @@ class ScriptModule(Module):
 
     @classmethod
     def _wrap(cls, module: Module) -> ScriptModule:
+        if isinstance(module, ScriptModule):
+            return module  # torch: an already scripted (or traced) submodule stays as it is
         self = object.__new__(_wrapper_class(cls, type(module)))
-        d = dict(module.__dict__)
+        # hooks registered so far are kept, later ones stay with the object they are registered on
+        d = {k: (copy.copy(v) if "hooks" in k and isinstance(v, dict) else v) for k, v in module.__dict__.items()}
         d["_modules"] = {k: (None if m is None else cls._wrap(m)) for k, m in module._modules.items()}
         d["_orig_cls"] = type(module)
         d["original_name"] = type(module).__name__
