@@ -411,6 +411,21 @@ VALUE_CASES = {
         ],
         [LOGITS[0], np.array([[0.5, -1.0], [2.0, 1.0], [0.0, -0.5]], np.float32)],
     ),  # fmt: skip
+    "relaxed": (
+        lambda D, temp, lg: [
+            (b := D.RelaxedBernoulli(temp, logits=lg[0, :2])).rsample((3,)),
+            b.log_prob(lg.detach()[0, :2].sigmoid()),
+            b.probs,
+            D.RelaxedBernoulli(temp, probs=lg[0, :2].sigmoid()).rsample(),
+            (c := D.RelaxedOneHotCategorical(temp, logits=lg)).rsample((3,)),
+            c.log_prob(lg.detach().softmax(-1)),
+            c.probs,
+            c.expand((3, 2)).rsample(),
+            D.relaxed_bernoulli.LogitRelaxedBernoulli(temp, 0.3).log_prob(lg.detach()[0]),
+            D.relaxed_categorical.ExpRelaxedCategorical(temp, logits=lg).log_prob(lg.detach()),
+        ],
+        [np.array(0.7, np.float32), LOGITS],
+    ),  # fmt: skip
     "transformed_affine_sigmoid": (
         lambda D, loc, s: [
             (
@@ -646,6 +661,8 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.Gumbel(0.0, 1.0).expand((3,)), D.Geometric(t.tensor(P01)), D.Geometric(logits=0.2).expand((2,)),
         D.Pareto(1.0, 2.0), D.Pareto(scale, 3.0).expand((3, 2)), D.Weibull(scale, 1.5), D.Weibull(1.0, 2.0).expand((2,)),
         D.MixtureSameFamily(D.Categorical(t.tensor(PROBS)), D.Normal(t.zeros(2, 3), 1.0)),
+        D.RelaxedBernoulli(t.tensor(0.5), t.tensor(P01)), D.RelaxedOneHotCategorical(t.tensor(0.5), t.tensor(PROBS)),
+        D.relaxed_bernoulli.LogitRelaxedBernoulli(t.tensor(0.5), 0.3).expand((2,)),
         D.MixtureSameFamily(D.Categorical(t.tensor(PROBS[0])), D.Independent(D.Normal(t.zeros(3, 2), 1.0), 1)).expand((4,)),
     ]  # fmt: skip
 
@@ -769,6 +786,11 @@ ERRORS = [
     lambda t, D: D.Geometric(t.tensor([0.5])).log_prob(t.tensor([0.5])),
     lambda t, D: D.kl_divergence(D.HalfNormal(1.0), D.HalfCauchy(1.0)),
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
+    lambda t, D: D.RelaxedBernoulli(t.tensor(0.5)),
+    lambda t, D: D.RelaxedBernoulli(t.tensor(0.5), 0.3).log_prob(t.tensor(1.5)),
+    lambda t, D: D.RelaxedOneHotCategorical(t.tensor(0.5), t.tensor(PROBS)).log_prob(
+        t.tensor([0.5, 0.2, 0.2])
+    ),
     lambda t, D: D.kl_divergence(D.Weibull(1.0, 1.0), D.Weibull(1.0, 2.0)),
     lambda t, D: D.Weibull(1.0, -2.0),
     lambda t, D: D.MixtureSameFamily(1, D.Normal(t.zeros(3), 1.0)),

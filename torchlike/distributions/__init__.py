@@ -6,7 +6,8 @@ Sampling draws from torchlike's CPU generator exactly as torch's Python code doe
 Supported distributions: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical,
 OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, Exponential, Laplace,
 Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, Weibull, MixtureSameFamily,
-TransformedDistribution.
+RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch, only in their
+modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical).
 Also: ``constraints`` (all of torch's public constraints); ``transforms`` (Transform, ComposeTransform,
 identity_transform, IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
 AbsTransform, AffineTransform); ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
@@ -18,8 +19,7 @@ Not implemented (the names are absent, so using them raises AttributeError):
   FisherSnedecor (torch._standard_gamma / _sample_dirichlet), Poisson (torch.poisson), Binomial and
   NegativeBinomial (torch.binomial / poisson), LKJCholesky, Wishart, VonMises;
 - not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal,
-  LowRankMultivariateNormal, Multinomial, RelaxedBernoulli, LogitRelaxedBernoulli,
-  RelaxedOneHotCategorical; the transforms ReshapeTransform,
+  LowRankMultivariateNormal, Multinomial; the transforms ReshapeTransform,
   SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
   CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform;
   ``constraint_registry`` (``biject_to``/``transform_to``).
@@ -46,6 +46,8 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto, Weibull
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403  (torch re-exports the transform classes here too)
 from .uniform import Uniform
@@ -53,7 +55,8 @@ from .uniform import Uniform
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
     "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
-    "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
+    "RelaxedBernoulli", "RelaxedOneHotCategorical", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
     *transforms.__all__,
 ]  # fmt: skip

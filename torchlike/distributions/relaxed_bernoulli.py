@@ -1,0 +1,107 @@
+"""torch.distributions.LogitRelaxedBernoulli and RelaxedBernoulli (binary Concrete / Gumbel-sigmoid)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torchlike
+
+from .._core.size import Size
+from .._core.tensor import Tensor
+from . import constraints
+from .distribution import Distribution
+from .transformed_distribution import TransformedDistribution
+from .transforms import SigmoidTransform
+from .utils import _Number, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
+
+
+class LogitRelaxedBernoulli(Distribution):
+    """The logit of a RelaxedBernoulli sample, at ``temperature``."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.real
+
+    def __init__(self, temperature: Tensor, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:  # fmt: skip
+        self.temperature = temperature
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = isinstance(probs, _Number)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = isinstance(logits, _Number)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogitRelaxedBernoulli:
+        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        new.temperature = self.temperature
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        probs = clamp_probs(self.probs.expand(shape))
+        uniforms = clamp_probs(torchlike.rand(shape, dtype=probs.dtype, device=probs.device))
+        return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        diff = logits - value.mul(self.temperature)
+        return self.temperature.log() + diff - 2 * diff.exp().log1p()
+
+
+class RelaxedBernoulli(TransformedDistribution):
+    """A relaxed (continuous in ``(0, 1)``) Bernoulli, reparameterizable, at ``temperature``."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.unit_interval
+    has_rsample = True
+    base_dist: LogitRelaxedBernoulli
+
+    def __init__(self, temperature: Tensor, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
+                 validate_args: bool | None = None) -> None:  # fmt: skip
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def temperature(self) -> Tensor:
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self.base_dist.probs
