@@ -331,7 +331,7 @@ def test_jit_trace_runs_the_example_like_torch():
                 return x * 2
 
         def f(x):
-            calls.append("f")
+            calls.append(int(x.shape[0]))
             return [x, x + 1]
 
         r = {}
@@ -340,6 +340,7 @@ def test_jit_trace_runs_the_example_like_torch():
             for check in (True, False):
                 lib.jit.trace(M(), lib.ones(1), check_trace=check)
                 lib.jit.trace(f, (lib.ones(1),), check_trace=check)
+            lib.jit.trace(f, lib.ones(1), check_inputs=[(lib.ones(2),), (lib.ones(3),)])
             r["calls"] = list(calls)
             r["list_out"] = lib.jit.trace(f, lib.ones(1), check_trace=False)(lib.zeros(1))
             r["dict_ok"] = lib.jit.trace(lambda x: {"a": x}, lib.ones(1), check_trace=False, strict=False)(lib.ones(1))[

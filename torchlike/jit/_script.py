@@ -98,6 +98,7 @@ class ScriptModule(Module):
     and attributes. NOTE: the wrapper's class derives from the original's (torch's does not)."""
 
     _wrapper_name = "ScriptModule"
+    _child_wrapper: type | None = None  # what wraps the submodules (default: this class)
 
     def __init__(self) -> None:
         super().__init__()
@@ -109,7 +110,8 @@ class ScriptModule(Module):
         self = object.__new__(_wrapper_class(cls, type(module)))
         # hooks registered so far are kept, later ones stay with the object they are registered on
         d = {k: (copy.copy(v) if "hooks" in k and isinstance(v, dict) else v) for k, v in module.__dict__.items()}
-        d["_modules"] = {k: (None if m is None else cls._wrap(m)) for k, m in module._modules.items()}
+        child = cls._child_wrapper or cls
+        d["_modules"] = {k: (None if m is None else child._wrap(m)) for k, m in module._modules.items()}
         d["_orig_cls"] = type(module)
         d["original_name"] = type(module).__name__
         object.__setattr__(self, "__dict__", d)

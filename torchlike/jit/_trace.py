@@ -63,6 +63,8 @@ class TracedModule(ScriptModule):
 class TopLevelTracedModule(TracedModule):
     """What ``torch.jit.trace(module, ...)`` returns."""
 
+    _child_wrapper = TracedModule
+
 
 class _TracedFunction(ScriptFunction):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -104,21 +106,28 @@ def _check_output(out: Any, strict: bool) -> None:
     )
 
 
-def _example_run(fn: Callable, example_inputs: Any, example_kwarg_inputs: Any, check_trace: bool, strict: bool) -> None:
-    """Run ``fn`` on the example inputs as torch's trace does (its side effects and RNG draws happen)."""
+def _as_call(example_inputs: Any, example_kwarg_inputs: Any) -> tuple:
     if example_kwarg_inputs is not None:
-        args, kwargs = (), dict(example_kwarg_inputs)
-    elif isinstance(example_inputs, (Tensor, dict)):
-        args, kwargs = (example_inputs,), {}
-    else:
-        args, kwargs = tuple(example_inputs), {}
-    for _ in range(3 if check_trace else 1):  # torch: trace, re-trace to check, the Python run compared
+        return (), dict(example_kwarg_inputs)
+    if isinstance(example_inputs, (Tensor, dict)):
+        return (example_inputs,), {}
+    return tuple(example_inputs), {}
+
+
+def _example_run(fn: Callable, example_inputs: Any, example_kwarg_inputs: Any, check_trace: bool, strict: bool,
+                 check_inputs: Any = None) -> None:  # fmt: skip
+    """Run ``fn`` as torch's trace does (its side effects and RNG draws happen): on the example inputs,
+    then, with ``check_trace``, twice per check input (torch re-traces, then runs the Python code)."""
+    calls = [_as_call(example_inputs, example_kwarg_inputs)]
+    if check_trace:
+        checks = [_as_call(c, None) for c in check_inputs] if check_inputs is not None else calls[:1]
+        calls += [c for c in checks for _ in range(2)]
+    for args, kwargs in calls:
         _check_output(_run_traced(fn, *args, **kwargs), strict)
 
 
 def _top_level(mod: Module, method: str = "forward") -> TopLevelTracedModule:
     out = TopLevelTracedModule._wrap(mod)
-    out.__dict__["_modules"] = {k: (None if m is None else TracedModule._wrap(m)) for k, m in mod._modules.items()}
     out.__dict__["_traced_forward"] = method
     return out
 
@@ -137,12 +146,12 @@ def trace(func: Any, example_inputs: Any = None, optimize: Any = None, check_tra
         )
         return func
     if isinstance(func, Module):
-        _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict)
+        _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict, check_inputs)
         return trace_module(func, {"forward": example_inputs}, None, check_trace, _run=False)
     if inspect.ismethod(func) and isinstance(func.__self__, Module):
-        _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict)
+        _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict, check_inputs)
         return trace_module(func.__self__, {func.__name__: example_inputs}, None, check_trace, _run=False)
-    _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict)
+    _example_run(func, example_inputs, example_kwarg_inputs, check_trace, strict, check_inputs)
     if check_trace:
         _script._deprecated("trace")  # torch: the check traces the function again
     return _TracedFunction(func)
