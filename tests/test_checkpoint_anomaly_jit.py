@@ -59,6 +59,13 @@ def test_reentrant_recompute_uses_the_forwards_autocast():
         grads.append((x.grad.numpy(), lin.weight.grad.numpy()))
     for a, b in zip(*grads):
         np.testing.assert_array_equal(a, b)
+    seen = []
+    x = torch.ones(2, requires_grad=True)
+    out = torch.utils.checkpoint.checkpoint(lambda a: seen.append(torch.is_autocast_enabled("cpu")) or a * 2, x,
+                                            use_reentrant=True)  # fmt: skip
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out.sum().backward()  # the recompute runs without autocast, as the forward did
+    assert seen == [False, False]
 
 
 def test_checkpoint_without_use_reentrant_warns_and_no_input_grad_warns():

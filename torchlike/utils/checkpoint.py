@@ -147,9 +147,8 @@ class CheckpointFunction(autograd.Function):
             detached = detach_variable(tuple(inputs))
             with contextlib.ExitStack() as stack:
                 stack.enter_context(grad_mode.enable_grad())
-                for dt, enabled, dtype in ctx.autocast_states:
-                    if enabled:
-                        stack.enter_context(_autocast.autocast(dt, dtype=dtype))
+                for dt, enabled, dtype in ctx.autocast_states:  # as in forward, whatever backward runs under
+                    stack.enter_context(_autocast.autocast(dt, dtype=dtype, enabled=enabled))
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
