@@ -194,12 +194,17 @@ def test_special_binary():
         [P, P[::-1].copy()],
     )
     check(lambda t, a, x: (t.igamma(a, x), t.igammac(a, x), a.igamma(x)), [P, G], grad=False)
+    edge_a = np.array([0, 0, 1, 2, -1, 1, np.inf, 2, 0.5, np.nan, 1], dtype=np.float32)
+    edge_x = np.array([0, 1, 0, np.inf, 1, -1, 1, 3, 0, 1, np.nan], dtype=np.float32)
+    check(lambda t, a, x: (t.special.gammainc(a, x), t.special.gammaincc(a, x)), [edge_a, edge_x], grad=False)
 
 
 def test_special_gamma_family():
     check(lambda t, x: (t.special.polygamma(0, x), t.special.polygamma(1, x), t.special.polygamma(3, x)), [P],
           rtol=1e-4)  # fmt: skip
     check(lambda t, x: (t.polygamma(2, x), x.polygamma(1)), [G], rtol=1e-4)
+    poles = np.array([0.0, -0.0, -1.0, -2.0, np.inf, -np.inf, np.nan, 1e-3, -3.5, 50.0], dtype=np.float32)
+    check(lambda t, x: [t.polygamma(n, x) for n in range(5)], [poles], grad=False)
     check(lambda t, x: (t.special.multigammaln(x + 2, 3), t.mvlgamma(x + 1, 1), x.mvlgamma(p=2)), [P])
     check(
         lambda t, x: t.special.multigammaln(x, 3), [P], grad=False

@@ -202,14 +202,22 @@ def xlog1py(input: TensorOrScalar, other: TensorOrScalar) -> Any:
 
 @_no_grad_for("the derivative for 'zeta' is not implemented.", (0,))
 def _zeta(x: Any, q: Any) -> Any:
-    return jsp.zeta(x, q)
+    return _hurwitz(x, q)
+
+
+def _hurwitz(x: Any, q: Any) -> Any:
+    """Hurwitz zeta in float64 (JAX's float32 one loses digits for negative q), with torch's pole at every
+    non-positive integer q (JAX gives NaN there for non-integer x)."""
+    r = jsp.zeta(x.astype(jnp.float64), q.astype(jnp.float64))
+    r = jnp.where((q <= 0) & (q == jnp.floor(q)) & (x > 1), jnp.inf, r)
+    return r.astype(jnp.result_type(x, q))
 
 
 @_zeta.defjvp_rule
 def _zeta_jvp(primals: tuple, tangents: tuple) -> tuple:
     # torch: d/dq zeta(x, q) = -x zeta(x + 1, q)
     (x, q), (_, dq) = primals, tangents
-    return _zeta(x, q), _zero_if_symbolic(dq, q) * (-x * jsp.zeta(x + 1, q))
+    return _zeta(x, q), _zero_if_symbolic(dq, q) * (-x * _hurwitz(x + 1, q))
 
 
 @defop("_special_zeta", promote="float", method=False, out=True, grad_name=_by_operands("SpecialZetaBackward"),
@@ -217,9 +225,7 @@ def _zeta_jvp(primals: tuple, tangents: tuple) -> tuple:
 def zeta(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     """torch.special.zeta: the Hurwitz zeta function; no gradient for ``input`` (as torch)."""
     x, q = jnp.broadcast_arrays(input, other)
-    r = _zeta(x, q)
-    # torch: a pole at every non-positive integer q, whatever x (JAX gives NaN for non-integer x)
-    return jnp.where((q <= 0) & (q == jnp.floor(q)) & (x > 1), jnp.inf, r)
+    return _zeta(x, q)
 
 
 def _igamma_fn(upper: bool) -> Callable:
@@ -227,7 +233,11 @@ def _igamma_fn(upper: bool) -> Callable:
 
     @_no_grad_for(f"the derivative for '{name}: input' is not implemented.", (0,))
     def f(a: Any, x: Any) -> Any:
-        return (jsp.gammaincc if upper else jsp.gammainc)(a, x)
+        r = (jsp.gammaincc if upper else jsp.gammainc)(a, x)
+        # torch: a = inf with finite x >= 0 is the limit (P = 0, Q = 1); JAX gives NaN
+        return jnp.where(jnp.isposinf(a) & jnp.isfinite(x) & (x >= 0), 1.0 if upper else 0.0, r).astype(
+            r.dtype
+        )
 
     @f.defjvp_rule
     def f_jvp(primals: tuple, tangents: tuple) -> tuple:
@@ -264,9 +274,7 @@ def _polygamma_fn(n: int, x: Any) -> Any:
             return _trigamma(x)
         # (-1)^(n+1) n! zeta(n + 1, x)
         sign = -1.0 if n % 2 == 0 else 1.0
-        return (sign * math.exp(math.lgamma(n + 1)) * jsp.zeta(jnp.asarray(n + 1, x.dtype), x)).astype(
-            x.dtype
-        )
+        return (sign * math.exp(math.lgamma(n + 1)) * _hurwitz(jnp.full_like(x, n + 1), x)).astype(x.dtype)
 
     f.defjvp(lambda p, t: (f(p[0]), t[0] * _polygamma_fn(n + 1, p[0])))
     return f(x)
