@@ -426,6 +426,21 @@ VALUE_CASES = {
         ],
         [np.array(0.7, np.float32), LOGITS],
     ),  # fmt: skip
+    "lowrank_mvn": (
+        lambda D, loc, W, d: [
+            (m := D.LowRankMultivariateNormal(loc, W, d)).rsample((3,)),
+            m.log_prob(loc * 0.5),
+            m.entropy(),
+            m.mean,
+            m.variance,
+            m.covariance_matrix,
+            m.precision_matrix,
+            m.scale_tril,
+            m.expand((3, 2)).log_prob(loc.detach()),
+            m.log_prob(m.sample((3,))),
+        ],
+        [np.stack([LOC, SCALE]), np.array([[1.0], [0.5]], np.float32), SCALE],
+    ),  # fmt: skip
     "transformed_affine_sigmoid": (
         lambda D, loc, s: [
             (
@@ -533,6 +548,16 @@ KL_CASES = {
         ),
         [LOC, COV, TRIL],
     ),
+    "lowrank_pairs": (
+        lambda D, loc, W, d, c: [
+            D.kl_divergence(
+                D.LowRankMultivariateNormal(loc, W, d), D.LowRankMultivariateNormal(loc * 2, W * 0.5, d + 1)
+            ),
+            D.kl_divergence(D.MultivariateNormal(loc, c), D.LowRankMultivariateNormal(loc * 2, W, d)),
+            D.kl_divergence(D.LowRankMultivariateNormal(loc, W, d), D.MultivariateNormal(loc * 2, c)),
+        ],
+        [LOC, np.array([[1.0], [0.5]], np.float32), SCALE, COV],
+    ),  # fmt: skip
     "independent_independent": (
         lambda D, a, b: D.kl_divergence(D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(b, b), 1)),
         [LOC, SCALE],
@@ -663,6 +688,8 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.MixtureSameFamily(D.Categorical(t.tensor(PROBS)), D.Normal(t.zeros(2, 3), 1.0)),
         D.RelaxedBernoulli(t.tensor(0.5), t.tensor(P01)), D.RelaxedOneHotCategorical(t.tensor(0.5), t.tensor(PROBS)),
         D.relaxed_bernoulli.LogitRelaxedBernoulli(t.tensor(0.5), 0.3).expand((2,)),
+        D.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(2, 1), t.ones(2)),
+        D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).expand((3,)),
         D.MixtureSameFamily(D.Categorical(t.tensor(PROBS[0])), D.Independent(D.Normal(t.zeros(3, 2), 1.0), 1)).expand((4,)),
     ]  # fmt: skip
 
@@ -786,6 +813,20 @@ ERRORS = [
     lambda t, D: D.Geometric(t.tensor([0.5])).log_prob(t.tensor([0.5])),
     lambda t, D: D.kl_divergence(D.HalfNormal(1.0), D.HalfCauchy(1.0)),
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
+    lambda t, D: D.LowRankMultivariateNormal(t.tensor(0.0), t.ones(2, 1), t.ones(2)),
+    lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(2), t.ones(2)),
+    lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(3, 1), t.ones(2)),
+    lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(3)),
+    lambda t, D: D.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(4, 2, 1), t.ones(2)),
+    lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), -t.ones(2)),
+    lambda t, D: D.kl_divergence(
+        D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)),
+        D.MultivariateNormal(t.zeros(3), t.eye(3)),
+    ),
+    lambda t, D: D.kl_divergence(
+        D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)),
+        D.LowRankMultivariateNormal(t.zeros(3), t.ones(3, 1), t.ones(3)),
+    ),
     lambda t, D: D.RelaxedBernoulli(t.tensor(0.5)),
     lambda t, D: D.RelaxedBernoulli(t.tensor(0.5), 0.3).log_prob(t.tensor(1.5)),
     lambda t, D: D.RelaxedOneHotCategorical(t.tensor(0.5), t.tensor(PROBS)).log_prob(

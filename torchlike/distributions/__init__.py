@@ -6,7 +6,7 @@ Sampling draws from torchlike's CPU generator exactly as torch's Python code doe
 Supported distributions: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical,
 OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, Exponential, Laplace,
 Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, Weibull, MixtureSameFamily,
-RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch, only in their
+RelaxedBernoulli, RelaxedOneHotCategorical, LowRankMultivariateNormal, TransformedDistribution (and, as in torch, only in their
 modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical).
 Also: ``constraints`` (all of torch's public constraints); ``transforms`` (Transform, ComposeTransform,
 identity_transform, IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
@@ -18,9 +18,8 @@ Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
   FisherSnedecor (torch._standard_gamma / _sample_dirichlet), Poisson (torch.poisson), Binomial and
   NegativeBinomial (torch.binomial / poisson), LKJCholesky, Wishart, VonMises;
-- not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal,
-  LowRankMultivariateNormal, Multinomial; the transforms ReshapeTransform,
-  SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+- not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal, Multinomial;
+  the transforms ReshapeTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
   CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform;
   ``constraint_registry`` (``biject_to``/``transform_to``).
 """
@@ -41,6 +40,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -55,7 +55,7 @@ from .uniform import Uniform
 __all__ = [
     "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
     "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
-    "LogNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
+    "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
     *transforms.__all__,

@@ -23,6 +23,11 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -188,13 +193,7 @@ def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
-    if p.event_shape != q.event_shape:
-        # torch: the message keeps the source's line-continuation spaces
-        raise ValueError(
-            "KL-divergence between two Multivariate Normals with"
-            + " " * 26
-            + "different event shapes cannot be computed"
-        )
+    _check_mvn_event_shapes(p, q, "Multivariate")
     pL, qL = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = qL.diagonal(dim1=-2, dim2=-1).log().sum(-1) - pL.diagonal(dim1=-2, dim2=-1).log().sum(-1)
     n = p.event_shape[0]
@@ -404,3 +403,77 @@ def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
     result = t2 * (q.alpha + 1) - t1
     result[p.low < q.support.lower_bound] = _inf
     return result
+
+
+def _check_mvn_event_shapes(p: Distribution, q: Distribution, which: str) -> None:
+    if p.event_shape != q.event_shape:
+        # torch: the message keeps the source's line-continuation spaces
+        raise ValueError(
+            f"KL-divergence between two {which} Normals with"
+            + " " * 26
+            + "different event shapes cannot be computed"
+        )
+
+
+def _lowrank_logdet(d: LowRankMultivariateNormal) -> Tensor:
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril)
+
+
+def _lowrank_mahalanobis(q: LowRankMultivariateNormal, x: Tensor) -> Tensor:
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, x, q._capacitance_tril
+    )
+
+
+def _woodbury_A(q: LowRankMultivariateNormal) -> Tensor:
+    """``A`` with ``inv(q.cov) = inv(qD) - A^T A``."""
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return torchlike.linalg.solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(
+    p: LowRankMultivariateNormal, q: LowRankMultivariateNormal
+) -> Tensor:
+    _check_mvn_event_shapes(p, q, "Low Rank Multivariate")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _woodbury_A(q)
+    pW, pD, qD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    term21 = (pD / qD).sum(-1)
+    term22 = _batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * pD.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A.matmul(pW))
+    return 0.5 * (term1 + (term21 + term22 - term23 - term24) + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(
+    p: MultivariateNormal, q: LowRankMultivariateNormal
+) -> Tensor:
+    _check_mvn_event_shapes(p, q, "(Low Rank) Multivariate")
+    pL = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * pL.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _woodbury_A(q)
+    term21 = _batch_trace_XXT(pL * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A.matmul(pL))
+    return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(
+    p: LowRankMultivariateNormal, q: MultivariateNormal
+) -> Tensor:
+    _check_mvn_event_shapes(p, q, "(Low Rank) Multivariate")
+    qL = q._unbroadcasted_scale_tril
+    term1 = 2 * qL.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(qL, q.loc - p.loc)
+    batch = torchlike.broadcast_shapes(qL.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
+    n = p.event_shape[0]
+    q_scale_tril = qL.expand(batch + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_cov_diag = torchlike.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_XXT(torchlike.linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(torchlike.linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
