@@ -33,8 +33,9 @@ def _kernel_check(kernel: str, half: bool = True, integral: bool = True) -> Call
 
 
 def _no_grad_for(message: str, argnums: tuple) -> Callable:
-    """``f`` with a jvp of ``jvp_rest`` for the other arguments and torch's NotImplementedError when a
-    gradient flows into an argument of ``argnums`` (torch has no formula there; JAX may have one)."""
+    """``f`` whose derivative raises torch's NotImplementedError when a tangent reaches an argument in
+    ``argnums`` (torch has no formula there; JAX may have one). ``@f.defjvp_rule`` gives the rule for the
+    others; untouched arguments arrive as symbolic zeros, so only a real gradient request raises."""
 
     def deco(f: Callable) -> Callable:
         g = jax.custom_jvp(f)
@@ -407,14 +408,15 @@ def _jy_series(x: Any, order: int) -> tuple:
     term = jnp.ones_like(x) if order == 0 else half
     j_sum = term
     h_k, h_k1 = 0.0, 1.0  # harmonic numbers H_k, H_{k+1}
-    y_sum = term * (0.0 if order == 0 else -(2 * -_EULER + 1.0))
+    # Y0: sum of (-1)^(k+1) H_k (x/2)^(2k) / k!^2; Y1: -sum of (psi(k+1) + psi(k+2)) (-1)^k (x/2)^(2k+1) / (k! (k+1)!)
+    y_sum = term * (0.0 if order == 0 else -(1.0 - 2 * _EULER))
     for k in range(1, _SERIES_TERMS):
         term = term * z / (k * (k + order))
         j_sum = j_sum + term
         h_k += 1.0 / k
         h_k1 += 1.0 / (k + 1)
         if order == 0:
-            y_sum = y_sum - term * h_k  # (-1)^(k+1) H_k z^k / k!^2
+            y_sum = y_sum - term * h_k
         else:
             y_sum = y_sum - term * (h_k + h_k1 - 2 * _EULER)
     log_term = jnp.log(half)
