@@ -157,6 +157,26 @@ def test_checkpoint_reentrant_recomputes_under_the_forwards_autocast():
         assert_same(ref[k], got[k], rtol=1e-2, atol=1e-2, path=k)
 
 
+def test_checkpoint_reentrant_retain_graph_and_second_backward():
+    def fn(lib):
+        lib.manual_seed(0)
+        model = _model(lib, True)
+        x = lib.tensor(X, requires_grad=True)
+        out = lib.utils.checkpoint.checkpoint(model, x, use_reentrant=True).sum()
+        out.backward(retain_graph=True)
+        out.backward()  # recomputes again, with the same dropout mask
+        return {"x.grad": x.grad, "w.grad": model[0].weight.grad}
+
+    _run_both(fn)
+
+    def twice(t):
+        out = t.utils.checkpoint.checkpoint(t.nn.Linear(2, 2), t.ones(2, requires_grad=True), use_reentrant=True)
+        out.sum().backward()
+        out.sum().backward()
+
+    check_raises(twice)
+
+
 # --- anomaly mode ------------------------------------------------------------------------------
 
 
