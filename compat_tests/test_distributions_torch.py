@@ -441,6 +441,32 @@ VALUE_CASES = {
         ],
         [np.stack([LOC, SCALE]), np.array([[1.0], [0.5]], np.float32), SCALE],
     ),  # fmt: skip
+    "binomial_multinomial": (
+        lambda D, p, lg: [
+            (b := D.Binomial(5, p)).log_prob(p.detach() * 0 + 2),
+            b.entropy(),
+            b.mean,
+            b.variance,
+            b.mode,
+            b.logits,
+            b.enumerate_support(),
+            b.enumerate_support(False),
+            (bl := D.Binomial(p.detach() * 0 + 3, logits=lg[0, :2])).log_prob(p.detach() * 0 + 1),
+            bl.entropy(),
+            bl.probs,
+            b.expand((3, 2)).log_prob(p.detach() * 0 + 4),
+            (m := D.Multinomial(4, logits=lg)).log_prob(m.sample((3,))),
+            m.entropy(),
+            m.mean,
+            m.variance,
+            m.probs,
+            D.Multinomial(3, p.detach().new_tensor([0.0, 0.5, 0.5])).log_prob(
+                p.detach().new_tensor([0.0, 1.0, 2.0])
+            ),
+            m.expand((3, 2)).log_prob(p.detach().new_tensor([1.0, 1.0, 2.0])),
+        ],
+        [P01, LOGITS],
+    ),  # fmt: skip
     "transformed_affine_sigmoid": (
         lambda D, loc, s: [
             (
@@ -557,6 +583,13 @@ KL_CASES = {
             D.kl_divergence(D.LowRankMultivariateNormal(loc, W, d), D.MultivariateNormal(loc * 2, c)),
         ],
         [LOC, np.array([[1.0], [0.5]], np.float32), SCALE, COV],
+    ),  # fmt: skip
+    "binomial_binomial": (
+        lambda D, p: [
+            D.kl_divergence(D.Binomial(5, p), D.Binomial(5, p.flip(0))),
+            D.kl_divergence(D.Binomial(p.detach().new_tensor([5.0, 6.0]), p), D.Binomial(5, p.flip(0))),
+        ],
+        [P01],
     ),  # fmt: skip
     "independent_independent": (
         lambda D, a, b: D.kl_divergence(D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(b, b), 1)),
@@ -689,6 +722,8 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.RelaxedBernoulli(t.tensor(0.5), t.tensor(P01)), D.RelaxedOneHotCategorical(t.tensor(0.5), t.tensor(PROBS)),
         D.relaxed_bernoulli.LogitRelaxedBernoulli(t.tensor(0.5), 0.3).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(2, 1), t.ones(2)),
+        D.Binomial(5, t.tensor(P01)), D.Binomial(t.tensor([3.0, 4.0]), logits=t.tensor(LOC)).expand((3, 2)),
+        D.Multinomial(3, t.tensor(PROBS)), D.Multinomial(2, logits=t.tensor(LOGITS[0])).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).expand((3,)),
         D.MixtureSameFamily(D.Categorical(t.tensor(PROBS[0])), D.Independent(D.Normal(t.zeros(3, 2), 1.0), 1)).expand((4,)),
     ]  # fmt: skip
@@ -813,6 +848,14 @@ ERRORS = [
     lambda t, D: D.Geometric(t.tensor([0.5])).log_prob(t.tensor([0.5])),
     lambda t, D: D.kl_divergence(D.HalfNormal(1.0), D.HalfCauchy(1.0)),
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
+    lambda t, D: D.Binomial(5, t.tensor(P01)).log_prob(t.tensor([6.0, 1.0])),
+    lambda t, D: D.Binomial(-1, t.tensor(P01)),
+    lambda t, D: D.Binomial(t.tensor([2.0, 3.0]), t.tensor(P01)).entropy(),
+    lambda t, D: D.Binomial(t.tensor([2.0, 3.0]), t.tensor(P01)).enumerate_support(),
+    lambda t, D: D.Binomial(probs=t.tensor(P01), logits=t.tensor(P01)),
+    lambda t, D: D.kl_divergence(D.Binomial(2, t.tensor(P01)), D.Binomial(3, t.tensor(P01))),
+    lambda t, D: D.Multinomial(t.tensor(3), t.tensor(PROBS)),
+    lambda t, D: D.Multinomial(3, t.tensor(PROBS)).log_prob(t.tensor([1.0, 1.0, 2.0])),
     lambda t, D: D.LowRankMultivariateNormal(t.tensor(0.0), t.ones(2, 1), t.ones(2)),
     lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(2), t.ones(2)),
     lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(3, 1), t.ones(2)),

@@ -161,6 +161,13 @@ def test_validation() -> None:
         D.Distribution.set_default_validate_args("yes")  # type: ignore[arg-type]
 
 
+def test_binomial_sample_raises_naming_the_missing_sampler() -> None:
+    b = D.Binomial(4, torchlike.tensor([0.25, 0.5]))
+    np.testing.assert_allclose(b.log_prob(torchlike.tensor([1.0, 2.0])).exp().numpy(), [0.421875, 0.375], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="torch.binomial"):
+        b.sample()
+
+
 def test_reprs_and_constraints() -> None:
     assert repr(D.Normal(0.0, 1.0)) == "Normal(loc: 0.0, scale: 1.0)"
     assert repr(D.Normal(torchlike.zeros(2), 1.0)) == "Normal(loc: torch.Size([2]), scale: torch.Size([2]))"

@@ -3,31 +3,33 @@
 Sampling draws from torchlike's CPU generator exactly as torch's Python code does, so after
 ``manual_seed`` samples equal torch's bit for bit; ``rsample`` and ``log_prob`` are differentiable.
 
-Supported distributions: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical,
-OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, Exponential, Laplace,
-Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, Weibull, MixtureSameFamily,
-RelaxedBernoulli, RelaxedOneHotCategorical, LowRankMultivariateNormal, TransformedDistribution (and, as in torch, only in their
-modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical).
-Also: ``constraints`` (all of torch's public constraints); ``transforms`` (Transform, ComposeTransform,
+Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical,
+OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
+Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, Weibull, Multinomial,
+MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch,
+only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical);
+Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
+Also ``constraints`` (all of torch's public constraints), ``transforms`` (Transform, ComposeTransform,
 identity_transform, IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
-AbsTransform, AffineTransform); ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
-lazy_property, tril_matrix_to_vec, vec_to_tril_matrix); ``kl_divergence``/``register_kl`` with torch's
-closed forms for every pair torch registers among the classes above.
+AbsTransform, AffineTransform), ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
+lazy_property, tril_matrix_to_vec, vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with
+torch's closed forms for every pair torch registers among the classes above.
 
 Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
-  FisherSnedecor (torch._standard_gamma / _sample_dirichlet), Poisson (torch.poisson), Binomial and
-  NegativeBinomial (torch.binomial / poisson), LKJCholesky, Wishart, VonMises;
-- not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal, Multinomial;
-  the transforms ReshapeTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
-  CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform;
-  ``constraint_registry`` (``biject_to``/``transform_to``).
+  FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
+  NegativeBinomial (torch.poisson);
+- not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal, VonMises; the
+  transforms ReshapeTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform,
+  PositiveDefiniteTransform, CorrCholeskyTransform, CatTransform, StackTransform,
+  CumulativeDistributionTransform; ``constraint_registry`` (``biject_to``/``transform_to``).
 """
 
 from __future__ import annotations
 
 from . import constraints, kl, transforms, utils
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .distribution import Distribution
@@ -35,25 +37,28 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .geometric import Geometric
 from .gumbel import Gumbel
-from .half_normal import HalfCauchy, HalfNormal
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-from .pareto import Pareto, Weibull
+from .pareto import Pareto
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403  (torch re-exports the transform classes here too)
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Categorical", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
+    "Bernoulli", "Binomial", "Categorical", "Multinomial", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
     "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
     "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",

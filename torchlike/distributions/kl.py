@@ -13,6 +13,7 @@ import torchlike
 from .._core.tensor import Tensor
 from ..nn import functional as F
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .distribution import Distribution
@@ -127,6 +128,18 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t2[q.probs == 1] = _inf
     t2[p.probs == 1] = 0
     return t1 + t2
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    inf_idxs = p.total_count > q.total_count
+    kl[inf_idxs] = _infinite_like(kl[inf_idxs])
+    return kl
 
 
 @register_kl(Categorical, Categorical)

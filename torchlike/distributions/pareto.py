@@ -1,19 +1,17 @@
-"""torch.distributions.Pareto and Weibull (transforms of an Exponential)."""
+"""torch.distributions.Pareto."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import torchlike
-
 from .._core.tensor import Tensor
 from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution
-from .transforms import AffineTransform, ExpTransform, PowerTransform
-from .utils import broadcast_all, euler_constant
+from .transforms import AffineTransform, ExpTransform
+from .utils import broadcast_all
 
-__all__ = ["Pareto", "Weibull"]
+__all__ = ["Pareto"]
 
 
 class Pareto(TransformedDistribution):
@@ -55,58 +53,3 @@ class Pareto(TransformedDistribution):
 
     def entropy(self) -> Tensor:
         return (self.scale / self.alpha).log() + (1 + self.alpha.reciprocal())
-
-
-class Weibull(TransformedDistribution):
-    """Weibull: ``scale * E ** (1 / concentration)`` for ``E ~ Exponential(1)``."""
-
-    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
-    support = constraints.positive
-
-    def __init__(
-        self, scale: Tensor | float, concentration: Tensor | float, validate_args: bool | None = None
-    ) -> None:
-        self.scale, self.concentration = broadcast_all(scale, concentration)
-        self.concentration_reciprocal = self.concentration.reciprocal()
-        base_dist = Exponential(torchlike.ones_like(self.scale), validate_args=validate_args)
-        transforms = [
-            PowerTransform(exponent=self.concentration_reciprocal),
-            AffineTransform(loc=0, scale=self.scale),
-        ]
-        super().__init__(base_dist, transforms, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Weibull:
-        new = self._get_checked_instance(Weibull, _instance)
-        new.scale = self.scale.expand(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.concentration_reciprocal = new.concentration.reciprocal()
-        base_dist = self.base_dist.expand(batch_shape)
-        transforms = [
-            PowerTransform(exponent=new.concentration_reciprocal),
-            AffineTransform(loc=0, scale=new.scale),
-        ]
-        super(Weibull, new).__init__(base_dist, transforms, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self) -> Tensor:
-        return self.scale * torchlike.exp(torchlike.lgamma(1 + self.concentration_reciprocal))
-
-    @property
-    def mode(self) -> Tensor:
-        return self.scale * ((self.concentration - 1) / self.concentration) ** self.concentration.reciprocal()
-
-    @property
-    def variance(self) -> Tensor:
-        return self.scale.pow(2) * (
-            torchlike.exp(torchlike.lgamma(1 + 2 * self.concentration_reciprocal))
-            - torchlike.exp(2 * torchlike.lgamma(1 + self.concentration_reciprocal))
-        )
-
-    def entropy(self) -> Tensor:
-        return (
-            euler_constant * (1 - self.concentration_reciprocal)
-            + torchlike.log(self.scale * self.concentration_reciprocal)
-            + 1
-        )

@@ -1,0 +1,126 @@
+"""torch.distributions.Binomial (no sampling yet)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torchlike
+
+from .._core.size import Size
+from .._core.tensor import Tensor
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Binomial"]
+
+
+def _clamp_by_zero(x: Tensor) -> Tensor:
+    # torch: like clamp(min=0), but with gradient 1/2 at zero
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """Successes in ``total_count`` trials with success probability ``probs`` (or ``logits``).
+
+    ``sample`` raises NotImplementedError: it needs torch.binomial, whose sampler torchlike does not
+    reproduce yet. Densities, moments, entropy, enumerate_support and KL work.
+    """
+
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
+    has_enumerate_support = True
+
+    def __init__(self, total_count: Tensor | int = 1, probs: Tensor | None = None, logits: Tensor | None = None,
+                 validate_args: bool | None = None) -> None:  # fmt: skip
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
+        new = self._get_checked_instance(Binomial, _instance)
+        batch_shape = Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(Binomial, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self) -> constraints.Constraint:
+        return constraints.integer_interval(0, self.total_count)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self) -> Tensor:
+        return self.total_count * self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    def sample(self, sample_shape: Any = Size()) -> Tensor:
+        raise NotImplementedError(
+            "torchlike: Binomial.sample needs torch.binomial, whose sampler torchlike does not reproduce yet"
+        )
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        log_factorial_n = torchlike.lgamma(self.total_count + 1)
+        log_factorial_k = torchlike.lgamma(value + 1)
+        log_factorial_nmk = torchlike.lgamma(self.total_count - value + 1)
+        # log(1 + exp(logits)) computed stably
+        normalize_term = (
+            self.total_count * _clamp_by_zero(self.logits)
+            + self.total_count * torchlike.log1p(torchlike.exp(-torchlike.abs(self.logits)))
+            - log_factorial_n
+        )
+        return value * self.logits - log_factorial_k - log_factorial_nmk - normalize_term
+
+    def entropy(self) -> Tensor:
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(torchlike.exp(log_prob) * log_prob).sum(0)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        values = torchlike.arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + self._batch_shape)
+        return values
