@@ -124,7 +124,6 @@ SAMPLES.update({
     "sort": lambda: ((distinct(*X),), {"dim": 0, "descending": True}),
     "argsort": lambda: ((distinct(*X), 1), {}),
     "msort": lambda: ((distinct(*X),), {}),
-    "topk": lambda: ((distinct(*X), 2), {"dim": 1}),
     "kthvalue": lambda: ((distinct(*X), 2, 0), {}),
     # other families
     "addbmm": lambda: ((r(3, 5), r(2, 3, 4), r(2, 4, 5)), {"beta": 0.5}),
@@ -190,6 +189,12 @@ SAMPLES.update({
     "scatter_reduce": lambda: ((r(*X), 0, tl.tensor([[0, 2, 1, 0]]), r(1, 4), "sum"), {}),
     "histc": lambda: ((r(*X), 5, -2.0, 2.0), {}),
     "grid_sampler": lambda: ((r(1, 1, 3, 3), unit(1, 2, 2, 2), 0, 0, False), {}),
+    "geqrf": lambda: ((r(4, 3),), {}),
+    "orgqr": lambda: ((r(4, 3), r(3)), {}),
+    "igamma": lambda: ((pos(*X), pos(*X)), {}),
+    "igammac": lambda: ((pos(*X), pos(*X)), {}),
+    "polygamma": lambda: ((2, pos(*X)), {}),
+    "mvlgamma": lambda: ((pos(*X) + 2,), {"p": 3}),
 })  # fmt: skip
 
 # Public ops whose generic check would not mean anything, with the reason.
@@ -199,7 +204,8 @@ SKIP = {
 # Ops whose finite-difference check does not apply at any sample (piecewise constant, integer or complex
 # results, random draws) -- they still go through the function/method/in-place/out= checks.
 NO_FD = {"sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "signbit", "histc", "complex", "polar", "heaviside",
-         "floor_divide", "nextafter", "fill"}  # fmt: skip
+         "floor_divide", "nextafter", "fill",
+         "geqrf", "igamma", "igammac"}  # fmt: skip  (torch has no derivative for these / igamma's first input)
 
 
 def _public_ops() -> list:
