@@ -511,6 +511,64 @@ VALUE_CASES = {
         ],
         [LOC],
     ),  # fmt: skip
+    "more_transforms": (
+        lambda D, x, m: [
+            (sb := D.StickBreakingTransform())(x),
+            sb.inv(sb(x)),
+            sb.log_abs_det_jacobian(x, sb(x)),
+            (sm := D.SoftmaxTransform())(x),
+            sm.inv(sm(x)),
+            (sp := D.SoftplusTransform())(x),
+            sp.inv(sp(x)),
+            sp.log_abs_det_jacobian(x, sp(x)),
+            (lc := D.LowerCholeskyTransform())(m),
+            lc.inv(lc(m)),
+            (pd := D.PositiveDefiniteTransform())(m),
+            pd.inv(pd(m)),
+            (r := D.ReshapeTransform((2, 2), (4,)))(m),
+            r.inv(r(m)),
+            r.log_abs_det_jacobian(m, r(m)),
+            (c := D.CumulativeDistributionTransform(D.Normal(0.0, 1.0)))(x),
+            c.inv(c(x) * 0.9),
+            c.log_abs_det_jacobian(x, c(x)),
+        ],
+        [LOC, COV],
+    ),  # fmt: skip
+    "registry": (
+        lambda D, x: (
+            [
+                D.biject_to(c)(x)
+                for c in (
+                    D.constraints.real,
+                    D.constraints.positive,
+                    D.constraints.unit_interval,
+                    D.constraints.interval(-1.0, 2.0),
+                    D.constraints.greater_than(1.5),
+                    D.constraints.less_than(-1.0),
+                    D.constraints.simplex,
+                    D.constraints.real_vector,
+                    D.constraints.half_open_interval(0, 1),
+                    D.constraints.greater_than_eq(x.detach()),
+                    D.constraints.nonnegative,
+                )
+            ]
+            + [
+                D.transform_to(D.constraints.simplex)(x),
+                D.transform_to(D.constraints.positive)(x),
+                D.transform_to(D.constraints.lower_cholesky)(x.outer(x)),
+                D.transform_to(D.constraints.positive_definite)(x.outer(x)),
+            ]
+        ),
+        [LOC],
+    ),  # fmt: skip
+    "stick_breaking_dirichlet_like": (
+        lambda D, loc, s: [
+            (d := D.TransformedDistribution(D.Normal(loc, s), D.StickBreakingTransform())).rsample((3,)),
+            d.log_prob(loc.detach().new_tensor([0.2, 0.3, 0.5])),
+            tuple(d.event_shape),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
 }
 
 
@@ -783,6 +841,18 @@ def test_transform_objects() -> None:
 
     same(run)
     check_raises(lambda t: t.distributions.ExpTransform(cache_size=2))
+    check_raises(lambda t: t.distributions.ReshapeTransform((2, 2), (3,)))
+    check_raises(lambda t: t.distributions.ReshapeTransform((2, 2), (4,)).forward_shape((3, 2)))
+    check_raises(lambda t: t.distributions.StickBreakingTransform().forward_shape(()))
+    check_raises(lambda t: t.distributions.biject_to(t.distributions.constraints.boolean))
+    check_raises(lambda t: t.distributions.transform_to(t.distributions.constraints.lower_triangular))
+    check_raises(lambda t: t.distributions.biject_to.register(3, lambda c: c))
+    same(lambda t: [repr(t.distributions.biject_to(c)) for c in (t.distributions.constraints.positive,
+                    t.distributions.constraints.simplex, t.distributions.constraints.interval(0.0, 2.0),
+                    t.distributions.constraints.independent(t.distributions.constraints.unit_interval, 1))])  # fmt: skip
+    same(lambda t: [repr(t.distributions.ReshapeTransform((2, 2), (4,)).codomain),
+                    t.distributions.StickBreakingTransform().forward_shape((3, 2)),
+                    t.distributions.SoftmaxTransform().bijective, repr(t.distributions.SoftplusTransform())])  # fmt: skip
     check_raises(lambda t: t.distributions.TransformedDistribution(t.distributions.Normal(0.0, 1.0), "exp"))
     check_raises(lambda t: t.distributions.TransformedDistribution(t.distributions.Normal(0.0, 1.0), [1]))
     check_raises(

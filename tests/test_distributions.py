@@ -163,9 +163,24 @@ def test_validation() -> None:
 
 def test_binomial_sample_raises_naming_the_missing_sampler() -> None:
     b = D.Binomial(4, torchlike.tensor([0.25, 0.5]))
-    np.testing.assert_allclose(b.log_prob(torchlike.tensor([1.0, 2.0])).exp().numpy(), [0.421875, 0.375], rtol=1e-6)
+    np.testing.assert_allclose(
+        b.log_prob(torchlike.tensor([1.0, 2.0])).exp().numpy(), [0.421875, 0.375], rtol=1e-6
+    )
     with pytest.raises(NotImplementedError, match="torch.binomial"):
         b.sample()
+
+
+def test_registry_names_missing_transforms() -> None:
+    for constraint, name in [(D.constraints.corr_cholesky, "CorrCholeskyTransform"),
+                             (D.constraints.cat([D.constraints.real], 0), "CatTransform"),
+                             (D.constraints.stack([D.constraints.real], 0), "StackTransform")]:  # fmt: skip
+        for registry in (D.biject_to, D.transform_to):
+            with pytest.raises(NotImplementedError, match=name):
+                registry(constraint)
+    x = torchlike.tensor([0.3, -1.2])
+    y = D.biject_to(D.constraints.simplex)(x)
+    np.testing.assert_allclose(y.sum().item(), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(D.biject_to(D.constraints.simplex).inv(y).numpy(), x.numpy(), rtol=1e-5)
 
 
 def test_reprs_and_constraints() -> None:

@@ -9,9 +9,9 @@ Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, W
 MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch,
 only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical);
 Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
-Also ``constraints`` (all of torch's public constraints), ``transforms`` (Transform, ComposeTransform,
-identity_transform, IndependentTransform, ExpTransform, PowerTransform, SigmoidTransform, TanhTransform,
-AbsTransform, AffineTransform), ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
+Also ``constraints`` (all of torch's public constraints), ``transforms`` (all of torch's but
+CorrCholeskyTransform, CatTransform, StackTransform), ``biject_to``/``transform_to`` (constraint_registry;
+corr_cholesky, cat and stack constraints raise NotImplementedError naming the missing transform), ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
 lazy_property, tril_matrix_to_vec, vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with
 torch's closed forms for every pair torch registers among the classes above.
 
@@ -20,17 +20,16 @@ Not implemented (the names are absent, so using them raises AttributeError):
   FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
   NegativeBinomial (torch.poisson);
 - not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal, VonMises; the
-  transforms ReshapeTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform,
-  PositiveDefiniteTransform, CorrCholeskyTransform, CatTransform, StackTransform,
-  CumulativeDistributionTransform; ``constraint_registry`` (``biject_to``/``transform_to``).
+  transforms CorrCholeskyTransform, CatTransform, StackTransform.
 """
 
 from __future__ import annotations
 
-from . import constraints, kl, transforms, utils
+from . import constraint_registry, constraints, kl, transforms, utils
 from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
+from .constraint_registry import biject_to, transform_to
 from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -62,6 +61,6 @@ __all__ = [
     "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
     "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms",
+    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms", "biject_to", "transform_to",
     *transforms.__all__,
 ]  # fmt: skip

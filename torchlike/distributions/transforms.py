@@ -1,9 +1,9 @@
 """torch.distributions.transforms (subset): invertible maps with log|det J|, for TransformedDistribution.
 
-Implemented: Transform, ComposeTransform, identity_transform, IndependentTransform, ExpTransform,
-PowerTransform, SigmoidTransform, TanhTransform, AbsTransform, AffineTransform. Not implemented:
-ReshapeTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform,
-PositiveDefiniteTransform, CorrCholeskyTransform, CatTransform, StackTransform, CumulativeDistributionTransform.
+Implemented: Transform, ComposeTransform, identity_transform, IndependentTransform, ReshapeTransform,
+ExpTransform, PowerTransform, SigmoidTransform, SoftplusTransform, TanhTransform, AbsTransform,
+AffineTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+CumulativeDistributionTransform. Not implemented: CorrCholeskyTransform, CatTransform, StackTransform.
 """
 
 from __future__ import annotations
@@ -15,13 +15,16 @@ from typing import Any
 
 import torchlike
 
+from .._core.size import Size
 from .._core.tensor import Tensor
 from ..nn import functional as F
 from . import constraints
 from .utils import _Number, _sum_rightmost, broadcast_all, lazy_property
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "PowerTransform", "SigmoidTransform", "TanhTransform", "Transform", "identity_transform"]  # fmt: skip
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "SoftmaxTransform",
+           "StickBreakingTransform", "Transform", "identity_transform"]  # fmt: skip
 
 
 class Transform:
@@ -513,3 +516,201 @@ class AffineTransform(Transform):
         return torchlike.broadcast_shapes(
             shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         )
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost ``in_shape`` dims to ``out_shape``."""
+
+    bijective = True
+
+    def __init__(self, in_shape: Any, out_shape: Any, cache_size: int = 0) -> None:
+        self.in_shape = Size(in_shape)
+        self.out_shape = Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self) -> constraints.Constraint:
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self) -> constraints.Constraint:
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return ReshapeTransform(self.in_shape, self.out_shape, cache_size=cache_size)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.reshape(x.shape[: x.dim() - len(self.in_shape)] + self.out_shape)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.reshape(y.shape[: y.dim() - len(self.out_shape)] + self.in_shape)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return x.new_zeros(x.shape[: x.dim() - len(self.in_shape)])
+
+    def _reshape(self, shape: Any, src: Size, dst: Size) -> Any:
+        if len(shape) < len(src):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(src)
+        if shape[cut:] != src:
+            raise ValueError(f"Shape mismatch: expected {shape[cut:]} but got {src}")
+        return shape[:cut] + dst
+
+    def forward_shape(self, shape: Any) -> Any:
+        return self._reshape(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        return self._reshape(shape, self.out_shape, self.in_shape)
+
+
+class SoftplusTransform(Transform):
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SoftplusTransform)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return F.softplus(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return -F.softplus(-x)
+
+
+def _needs_a_vector(shape: Any) -> None:
+    if len(shape) < 1:
+        raise ValueError("Too few dimensions on input")
+
+
+class SoftmaxTransform(Transform):
+    """Softmax onto the simplex (not bijective; the inverse is ``log``)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SoftmaxTransform)
+
+    def _call(self, x: Tensor) -> Tensor:
+        probs = (x - x.max(-1, True)[0]).exp()
+        return probs / probs.sum(-1, True)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.log()
+
+    def forward_shape(self, shape: Any) -> Any:
+        _needs_a_vector(shape)
+        return shape
+
+    def inverse_shape(self, shape: Any) -> Any:
+        _needs_a_vector(shape)
+        return shape
+
+
+class StickBreakingTransform(Transform):
+    """Bijection from ``R^(K-1)`` onto the K-simplex by stick breaking."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    @staticmethod
+    def _offset(x: Tensor, n: int) -> Tensor:
+        return n - x.new_ones(x.shape[-1]).cumsum(-1)
+
+    def _call(self, x: Tensor) -> Tensor:
+        z = _clipped_sigmoid(x - self._offset(x, x.shape[-1] + 1).log())
+        z_cumprod = (1 - z).cumprod(-1)
+        return F.pad(z, [0, 1], value=1) * F.pad(z_cumprod, [1, 0], value=1)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        y_crop = y[..., :-1]
+        sf = torchlike.clamp(1 - y_crop.cumsum(-1), min=torchlike.finfo(y.dtype).tiny)
+        return y_crop.log() - sf.log() + self._offset(y_crop, y.shape[-1]).log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        x = x - self._offset(x, x.shape[-1] + 1).log()
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape: Any) -> Any:
+        _needs_a_vector(shape)
+        return shape[:-1] + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape: Any) -> Any:
+        _needs_a_vector(shape)
+        return shape[:-1] + (shape[-1] - 1,)
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices to lower-triangular ones with a positive diagonal (``exp`` of the diagonal)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    def _call(self, x: Tensor) -> Tensor:
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices to positive-definite ones: ``L L^T`` of their LowerCholeskyTransform."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x: Tensor) -> Tensor:
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return LowerCholeskyTransform().inv(torchlike.linalg.cholesky(y))
+
+
+class CumulativeDistributionTransform(Transform):
+    """A univariate distribution's CDF as a transform onto the unit interval."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution: Any, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self) -> Any:  # type: ignore[override]
+        return self.distribution.support
+
+    def _call(self, x: Tensor) -> Tensor:
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y: Tensor) -> Tensor:
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
