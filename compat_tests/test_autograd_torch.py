@@ -185,3 +185,51 @@ def test_manual_sgd_loop_matches():
         return w.detach(), losses
 
     check(f, [X, V], grad=False)
+
+
+def test_complex_gradients_follow_torchs_convention():
+    """torch's complex .grad is the conjugate of JAX's cotangent: leaves, complex seeds, hooks, complex
+    built from real leaves, autograd.grad, custom Functions and torch.func all agree with torch."""
+    import torch
+
+    import torchlike
+
+    def run(t):
+        out = []
+        a = t.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        a.abs().sum().backward()
+        out.append(a.grad)
+        c = t.tensor([1 + 2j, 0.5 - 1j], requires_grad=True)
+        (c * (2 - 1j)).exp().backward(t.tensor([1 + 0j, 1j]))
+        out.append(c.grad)
+        d = t.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        seen = []
+        e = d * 3
+        e.register_hook(seen.append)
+        (e.abs() ** 2).sum().backward()
+        out += [seen[0], d.grad]
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        (t.complex(x, x * 2) ** 2).abs().sum().backward()
+        out.append(x.grad)
+        out += list(t.autograd.grad((d * d).abs().sum(), d))
+        out.append(t.func.grad(lambda z: z.abs().sum())(t.tensor([1 + 2j, 3 - 1j])))
+        out += list(t.func.vjp(lambda z: z * z, t.tensor([1 + 2j, 3 - 1j]))[1](t.tensor([1 + 1j, 2 + 0j])))
+
+        class Square(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, z):
+                ctx.save_for_backward(z)
+                return z * z
+
+            @staticmethod
+            def backward(ctx, g):
+                (z,) = ctx.saved_tensors
+                return g * 2 * z  # torch's convention would use conj(2z); the engine must pass g as torch does
+
+        f = t.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+        Square.apply(f).abs().sum().backward()
+        out.append(f.grad)
+        return [np.asarray(o.detach().numpy()) for o in out]
+
+    for got, want in zip(run(torchlike), run(torch)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

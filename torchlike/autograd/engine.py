@@ -171,10 +171,19 @@ def _node_vjp(kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
 
     primals = [args[pos] if j is None else args[pos][j] for pos, j in diff]
     out, vjp_fn = jax.vjp(f, *primals)
+    # torch's complex gradients are the conjugates of JAX's cotangents (grad_input = grad * conj(f'(z))
+    # against JAX's ct * f'(z)): cotangents cross each vjp conjugated, so hooks, .grad and custom
+    # Functions all see torch's convention. Real arrays are untouched (decided at trace time).
     if isinstance(out, (tuple, list)):
-        full = tuple(_ct_or_zero(cts[k] if k < len(cts) else None, o) for k, o in enumerate(out))
-        return vjp_fn(type(out)(full) if isinstance(out, tuple) else list(full))
-    return vjp_fn(_ct_or_zero(cts[0], out))
+        full = tuple(_conj(_ct_or_zero(cts[k] if k < len(cts) else None, o)) for k, o in enumerate(out))
+        grads = vjp_fn(type(out)(full) if isinstance(out, tuple) else list(full))
+    else:
+        grads = vjp_fn(_conj(_ct_or_zero(cts[0], out)))
+    return tuple(_conj(g) for g in grads)
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x
 
 
 def _ct_or_zero(ct: Any, out: Any) -> Any:

@@ -13,6 +13,7 @@ import functools
 from typing import Any, Callable, Iterator, Sequence
 
 import jax
+import jax.numpy as jnp
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
@@ -61,6 +62,21 @@ def _pure(func: Callable, device: Any) -> Callable:
         return _to_arrays(out)
 
     return f
+
+
+def _conj(tree: Any) -> Any:
+    """torch's complex gradients are the conjugates of JAX's (see autograd.engine._node_vjp)."""
+    return jax.tree_util.tree_map(lambda a: jnp.conj(a) if jnp.iscomplexobj(a) else a, tree)
+
+
+def _error_if_complex(name: str, tree: Any, is_input: bool) -> None:
+    for i, leaf in enumerate(jax.tree_util.tree_leaves(tree)):
+        if jnp.iscomplexobj(leaf):
+            # torch's message says "input idx" for outputs too
+            raise RuntimeError(
+                f"{name}: Expected all {'inputs' if is_input else 'outputs'} to be real but received complex tensor "
+                f"at flattened input idx: {i}"
+            )
 
 
 def _apply(transform: Callable, args: tuple, kwargs: dict) -> Any:
@@ -113,7 +129,12 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
             return out
 
         for_jax = jax.value_and_grad(scalar, argnums=argnums, has_aux=has_aux)
-        (value, g) = _apply(lambda *a, **k: for_jax(*a, **k), args, kwargs)
+
+        def run(*a: Any, **k: Any) -> Any:
+            value, g = for_jax(*a, **k)
+            return value, _conj(g)
+
+        (value, g) = _apply(run, args, kwargs)
         return g, value
 
     return wrapper
@@ -144,7 +165,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     def vjp_fn(*cotangents: Any) -> Any:
         ct = _to_arrays(cotangents[0] if len(cotangents) == 1 else cotangents)
-        return _to_tensors(pull(ct), device)
+        return _to_tensors(_conj(pull(_conj(ct))), device)
 
     if has_aux:
         return _to_tensors(value, device), vjp_fn, _to_tensors(aux, device)
@@ -169,32 +190,36 @@ def linearize(func: Callable, *primals: Any) -> tuple:
     return _to_tensors(out, device), lambda *t: _to_tensors(lin(*_to_arrays(t)), device)
 
 
-def _jac(jax_fn: Callable, func: Callable, argnums: Any, has_aux: bool) -> Callable:
+def _jac(jax_fn: Callable, func: Callable, argnums: Any, has_aux: bool, name: str) -> Callable:
+    """jacrev/jacfwd/hessian: real inputs and outputs only, as torch's (complex ones raise its error)."""
+
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         device = _device((args, kwargs))
+        _error_if_complex(name, _to_arrays(args), True)
         f = _pure(func, device)
-        return _apply(jax_fn(f, argnums=argnums, has_aux=has_aux), args, kwargs)
+
+        def checked(*a: Any, **k: Any) -> Any:
+            out = f(*a, **k)
+            _error_if_complex(name, out[0] if has_aux else out, False)
+            return out
+
+        return _apply(jax_fn(checked, argnums=argnums, has_aux=has_aux), args, kwargs)
 
     return wrapper
 
 
 def jacrev(func: Callable, argnums: int | tuple = 0, *, has_aux: bool = False, chunk_size: int | None = None,
            _preallocate_and_copy: bool = False) -> Callable:
-    return _jac(jax.jacrev, func, argnums, has_aux)
+    return _jac(jax.jacrev, func, argnums, has_aux, "jacrev")
 
 
 def jacfwd(func: Callable, argnums: int | tuple = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
-    return _jac(jax.jacfwd, func, argnums, has_aux)
+    return _jac(jax.jacfwd, func, argnums, has_aux, "jacfwd")
 
 
 def hessian(func: Callable, argnums: int | tuple = 0) -> Callable:
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        device = _device((args, kwargs))
-        return _apply(jax.hessian(_pure(func, device), argnums=argnums), args, kwargs)
-
-    return wrapper
+    return _jac(jax.hessian, func, argnums, False, "jacfwd")  # torch: jacfwd(jacrev(func))
 
 
 def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
