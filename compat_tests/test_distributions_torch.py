@@ -561,6 +561,25 @@ VALUE_CASES = {
         ),
         [LOC],
     ),  # fmt: skip
+    "logistic_normal_kumaraswamy": (
+        lambda D, loc, s: [
+            (d := D.LogisticNormal(loc, s)).rsample((3,)),
+            d.log_prob(loc.detach().new_tensor([0.2, 0.3, 0.5])),
+            d.expand((4,)).rsample(),
+            D.LogisticNormal(0.5, 1.0).sample((3,)),
+            (k := D.Kumaraswamy(s, s.flip(0) * 0.7)).rsample((3,)),
+            k.log_prob(s.detach() * 0.3),
+            k.mean,
+            k.variance,
+            k.entropy(),
+            k.mode,
+            k.expand((3, 2)).mean,
+            D.Kumaraswamy(s + 1, s + 0.5).mode,
+            k.cdf(s.detach() * 0.3),
+            k.icdf(s.detach() * 0.2),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
     "stick_breaking_dirichlet_like": (
         lambda D, loc, s: [
             (d := D.TransformedDistribution(D.Normal(loc, s), D.StickBreakingTransform())).rsample((3,)),
@@ -780,6 +799,8 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.RelaxedBernoulli(t.tensor(0.5), t.tensor(P01)), D.RelaxedOneHotCategorical(t.tensor(0.5), t.tensor(PROBS)),
         D.relaxed_bernoulli.LogitRelaxedBernoulli(t.tensor(0.5), 0.3).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(2, 1), t.ones(2)),
+        D.LogisticNormal(loc, scale), D.LogisticNormal(0.0, 1.0).expand((3,)), D.Kumaraswamy(scale, 2.0),
+        D.Kumaraswamy(1.0, 2.0).expand((2,)),
         D.Binomial(5, t.tensor(P01)), D.Binomial(t.tensor([3.0, 4.0]), logits=t.tensor(LOC)).expand((3, 2)),
         D.Multinomial(3, t.tensor(PROBS)), D.Multinomial(2, logits=t.tensor(LOGITS[0])).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).expand((3,)),
@@ -918,6 +939,9 @@ ERRORS = [
     lambda t, D: D.Geometric(t.tensor([0.5])).log_prob(t.tensor([0.5])),
     lambda t, D: D.kl_divergence(D.HalfNormal(1.0), D.HalfCauchy(1.0)),
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
+    lambda t, D: D.LogisticNormal(t.zeros(2), 1.0).log_prob(t.tensor([0.5, 0.6, 0.1])),
+    lambda t, D: D.Kumaraswamy(1.0, -1.0),
+    lambda t, D: D.Kumaraswamy(1.0, 2.0).log_prob(t.tensor(1.5)),
     lambda t, D: D.Binomial(5, t.tensor(P01)).log_prob(t.tensor([6.0, 1.0])),
     lambda t, D: D.Binomial(-1, t.tensor(P01)),
     lambda t, D: D.Binomial(t.tensor([2.0, 3.0]), t.tensor(P01)).entropy(),

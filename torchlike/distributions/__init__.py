@@ -5,9 +5,10 @@ Sampling draws from torchlike's CPU generator exactly as torch's Python code doe
 
 Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical,
 OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
-Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, Pareto, Weibull, Multinomial,
-MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch,
-only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical);
+Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, LogisticNormal, Kumaraswamy, Pareto,
+Weibull, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution
+(and, as in torch, only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli,
+relaxed_categorical.ExpRelaxedCategorical);
 Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
 Also ``constraints`` (all of torch's public constraints), ``transforms`` (all of torch's but
 CorrCholeskyTransform, CatTransform, StackTransform), ``biject_to``/``transform_to`` (constraint_registry;
@@ -19,7 +20,7 @@ Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
   FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
   NegativeBinomial (torch.poisson);
-- not written yet: ContinuousBernoulli, GeneralizedPareto, Kumaraswamy, LogisticNormal, VonMises; the
+- not written yet: ContinuousBernoulli, GeneralizedPareto, VonMises; the
   transforms CorrCholeskyTransform, CatTransform, StackTransform.
 """
 
@@ -40,8 +41,10 @@ from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
@@ -58,7 +61,7 @@ from .weibull import Weibull
 
 __all__ = [
     "Bernoulli", "Binomial", "Categorical", "Multinomial", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
-    "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
+    "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogisticNormal",
     "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
     "RelaxedBernoulli", "RelaxedOneHotCategorical", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
     "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms", "biject_to", "transform_to",
