@@ -13,6 +13,8 @@ from _harness import assert_same, check, check_raises
 
 import torchlike
 import torchlike.distributions  # noqa: F401
+from torchlike.compat import compare_script
+from torchlike.compat._report import format_result
 
 LOC = np.array([0.5, -1.0], np.float32)
 SCALE = np.array([1.0, 2.0], np.float32)
@@ -1041,3 +1043,30 @@ def test_lazy_property_and_subclass_expand() -> None:
                 type(D.Categorical.__dict__["probs"]).__name__]  # fmt: skip
 
     same(run)
+
+
+SCRIPT = """
+import torch
+import torch.distributions as D
+from torch.distributions import Normal, Categorical, kl_divergence
+
+torch.manual_seed(0)
+loc = torch.zeros(3, requires_grad=True)
+policy = Normal(loc, torch.ones(3))
+action = policy.rsample((2,))
+policy.log_prob(action).sum().backward()
+print(action, loc.grad, policy, sep="\\n")
+c = Categorical(logits=torch.tensor([0.1, 0.5, 2.0]))
+print(c.sample((5,)), c.entropy(), c.log_prob(torch.tensor(2)))
+print(kl_divergence(policy, D.Normal(1.0, 2.0)))
+mix = D.MixtureSameFamily(D.Categorical(torch.ones(2)), D.Normal(torch.tensor([-1.0, 1.0]), 0.5))
+print(mix.sample((4,)), mix.log_prob(torch.tensor(0.3)))
+"""
+
+
+def test_script_runs_unmodified(tmp_path) -> None:  # noqa: ANN001
+    script = tmp_path / "dist_script.py"
+    script.write_text(SCRIPT)
+    result = compare_script(script, timeout=120)
+    assert result.torch.returncode == 0, result.torch.stderr
+    assert result.ok, format_result(result)
