@@ -582,6 +582,26 @@ VALUE_CASES = {
         ],
         [LOC, SCALE],
     ),  # fmt: skip
+    "generalized_pareto": (
+        lambda D, loc, s: [
+            (d := D.GeneralizedPareto(loc, s, loc.detach().new_tensor([0.3, 0.0]))).rsample((3,)),
+            d.log_prob(loc * 0 + 2.5),
+            d.cdf(loc.detach() * 0 + 2.5),
+            d.icdf(s.detach() * 0.2),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.mode,
+            d.log_survival_function(loc.detach() * 0 + 2.5),
+            (n := D.GeneralizedPareto(0.0, s, -0.5)).rsample(),
+            n.mean,
+            n.variance,
+            D.GeneralizedPareto(0.0, 1.0, 0.7).variance,
+            D.GeneralizedPareto(0.0, 1.0, 1.5).mean,
+            D.GeneralizedPareto(loc, 1.0, 0.2).expand((3, 2)).log_prob(loc.detach() + 1),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
     "stick_breaking_dirichlet_like": (
         lambda D, loc, s: [
             (d := D.TransformedDistribution(D.Normal(loc, s), D.StickBreakingTransform())).rsample((3,)),
@@ -803,6 +823,7 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.LowRankMultivariateNormal(t.zeros(3, 2), t.ones(2, 1), t.ones(2)),
         D.LogisticNormal(loc, scale), D.LogisticNormal(0.0, 1.0).expand((3,)), D.Kumaraswamy(scale, 2.0),
         D.Kumaraswamy(1.0, 2.0).expand((2,)),
+        D.GeneralizedPareto(loc, scale, 0.1), D.GeneralizedPareto(0.0, 1.0, 0.0).expand((2,)),
         D.Binomial(5, t.tensor(P01)), D.Binomial(t.tensor([3.0, 4.0]), logits=t.tensor(LOC)).expand((3, 2)),
         D.Multinomial(3, t.tensor(PROBS)), D.Multinomial(2, logits=t.tensor(LOGITS[0])).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).expand((3,)),
@@ -943,6 +964,8 @@ ERRORS = [
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
     lambda t, D: D.LogisticNormal(t.zeros(2), 1.0).log_prob(t.tensor([0.5, 0.6, 0.1])),
     lambda t, D: D.Kumaraswamy(1.0, -1.0),
+    lambda t, D: D.GeneralizedPareto(0.0, -1.0, 0.5),
+    lambda t, D: D.GeneralizedPareto(0.0, 1.0, -0.5).log_prob(t.tensor(3.0)),
     lambda t, D: D.Kumaraswamy(1.0, 2.0).log_prob(t.tensor(1.5)),
     lambda t, D: D.Binomial(5, t.tensor(P01)).log_prob(t.tensor([6.0, 1.0])),
     lambda t, D: D.Binomial(-1, t.tensor(P01)),

@@ -6,13 +6,13 @@ Sampling draws from torchlike's CPU generator exactly as torch's Python code doe
 Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical,
 OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
 Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, LogisticNormal, Kumaraswamy, Pareto,
-Weibull, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution
-(and, as in torch, only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli,
-relaxed_categorical.ExpRelaxedCategorical);
-Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
-Also ``constraints`` (all of torch's public constraints), ``transforms`` (all of torch's but
-CorrCholeskyTransform, CatTransform, StackTransform), ``biject_to``/``transform_to`` (constraint_registry;
-corr_cholesky, cat and stack constraints raise NotImplementedError naming the missing transform), ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
+Weibull, GeneralizedPareto, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical,
+TransformedDistribution (and, as in torch, only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli,
+relaxed_categorical.ExpRelaxedCategorical); Binomial except ``sample`` (NotImplementedError:
+torch.binomial's sampler is not reproduced yet). Also ``constraints`` (all of torch's public
+constraints), ``transforms`` (all of torch's but CorrCholeskyTransform, CatTransform, StackTransform),
+``biject_to``/``transform_to`` (corr_cholesky, cat and stack constraints raise NotImplementedError
+naming the missing transform), ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
 lazy_property, tril_matrix_to_vec, vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with
 torch's closed forms for every pair torch registers among the classes above.
 
@@ -20,8 +20,8 @@ Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
   FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
   NegativeBinomial (torch.poisson);
-- not written yet: ContinuousBernoulli, GeneralizedPareto, VonMises; the
-  transforms CorrCholeskyTransform, CatTransform, StackTransform.
+- not written yet: ContinuousBernoulli, VonMises; the transforms CorrCholeskyTransform, CatTransform,
+  StackTransform.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -60,10 +61,11 @@ from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Binomial", "Categorical", "Multinomial", "Cauchy", "Distribution", "ExponentialFamily", "Exponential", "Geometric",
-    "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogisticNormal",
-    "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "Pareto", "Weibull",
-    "RelaxedBernoulli", "RelaxedOneHotCategorical", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "TransformedDistribution", "Uniform", "constraints", "kl_divergence", "register_kl", "transforms", "biject_to", "transform_to",
+    "Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily",
+    "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy",
+    "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+    "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform",
+    "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
     *transforms.__all__,
 ]  # fmt: skip
