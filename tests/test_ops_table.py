@@ -195,6 +195,8 @@ SAMPLES.update({
     "igammac": lambda: ((pos(*X), pos(*X)), {}),
     "polygamma": lambda: ((2, pos(*X)), {}),
     "mvlgamma": lambda: ((pos(*X) + 2,), {"p": 3}),
+    "angle": lambda: ((r(*X),), {}),
+    "conj_physical": lambda: ((r(*X),), {}),
 })  # fmt: skip
 
 # Public ops whose generic check would not mean anything, with the reason.
@@ -205,7 +207,7 @@ SKIP = {
 # results, random draws) -- they still go through the function/method/in-place/out= checks.
 NO_FD = {"sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "signbit", "histc", "complex", "polar", "heaviside",
          "floor_divide", "nextafter", "fill",
-         "geqrf", "igamma", "igammac"}  # fmt: skip  (torch has no derivative for these / igamma's first input)
+         "geqrf", "igamma", "igammac", "angle"}  # fmt: skip  (torch has no derivative for these / igamma's first input)
 
 
 def _public_ops() -> list:

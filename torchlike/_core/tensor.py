@@ -402,14 +402,17 @@ class Tensor:
         view = self._view
         if view is None:
             return base
+        if any(kind == "conj" for kind, _ in view.steps) and sum(kind == "conj" for kind, _ in view.steps) % 2:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead."
+            )
         np_dt = np.dtype(self._dtype.np)
-        if np_dt.itemsize != base.itemsize:
-            raise NotImplementedError("torchlike: numpy() of a view(dtype) with a different element size")
-        # A numpy view into the shared buffer at the view's torch geometry (elements of the buffer).
+        # A numpy view into the shared buffer at the view's torch geometry, counted in the view's own
+        # elements (a float view of complex memory, .real, counts float components).
         iface = {
-            "data": (base.ctypes.data + view.offset * base.itemsize, False),
+            "data": (base.ctypes.data + view.offset * np_dt.itemsize, False),
             "shape": tuple(view.shape),
-            "strides": tuple(st * base.itemsize for st in view.stride),
+            "strides": tuple(st * np_dt.itemsize for st in view.stride),
             "typestr": np_dt.str,
             "version": 3,
         }

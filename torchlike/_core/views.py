@@ -125,7 +125,20 @@ def _read_bitcast(x, dyn, np_dtype):
     return lax.bitcast_convert_type(x, np_dtype)
 
 
+def _read_as_real(x, dyn):
+    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+def _read_as_complex(x, dyn):
+    return lax.complex(x[..., 0], x[..., 1])
+
+
 _READERS = {
+    "as_real": (_read_as_real, 0),
+    "as_complex": (_read_as_complex, 0),
+    "real": (lambda x, dyn: jnp.real(x), 0),
+    "imag": (lambda x, dyn: jnp.imag(x), 0),
+    "conj": (lambda x, dyn: jnp.conj(x), 0),
     "slice": (_read_slice, 1),
     "select": (_read_select, 1),
     "reshape": (_read_reshape, 0),
@@ -157,14 +170,48 @@ def read_kernel(steps: tuple) -> Any:
     return k
 
 
+_COMPLEX_STEPS = frozenset(("as_real", "as_complex", "real", "imag", "conj"))
+
+
 def _write(steps, base, value, *dyn):
     if any(kind == "bitcast" for kind, _ in steps):
         raise NotImplementedError("torchlike: writing through a dtype-reinterpreting view is not supported")
+    if any(kind in _COMPLEX_STEPS for kind, _ in steps):
+        return _write_complex(steps, base, value, dyn)
     idx_dtype = jnp.int32 if base.size < 2**31 else jnp.int64
     idx = apply_steps(steps, jnp.arange(base.size, dtype=idx_dtype).reshape(base.shape), dyn)
     value = jnp.broadcast_to(value, idx.shape).astype(base.dtype)
     flat = base.reshape(-1).at[idx.reshape(-1)].set(value.reshape(-1), unique_indices=True)
     return flat.reshape(base.shape)
+
+
+def _write_complex(steps, base, value, dyn):
+    """Writing through real/imag/view_as_real/view_as_complex/conj views. Positions are counted in the
+    base's float components (a complex base's element k has components 2k and 2k + 1); a complex
+    position carries its two components as real and imaginary parts, so the same readers that move
+    values move positions. A conj step conjugates the value instead."""
+    n_conj = sum(kind == "conj" for kind, _ in steps)
+    steps = tuple(st for st in steps if st[0] != "conj")
+    k = jnp.arange(base.size, dtype=jnp.float64).reshape(base.shape)
+    pos = lax.complex(2 * k, 2 * k + 1) if jnp.iscomplexobj(base) else k
+    pos = apply_steps(steps, pos, dyn)
+    comps = (
+        jnp.stack([jnp.real(base), jnp.imag(base)], axis=-1).reshape(-1) if jnp.iscomplexobj(base) else base.reshape(-1)
+    )
+    value = jnp.broadcast_to(value, pos.shape)
+    if n_conj % 2:
+        value = jnp.conj(value)
+    if jnp.iscomplexobj(pos):
+        value = value.astype(pos.dtype)
+        idx = jnp.concatenate([jnp.real(pos).reshape(-1), jnp.imag(pos).reshape(-1)]).astype(jnp.int64)
+        vals = jnp.concatenate([jnp.real(value).reshape(-1), jnp.imag(value).reshape(-1)])
+    else:
+        idx, vals = pos.reshape(-1).astype(jnp.int64), jnp.real(value).reshape(-1)
+    comps = comps.at[idx].set(vals.astype(comps.dtype), unique_indices=True)
+    if jnp.iscomplexobj(base):
+        pairs = comps.reshape(base.shape + (2,))
+        return lax.complex(pairs[..., 0], pairs[..., 1]).astype(base.dtype)
+    return comps.reshape(base.shape)
 
 
 def write_kernel(steps: tuple) -> Any:
