@@ -1,6 +1,7 @@
 """Complex numbers: real/imag/view_as_real/view_as_complex/conj views (reads, writes, numpy sharing, gradients), angle."""
 
 import torch
+
 torch.manual_seed(0)
 z = torch.tensor([[1+2j, 3-1j, 0.5j]], requires_grad=True)
 for name, f in [('real', lambda: z.real), ('imag', lambda: z.imag), ('var', lambda: torch.view_as_real(z)), ('conj', lambda: z.conj()), ('resolve', lambda: z.conj().resolve_conj()), ('conjphys', lambda: z.conj_physical()), ('angle', lambda: z.angle()), ('treal', lambda: torch.real(z))]:
