@@ -397,10 +397,16 @@ def _unary_float(name: str, f: Any, **kw: Any) -> Any:
     return defop(name, promote="float", inplace=True, out=True, **kw)(body)
 
 
+def _in_float64(f: Any, x: Any) -> Any:
+    """``f`` evaluated in float64 and rounded to x's dtype: XLA's float32 lgamma/digamma are several ulp
+    (up to thousands near their zeros) from torch's C library values; rounded float64 ones agree."""
+    return f(x.astype(jnp.float64)).astype(x.dtype) if x.dtype != jnp.float64 else f(x)
+
+
 @jax.custom_jvp
 def _digamma(x: Any) -> Any:
     # torch: digamma(+-0) = -+inf and NaN at negative integers (JAX gives NaN at 0)
-    r = jsp.digamma(x)
+    r = _in_float64(jsp.digamma, x)
     r = jnp.where((x < 0) & (x == jnp.floor(x)), jnp.nan, r)
     return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), r).astype(x.dtype)
 
@@ -429,7 +435,7 @@ def _digamma_jvp(primals: tuple, tangents: tuple) -> tuple:
 
 @jax.custom_jvp
 def _lgamma(x: Any) -> Any:
-    return jsp.gammaln(x)
+    return _in_float64(jsp.gammaln, x)
 
 
 @_lgamma.defjvp
