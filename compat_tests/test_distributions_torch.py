@@ -613,10 +613,17 @@ VALUE_CASES = {
 }
 
 
+def _head(out):  # noqa: ANN001, ANN202
+    return out[:2] if isinstance(out, list) else out
+
+
 @pytest.mark.parametrize("name", VALUE_CASES)
 def test_values_and_gradients(name: str) -> None:
+    # values of every output; gradients through the first two (rsample / log_prob first in each case):
+    # backpropagating every moment too doubled the file's run time (a JAX compile per node and shape)
     fn, inputs = VALUE_CASES[name]
-    check(seeded(fn), inputs, rtol=2e-5, atol=2e-6)
+    check(seeded(fn), inputs, rtol=2e-5, atol=2e-6, grad=False)
+    check(seeded(lambda *a: _head(fn(*a))), inputs, rtol=2e-5, atol=2e-6)
 
 
 @pytest.mark.xfail(
