@@ -602,6 +602,27 @@ VALUE_CASES = {
         ],
         [LOC, SCALE],
     ),  # fmt: skip
+    "continuous_bernoulli": (
+        lambda D, p, lg: [
+            (d := D.ContinuousBernoulli(p)).rsample((3,)),
+            d.log_prob(p.detach() * 0 + 0.3),
+            d.entropy(),
+            d.mean,
+            d.variance,
+            d.stddev,
+            d.cdf(p.detach() * 0 + 0.3),
+            d.icdf(p.detach() * 0 + 0.3),
+            d.logits,
+            d.sample((2,)),
+            d.expand((3, 2)).mean,
+            (e := D.ContinuousBernoulli(logits=lg[0, :2])).log_prob(p.detach() * 0 + 0.7),
+            e.probs,
+            e.entropy(),
+            D.ExponentialFamily.entropy(e),
+            D.ContinuousBernoulli(0.2).mean,
+        ],
+        [P01, LOGITS],
+    ),  # fmt: skip
     "stick_breaking_dirichlet_like": (
         lambda D, loc, s: [
             (d := D.TransformedDistribution(D.Normal(loc, s), D.StickBreakingTransform())).rsample((3,)),
@@ -731,6 +752,23 @@ KL_CASES = {
         ],
         [LOC, SCALE],
     ),  # fmt: skip
+    "continuous_bernoulli_pairs": (
+        lambda D, p, a, b: [
+            D.kl_divergence(D.ContinuousBernoulli(p), D.ContinuousBernoulli(p.flip(0))),
+            D.kl_divergence(D.ContinuousBernoulli(p), D.Exponential(b)),
+            D.kl_divergence(D.ContinuousBernoulli(p), D.Normal(a, b)),
+            D.kl_divergence(D.ContinuousBernoulli(p), D.Uniform(a - 2, b)),
+            D.kl_divergence(D.ContinuousBernoulli(p), D.Uniform(a.detach() * 0, b)),
+            D.kl_divergence(D.Uniform(p * 0.5, p), D.ContinuousBernoulli(p.flip(0))),
+            D.kl_divergence(D.ContinuousBernoulli(p), D.Pareto(b, b)),
+            D.kl_divergence(D.Normal(a, b), D.ContinuousBernoulli(p)),
+            D.kl_divergence(D.Exponential(b), D.ContinuousBernoulli(p)),
+            D.kl_divergence(D.Laplace(a, b), D.ContinuousBernoulli(p)),
+            D.kl_divergence(D.Gumbel(a, b), D.ContinuousBernoulli(p)),
+            D.kl_divergence(D.Pareto(b, b), D.ContinuousBernoulli(p)),
+        ],
+        [np.array([0.3, 0.5], np.float32), LOC, SCALE],
+    ),  # fmt: skip
     "lognormal_lognormal": (
         lambda D, a, b: D.kl_divergence(D.LogNormal(a, b), D.LogNormal(b, a.abs() + 1)),
         [LOC, SCALE],
@@ -831,6 +869,7 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.LogisticNormal(loc, scale), D.LogisticNormal(0.0, 1.0).expand((3,)), D.Kumaraswamy(scale, 2.0),
         D.Kumaraswamy(1.0, 2.0).expand((2,)),
         D.GeneralizedPareto(loc, scale, 0.1), D.GeneralizedPareto(0.0, 1.0, 0.0).expand((2,)),
+        D.ContinuousBernoulli(t.tensor(P01)), D.ContinuousBernoulli(logits=0.3).expand((2,)),
         D.Binomial(5, t.tensor(P01)), D.Binomial(t.tensor([3.0, 4.0]), logits=t.tensor(LOC)).expand((3, 2)),
         D.Multinomial(3, t.tensor(PROBS)), D.Multinomial(2, logits=t.tensor(LOGITS[0])).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).expand((3,)),
@@ -971,6 +1010,8 @@ ERRORS = [
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
     lambda t, D: D.LogisticNormal(t.zeros(2), 1.0).log_prob(t.tensor([0.5, 0.6, 0.1])),
     lambda t, D: D.Kumaraswamy(1.0, -1.0),
+    lambda t, D: D.ContinuousBernoulli(t.tensor([1.5]), validate_args=True),
+    lambda t, D: D.ContinuousBernoulli(0.3).log_prob(t.tensor(1.5)),
     lambda t, D: D.GeneralizedPareto(0.0, -1.0, 0.5),
     lambda t, D: D.GeneralizedPareto(0.0, 1.0, -0.5).log_prob(t.tensor(3.0)),
     lambda t, D: D.Kumaraswamy(1.0, 2.0).log_prob(t.tensor(1.5)),

@@ -3,8 +3,8 @@
 Sampling draws from torchlike's CPU generator exactly as torch's Python code does, so after
 ``manual_seed`` samples equal torch's bit for bit; ``rsample`` and ``log_prob`` are differentiable.
 
-Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, Categorical, OneHotCategorical,
-OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
+Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, ContinuousBernoulli, Categorical,
+OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
 Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, LogisticNormal, Kumaraswamy, Pareto,
 Weibull, GeneralizedPareto, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical,
 TransformedDistribution (and, as in torch, only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli,
@@ -20,7 +20,7 @@ Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
   FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
   NegativeBinomial (torch.poisson);
-- not written yet: ContinuousBernoulli, VonMises; the transforms CorrCholeskyTransform, CatTransform,
+- not written yet: VonMises; the transforms CorrCholeskyTransform, CatTransform,
   StackTransform.
 """
 
@@ -31,6 +31,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .cauchy import Cauchy
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -61,7 +62,7 @@ from .uniform import Uniform
 from .weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Binomial", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily",
+    "Bernoulli", "Binomial", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential", "ExponentialFamily",
     "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy",
     "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",

@@ -16,6 +16,7 @@ from .bernoulli import Bernoulli
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -254,6 +255,7 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
 
 
 @register_kl(Exponential, Pareto)
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
     return _infinite_like(p.rate)
@@ -269,6 +271,7 @@ def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
 
 
 @register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
@@ -314,6 +317,7 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
 
 
 @register_kl(Laplace, Pareto)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
@@ -330,6 +334,7 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
 
 
 @register_kl(Normal, Pareto)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p: Normal, q: Distribution) -> Tensor:
@@ -378,6 +383,7 @@ def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
     return result
 
 
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
     return _infinite_like(p.scale)
@@ -490,3 +496,47 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(
     term21 = _batch_trace_XXT(torchlike.linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
     term22 = _batch_trace_XXT(torchlike.linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
     return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + torchlike.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - torchlike.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p: ContinuousBernoulli, q: Distribution) -> Tensor:
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() - torchlike.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + torchlike.square(q.loc / q.scale)) + torchlike.log(q.scale)
+    t3 = (p.variance + torchlike.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * torchlike.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = torchlike.max(
+        torchlike.ge(q.low, p.support.lower_bound), torchlike.le(q.high, p.support.upper_bound)
+    )
+    return torchlike.where(outside, torchlike.ones_like(result) * _inf, result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    result = -p.entropy() - p.mean * q.logits - torchlike.log1p(-q.probs) - q._cont_bern_log_norm()
+    outside = torchlike.max(
+        torchlike.ge(p.high, q.support.upper_bound), torchlike.le(p.low, q.support.lower_bound)
+    )
+    return torchlike.where(outside, torchlike.ones_like(result) * _inf, result)
