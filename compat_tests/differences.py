@@ -65,6 +65,28 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "(as examples/char_transformer.py samples) compiles once.",
         "XLA compiles per shape; torch's eager kernels are shape-generic.",
     ),
+    "checkpoint_non_reentrant": (
+        "autograd", "`torch.utils.checkpoint.checkpoint(..., use_reentrant=False)` gives torch's outputs, gradients "
+        "and grad_fn names but keeps the activations (no memory saved); `use_reentrant=True` (torch 2.13's default) "
+        "recomputes as torch does.",
+        "Telling the nodes made inside the region from tensors it reads needs a hook in graph recording not built yet.",
+    ),
+    "anomaly_traceback": (
+        "autograd", "Anomaly mode raises torch's \"Function 'XBackward0' returned nan values\" error but does not print "
+        "the forward traceback of the failing node, and create_graph backwards are not checked.",
+        "Nodes do not record a stack trace when created.",
+    ),
+    "jit_is_eager": (
+        "jit", "`torch.jit.script`/`trace` return objects that run the eager Python code (with torch's deprecation "
+        "warnings); code TorchScript would reject is accepted, a scripted module is an instance of the original class, "
+        "and `.code`/`.graph`/`.save`/`jit.load` raise NotImplementedError.",
+        "TorchScript is a separate compiler; torchlike.compile is the compiler here.",
+    ),
+    "topk_gpu_order": (
+        "sorting", "`topk` reproduces torch's CPU index order among equal values (and for `sorted=False`); on GPUs "
+        "and inside `torchlike.compile` equal values come in index order.",
+        "torch's CUDA kernels order ties differently again; the CPU order is emulated on the host.",
+    ),
     "worker_ops": (
         "data", "In DataLoader workers started with `fork` (the Linux default), ops run through a NumPy evaluator "
         "that covers what datasets do (conversions, arithmetic, reshapes, reductions, sorting, matmul, indexing); "
