@@ -403,13 +403,17 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
     node_args = [n.args for n in prog.nodes]
     device = grads[0]._buf.device if grads else None
 
-    if create_graph:
-        from . import _higher
+    _with_inputs.append(inputs is not None)
+    try:
+        if create_graph:
+            from . import _higher
 
-        leaf_grads, wanted = _higher.run(prog, grads)
-    else:
-        root_cts = [g._data() for g in grads]
-        leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate)
+            leaf_grads, wanted = _higher.run(prog, grads)
+        else:
+            root_cts = [g._data() for g in grads]
+            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate)
+    finally:
+        _with_inputs.pop()
 
     if not retain_graph:
         for n in prog.nodes:
@@ -437,6 +441,13 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
 
 _callbacks: list = []
+_with_inputs: list = []  # per running backward: was it autograd.grad / backward(inputs=...)?
+
+
+def running_with_inputs() -> bool:
+    """Whether the innermost running backward was asked for particular inputs (torch's
+    ``_is_checkpoint_valid`` is its negation)."""
+    return bool(_with_inputs) and _with_inputs[-1]
 
 
 def queue_callback(callback: Any) -> None:

@@ -16,7 +16,6 @@ lacks), so the recompute context, ``determinism_check``, ``debug``, ``early_stop
 from __future__ import annotations
 
 import contextlib
-import sys
 import warnings
 from typing import Any, Callable, ContextManager, Iterable, Iterator
 
@@ -101,18 +100,6 @@ def _autocast_states() -> list:
     return [(dt, _autocast.is_autocast_enabled(dt), _autocast.get_autocast_dtype(dt)) for dt in ("cpu", "cuda")]
 
 
-def _running_backward_has_inputs() -> bool:
-    """Whether the backward now running is ``autograd.grad`` or ``backward(inputs=...)`` (torch's
-    ``_is_checkpoint_valid``). NOTE: the engine does not expose it; the innermost frame of its
-    ``_run`` holds the ``inputs`` it was called with."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code is _engine._run.__code__:
-            return frame.f_locals.get("inputs") is not None
-        frame = frame.f_back
-    return False
-
-
 class CheckpointFunction(autograd.Function):
     """The reentrant checkpoint: forward without history, backward by recomputation."""
 
@@ -132,7 +119,7 @@ class CheckpointFunction(autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> tuple:
-        if _running_backward_has_inputs():
+        if _engine.running_with_inputs():
             raise RuntimeError(
                 "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
                 "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
