@@ -100,10 +100,41 @@ def seeded(fn):  # noqa: ANN001, ANN201
         ).sample((3,)),
         lambda t, D: D.Normal(t.tensor(LOC), t.tensor(SCALE)).expand((3, 2)).sample(),
         lambda t, D: D.Categorical(t.tensor(PROBS[0])).expand((2,)).sample((3,)),
+        lambda t, D: D.Multinomial(7, t.tensor(PROBS)).sample((3,)),
+        lambda t, D: D.Multinomial(4, logits=t.tensor(LOGITS[0])).sample(),
+        lambda t, D: D.VonMises(t.tensor([0.5, -1.0, 2.0]), t.tensor([1.0, 4.0, 0.01])).sample((6,)),
+        lambda t, D: D.VonMises(0.5, 2.0).expand((2,)).sample((3,)),
+        lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).sample((3,)),
+        lambda t, D: D.Gumbel(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
+        lambda t, D: D.LogNormal(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
+        lambda t, D: D.Weibull(t.tensor(SCALE), 1.5).sample((3,)),
+        lambda t, D: D.Kumaraswamy(t.tensor(SCALE), 2.0).sample((3,)),
+        lambda t, D: D.LogisticNormal(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
     ],
 )
 def test_samples_bit_for_bit(fn) -> None:  # noqa: ANN001
     exact(fn)
+
+
+# The same uniform draws, pushed through log/exp/log1p/expm1: XLA's float32 transcendental functions may
+# round differently from torch's CPU kernels in the last bit or two.
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t, D: D.RelaxedBernoulli(t.tensor(0.5), t.tensor(P01)).sample((3,)),
+        lambda t, D: D.RelaxedOneHotCategorical(t.tensor(2.0), logits=t.tensor(LOGITS)).sample((3,)),
+        lambda t, D: D.Pareto(t.tensor(SCALE), 2.0).sample((3,)),
+        lambda t, D: D.GeneralizedPareto(t.tensor(LOC), t.tensor(SCALE), 0.3).sample((3,)),
+        lambda t, D: D.ContinuousBernoulli(t.tensor(P01)).sample((3,)),
+    ],
+)
+def test_samples_same_draws_last_ulps(fn) -> None:  # noqa: ANN001
+    def run(t):  # noqa: ANN001, ANN202
+        t.manual_seed(7)
+        return fn(t, t.distributions)
+
+    ref, got = both(run)
+    assert_same(ref, got, rtol=1e-6, atol=1e-7)
 
 
 def test_sample_n_warns_and_matches() -> None:
@@ -623,6 +654,17 @@ VALUE_CASES = {
         ],
         [P01, LOGITS],
     ),  # fmt: skip
+    "von_mises": (
+        lambda D, loc, k: [
+            (d := D.VonMises(loc, k)).log_prob(loc * 0.5 + 0.1),
+            d.variance,
+            d.mean,
+            d.mode,
+            D.VonMises(loc, k * 5).log_prob(loc.detach()),
+            d.sample((3,)),
+        ],
+        [LOC, SCALE],
+    ),  # fmt: skip
     "stick_breaking_dirichlet_like": (
         lambda D, loc, s: [
             (d := D.TransformedDistribution(D.Normal(loc, s), D.StickBreakingTransform())).rsample((3,)),
@@ -870,6 +912,7 @@ def _dists(t):  # noqa: ANN001, ANN202
         D.Kumaraswamy(1.0, 2.0).expand((2,)),
         D.GeneralizedPareto(loc, scale, 0.1), D.GeneralizedPareto(0.0, 1.0, 0.0).expand((2,)),
         D.ContinuousBernoulli(t.tensor(P01)), D.ContinuousBernoulli(logits=0.3).expand((2,)),
+        D.VonMises(loc, scale), D.VonMises(0.0, 1.0).expand((3,)),
         D.Binomial(5, t.tensor(P01)), D.Binomial(t.tensor([3.0, 4.0]), logits=t.tensor(LOC)).expand((3, 2)),
         D.Multinomial(3, t.tensor(PROBS)), D.Multinomial(2, logits=t.tensor(LOGITS[0])).expand((2,)),
         D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).expand((3,)),
@@ -1010,6 +1053,7 @@ ERRORS = [
     lambda t, D: D.Pareto(1.0, 2.0).log_prob(t.tensor(0.5)),
     lambda t, D: D.LogisticNormal(t.zeros(2), 1.0).log_prob(t.tensor([0.5, 0.6, 0.1])),
     lambda t, D: D.Kumaraswamy(1.0, -1.0),
+    lambda t, D: D.VonMises(0.0, -1.0),
     lambda t, D: D.ContinuousBernoulli(t.tensor([1.5]), validate_args=True),
     lambda t, D: D.ContinuousBernoulli(0.3).log_prob(t.tensor(1.5)),
     lambda t, D: D.GeneralizedPareto(0.0, -1.0, 0.5),

@@ -6,7 +6,7 @@ Sampling draws from torchlike's CPU generator exactly as torch's Python code doe
 Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, ContinuousBernoulli, Categorical,
 OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
 Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, LogisticNormal, Kumaraswamy, Pareto,
-Weibull, GeneralizedPareto, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical,
+Weibull, GeneralizedPareto, VonMises, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical,
 TransformedDistribution (and, as in torch, only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli,
 relaxed_categorical.ExpRelaxedCategorical); Binomial except ``sample`` (NotImplementedError:
 torch.binomial's sampler is not reproduced yet). Also ``constraints`` (all of torch's public
@@ -20,7 +20,7 @@ Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
   FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
   NegativeBinomial (torch.poisson);
-- not written yet: VonMises; the transforms CorrCholeskyTransform, CatTransform,
+- not written yet: the transforms CorrCholeskyTransform, CatTransform,
   StackTransform.
 """
 
@@ -59,6 +59,7 @@ from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403  (torch re-exports the transform classes here too)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
@@ -66,7 +67,7 @@ __all__ = [
     "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy",
     "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform",
+    "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "VonMises",
     "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
     *transforms.__all__,
 ]  # fmt: skip
