@@ -1,7 +1,9 @@
 """torch.distributions (a subset), written on torchlike's tensor API.
 
 Sampling draws from torchlike's CPU generator exactly as torch's Python code does, so after
-``manual_seed`` samples equal torch's bit for bit; ``rsample`` and ``log_prob`` are differentiable.
+``manual_seed`` the draws are torch's: samples equal torch's bit for bit, except where a sample passes
+through log/exp-type functions (Relaxed*, Pareto, GeneralizedPareto, ContinuousBernoulli), whose float32
+results may differ from torch's kernels in the last ulp. ``rsample`` and ``log_prob`` are differentiable.
 
 Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, ContinuousBernoulli, Categorical,
 OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
