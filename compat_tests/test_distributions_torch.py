@@ -567,6 +567,23 @@ VALUE_CASES = {
         ],
         [LOC, COV],
     ),  # fmt: skip
+    "structured_transforms": (
+        lambda D, x: [
+            (cc := D.CorrCholeskyTransform())(x.repeat(2)[:3]),
+            cc.inv(cc(x.repeat(2)[:3])),
+            cc.log_abs_det_jacobian(x.repeat(2)[:3], cc(x.repeat(2)[:3])),
+            (ct := D.CatTransform([D.ExpTransform(), D.identity_transform], 0, [1, 1]))(x),
+            ct.inv(ct(x)),
+            ct.log_abs_det_jacobian(x, ct(x)),
+            (st := D.StackTransform([D.ExpTransform(), D.SigmoidTransform()], 1))(x.outer(x)),
+            st.inv(st(x.outer(x))),
+            st.log_abs_det_jacobian(x.outer(x), st(x.outer(x))),
+            D.biject_to(D.constraints.cat([D.constraints.positive, D.constraints.real], 0, [1, 1]))(x),
+            D.transform_to(D.constraints.stack([D.constraints.positive, D.constraints.unit_interval]))(x),
+            D.transform_to(D.constraints.corr_cholesky)(x.repeat(2)[:3]),
+        ],
+        [LOC],
+    ),  # fmt: skip
     "registry": (
         lambda D, x: (
             [
@@ -975,6 +992,11 @@ def test_transform_objects() -> None:
     same(run)
     check_raises(lambda t: t.distributions.ExpTransform(cache_size=2))
     check_raises(lambda t: t.distributions.ReshapeTransform((2, 2), (3,)))
+    check_raises(lambda t: t.distributions.CorrCholeskyTransform().forward_shape((4,)))
+    check_raises(lambda t: t.distributions.CorrCholeskyTransform().inverse_shape((2, 3)))
+    check_raises(lambda t: t.distributions.CatTransform([t.distributions.ExpTransform()], 0, [2])(t.zeros(3)))
+    check_raises(lambda t: t.distributions.StackTransform([t.distributions.ExpTransform()], 0)(t.zeros(3)))
+    check_raises(lambda t: t.distributions.CatTransform([t.distributions.ExpTransform()], 0, [1, 2]))
     check_raises(lambda t: t.distributions.ReshapeTransform((2, 2), (4,)).forward_shape((3, 2)))
     check_raises(lambda t: t.distributions.StickBreakingTransform().forward_shape(()))
     check_raises(lambda t: t.distributions.biject_to(t.distributions.constraints.boolean))
@@ -983,6 +1005,11 @@ def test_transform_objects() -> None:
     same(lambda t: [repr(t.distributions.biject_to(c)) for c in (t.distributions.constraints.positive,
                     t.distributions.constraints.simplex, t.distributions.constraints.interval(0.0, 2.0),
                     t.distributions.constraints.independent(t.distributions.constraints.unit_interval, 1))])  # fmt: skip
+    same(lambda t: [repr(t.distributions.CorrCholeskyTransform().codomain),
+                    t.distributions.CorrCholeskyTransform().forward_shape((5, 6)),
+                    t.distributions.CorrCholeskyTransform().inverse_shape((4, 4)),
+                    repr(t.distributions.CatTransform([t.distributions.ExpTransform()], 1, [2]).domain),
+                    t.distributions.StackTransform([t.distributions.ExpTransform()]).bijective])  # fmt: skip
     same(lambda t: [repr(t.distributions.ReshapeTransform((2, 2), (4,)).codomain),
                     t.distributions.StickBreakingTransform().forward_shape((3, 2)),
                     t.distributions.SoftmaxTransform().bijective, repr(t.distributions.SoftplusTransform())])  # fmt: skip

@@ -6,24 +6,21 @@ through log/exp-type functions (Relaxed*, Pareto, GeneralizedPareto, ContinuousB
 results may differ from torch's kernels in the last ulp. ``rsample`` and ``log_prob`` are differentiable.
 
 Supported: Distribution, ExponentialFamily, Normal, Uniform, Bernoulli, ContinuousBernoulli, Categorical,
-OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal, LowRankMultivariateNormal, Exponential,
-Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric, LogNormal, LogisticNormal, Kumaraswamy, Pareto,
-Weibull, GeneralizedPareto, VonMises, Multinomial, MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical,
-TransformedDistribution (and, as in torch, only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli,
-relaxed_categorical.ExpRelaxedCategorical); Binomial except ``sample`` (NotImplementedError:
-torch.binomial's sampler is not reproduced yet). Also ``constraints`` (all of torch's public
-constraints), ``transforms`` (all of torch's but CorrCholeskyTransform, CatTransform, StackTransform),
-``biject_to``/``transform_to`` (corr_cholesky, cat and stack constraints raise NotImplementedError
-naming the missing transform), ``utils`` (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs,
-lazy_property, tril_matrix_to_vec, vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with
-torch's closed forms for every pair torch registers among the classes above.
+OneHotCategorical, OneHotCategoricalStraightThrough, Independent, MultivariateNormal,
+LowRankMultivariateNormal, Exponential, Laplace, Cauchy, HalfNormal, HalfCauchy, Gumbel, Geometric,
+LogNormal, LogisticNormal, Kumaraswamy, Pareto, Weibull, GeneralizedPareto, VonMises, Multinomial,
+MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch,
+only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical);
+Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
+Also ``constraints``, ``transforms`` and ``biject_to``/``transform_to`` (all of torch's), ``utils``
+(broadcast_all, logits_to_probs, probs_to_logits, clamp_probs, lazy_property, tril_matrix_to_vec,
+vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with torch's closed forms for every pair torch
+registers among the classes above.
 
 Not implemented (the names are absent, so using them raises AttributeError):
 - need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
   FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
   NegativeBinomial (torch.poisson);
-- not written yet: the transforms CorrCholeskyTransform, CatTransform,
-  StackTransform.
 """
 
 from __future__ import annotations

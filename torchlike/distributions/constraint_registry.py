@@ -1,6 +1,5 @@
 """torch.distributions.constraint_registry: ``biject_to`` / ``transform_to`` map a constraint to a transform
-from unconstrained space onto it. CorrCholeskyTransform, CatTransform and StackTransform are not
-implemented, so corr_cholesky, cat and stack constraints raise NotImplementedError naming them."""
+from unconstrained space onto it, for every constraint torch registers."""
 
 from __future__ import annotations
 
@@ -125,14 +124,31 @@ def _transform_to_positive_definite(constraint: Any) -> transforms.Transform:
     return transforms.PositiveDefiniteTransform()
 
 
-def _missing(name: str) -> Callable:
-    def factory(constraint: Any) -> transforms.Transform:
-        raise NotImplementedError(f"torchlike: {name} is not implemented yet")
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint: Any) -> transforms.Transform:
+    return transforms.CorrCholeskyTransform()
 
-    return factory
+
+@biject_to.register(constraints.cat)
+def _biject_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform(
+        [biject_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths
+    )
 
 
-for _registry in (biject_to, transform_to):
-    _registry.register(constraints.corr_cholesky, _missing("CorrCholeskyTransform"))
-    _registry.register(constraints.cat, _missing("CatTransform"))
-    _registry.register(constraints.stack, _missing("StackTransform"))
+@transform_to.register(constraints.cat)
+def _transform_to_cat(constraint: Any) -> transforms.Transform:
+    return transforms.CatTransform(
+        [transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths
+    )
+
+
+@biject_to.register(constraints.stack)
+def _biject_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([biject_to(c) for c in constraint.cseq], constraint.dim)
+
+
+@transform_to.register(constraints.stack)
+def _transform_to_stack(constraint: Any) -> transforms.Transform:
+    return transforms.StackTransform([transform_to(c) for c in constraint.cseq], constraint.dim)

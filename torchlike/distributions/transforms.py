@@ -3,7 +3,7 @@
 Implemented: Transform, ComposeTransform, identity_transform, IndependentTransform, ReshapeTransform,
 ExpTransform, PowerTransform, SigmoidTransform, SoftplusTransform, TanhTransform, AbsTransform,
 AffineTransform, SoftmaxTransform, StickBreakingTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
-CumulativeDistributionTransform. Not implemented: CorrCholeskyTransform, CatTransform, StackTransform.
+CumulativeDistributionTransform, CorrCholeskyTransform, CatTransform, StackTransform (all of torch's).
 """
 
 from __future__ import annotations
@@ -19,12 +19,17 @@ from .._core.size import Size
 from .._core.tensor import Tensor
 from ..nn import functional as F
 from . import constraints
-from .utils import _Number, _sum_rightmost, broadcast_all, lazy_property
+from .utils import (
+    _Number,
+    _sum_rightmost,
+    broadcast_all,
+    lazy_property,
+)
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "SoftmaxTransform",
-           "StickBreakingTransform", "Transform", "identity_transform"]  # fmt: skip
+           "StackTransform", "StickBreakingTransform", "Transform", "identity_transform"]  # fmt: skip
 
 
 class Transform:
@@ -714,3 +719,8 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+# the structured transforms live in their own file (this one would pass ~800 lines); imported last
+# because they subclass Transform
+from ._transforms_structured import CatTransform, CorrCholeskyTransform, StackTransform  # noqa: E402
