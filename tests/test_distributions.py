@@ -76,6 +76,35 @@ def test_sample_statistics() -> None:
     np.testing.assert_allclose(counts, probs.numpy(), atol=0.02)
 
 
+def test_more_sample_statistics() -> None:
+    torchlike.manual_seed(2)
+    n = 20000
+    cases = [
+        D.Gumbel(torchlike.tensor([0.0, 1.0]), torchlike.tensor([1.0, 0.5])),
+        D.HalfNormal(torchlike.tensor([1.0, 2.0])),
+        D.Kumaraswamy(torchlike.tensor([2.0, 0.7]), torchlike.tensor([3.0, 1.5])),
+        D.Weibull(torchlike.tensor([1.0, 2.0]), torchlike.tensor([1.5, 3.0])),
+        D.ContinuousBernoulli(torchlike.tensor([0.2, 0.9])),
+        D.Geometric(torchlike.tensor([0.3, 0.8])),
+        D.LowRankMultivariateNormal(torchlike.zeros(2), torchlike.tensor([[1.0], [0.5]]), torchlike.ones(2)),
+        D.MixtureSameFamily(
+            D.Categorical(torchlike.tensor([0.3, 0.7])), D.Normal(torchlike.tensor([-2.0, 1.0]), 0.5)
+        ),
+    ]
+    for d in cases:
+        s = d.sample((n,))
+        np.testing.assert_allclose(s.mean(0).numpy(), d.mean.numpy(), atol=0.05, rtol=0.03, err_msg=repr(d))
+        np.testing.assert_allclose(s.var(0).numpy(), d.variance.numpy(), rtol=0.1, atol=0.01, err_msg=repr(d))
+    vm = D.VonMises(torchlike.tensor([0.5, -2.0]), torchlike.tensor([4.0, 10.0]))
+    angles = vm.sample((n,)).numpy()
+    resultant = np.abs(np.exp(1j * angles).mean(0))  # torch's VonMises.variance is the circular variance
+    np.testing.assert_allclose(np.angle(np.exp(1j * angles).mean(0)), vm.mean.numpy(), atol=0.02)
+    np.testing.assert_allclose(1 - resultant, vm.variance.numpy(), atol=0.01)
+    counts = D.Multinomial(10, torchlike.tensor([0.2, 0.3, 0.5])).sample((n,))
+    assert counts.sum(-1).eq(10).all().item()
+    np.testing.assert_allclose(counts.mean(0).numpy(), [2.0, 3.0, 5.0], atol=0.05)
+
+
 def test_mvn_matches_numpy() -> None:
     cov = np.array([[2.0, 0.3], [0.3, 1.0]])
     loc, x = np.array([0.5, -1.0]), np.array([0.1, 0.2])
