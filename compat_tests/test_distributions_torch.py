@@ -706,13 +706,8 @@ def test_values_and_gradients(name: str) -> None:
     check(seeded(lambda *a: _head(fn(*a))), inputs, rtol=2e-5, atol=2e-6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="torchlike.cholesky_inverse's gradient is zero for the upper triangle of its input; torch's "
-    "(derivative of (L L^T)^-1 in the full L) is not. MultivariateNormal(scale_tril=L).precision_matrix "
-    "uses cholesky_inverse as torch does, so d/dL of it differs above the diagonal.",
-)
 def test_mvn_scale_tril_precision_gradient() -> None:
+    # cholesky_inverse's gradient covers the whole input L, above the diagonal too, as torch's
     check(seeded(lambda D, loc, m: D.MultivariateNormal(loc, scale_tril=m).precision_matrix), [LOC, TRIL])
 
 

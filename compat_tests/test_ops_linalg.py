@@ -481,3 +481,10 @@ def test_einsum_grad_fn_names():
     ref = names(torch, torch.ones(3, 3, requires_grad=True))
     got = names(torchlike, torchlike.ones(3, 3, requires_grad=True))
     assert got == ref
+
+
+def test_cholesky_inverse_gradient_covers_the_whole_input():
+    """torch differentiates (L L^H)^-1 in all of L: the upper triangle gets a gradient too."""
+    L = np.tril(np.arange(1.0, 10.0).reshape(3, 3)) + 3 * np.eye(3)
+    check(lambda t, m: (t.cholesky_inverse(m) * t.arange(9.0, dtype=t.float64).view(3, 3), t.cholesky_inverse(m.t(), upper=True)),
+          [L])  # fmt: skip

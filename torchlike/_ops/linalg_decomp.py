@@ -404,12 +404,26 @@ def cholesky_solve(input: RawTensor, input2: RawTensor, upper: bool = False) -> 
     return lax.linalg.triangular_solve(L, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
 
 
-@defop(promote=None, grad_name="CholeskyInverseBackward0", out=True)
-def cholesky_inverse(input: RawTensor, upper: bool = False) -> Any:
-    L = jnp.swapaxes(input, -1, -2).conj() if upper else input
+@jax.custom_jvp
+def _cholesky_inverse_lower(L: Any) -> Any:
     eye = jnp.broadcast_to(jnp.eye(L.shape[-1], dtype=L.dtype), L.shape)
     y = lax.linalg.triangular_solve(L, eye, left_side=True, lower=True)
     return lax.linalg.triangular_solve(L, y, left_side=True, lower=True, transpose_a=True, conjugate_a=True)
+
+
+@_cholesky_inverse_lower.defjvp
+def _cholesky_inverse_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch differentiates (L L^H)^-1 in the whole input L (its gradient is -inv (G + G^H) inv L, also
+    # above the diagonal); the solves only read the lower triangle
+    (L,), (dL,) = primals, tangents
+    inv = _cholesky_inverse_lower(L)
+    dLLh = dL @ jnp.swapaxes(L, -1, -2).conj()
+    return inv, -inv @ (dLLh + jnp.swapaxes(dLLh, -1, -2).conj()) @ inv
+
+
+@defop(promote=None, grad_name="CholeskyInverseBackward0", out=True)
+def cholesky_inverse(input: RawTensor, upper: bool = False) -> Any:
+    return _cholesky_inverse_lower(jnp.swapaxes(input, -1, -2).conj() if upper else input)
 
 
 # --- QR, SVD, eigh ------------------------------------------------------------------------------------------
