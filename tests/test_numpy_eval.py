@@ -48,3 +48,11 @@ def test_unsupported_primitive_raises_the_given_error():
     f = _numpy_eval.compiled(lambda x: jnp.fft.fft(x), lambda what: ValueError(f"no {what}"))
     with pytest.raises(ValueError, match="no the JAX primitive 'fft'"):
         f(X[0])
+
+
+def test_top_k_matches_jax():
+    x = np.array([[1.0, 3.0, 3.0, np.nan, -0.0, 2.0], [0.0, 0.0, 5.0, 1.0, 1.0, 1.0]], np.float32)
+    want = jax.lax.top_k(jnp.asarray(x), 4)
+    got = _numpy_eval.compiled(lambda a: jax.lax.top_k(a, 4), RuntimeError)(x)
+    np.testing.assert_array_equal(got[1], np.asarray(want[1]))
+    np.testing.assert_array_equal(got[0], np.asarray(want[0]))

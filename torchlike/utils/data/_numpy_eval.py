@@ -165,6 +165,15 @@ def _sort(*operands: Any, dimension: int, is_stable: bool = True, num_keys: int 
     return [np.take_along_axis(x, order, axis=dimension) for x in operands]
 
 
+def _top_k(x: Any, k: int, axis: int = -1, **_: Any) -> list:
+    """lax.top_k: the k largest along ``axis``, NaN largest, equal values in index order."""
+    moved = np.moveaxis(x, axis, -1)
+    n = moved.shape[-1]
+    order = n - 1 - np.flip(np.argsort(moved[..., ::-1], axis=-1, kind="stable"), axis=-1)[..., :k]
+    values = np.take_along_axis(moved, order, axis=-1)
+    return [np.moveaxis(values, -1, axis), np.moveaxis(order.astype(np.int32), -1, axis)]
+
+
 def _gather_fill(dtype: np.dtype) -> Any:
     if np.issubdtype(dtype, np.inexact):
         return np.nan
@@ -265,6 +274,7 @@ _STRUCTURAL: dict[str, Callable] = {
     "cummax": _cumulative(np.maximum.accumulate), "cummin": _cumulative(np.minimum.accumulate),
     "dot_general": _dot_general,
     "sort": _sort,
+    "top_k": _top_k,
     "gather": _gather,
     "scatter": _scatter(lambda old, new: new), "scatter-add": _scatter(np.add), "scatter_add": _scatter(np.add),
     "scatter-sub": _scatter(np.subtract), "scatter-mul": _scatter(np.multiply),
