@@ -12,7 +12,15 @@ from .._core.tensor import Tensor
 from ..nn import functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _Number, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (
+    _expand_probs_or_logits,
+    _init_probs_or_logits,
+    broadcast_all,
+    clamp_probs,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -27,19 +35,12 @@ class ContinuousBernoulli(ExponentialFamily):
 
     def __init__(self, probs: Tensor | float | None = None, logits: Tensor | float | None = None,
                  lims: tuple[float, float] = (0.499, 0.501), validate_args: bool | None = None) -> None:  # fmt: skip
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        is_scalar = _init_probs_or_logits(self, probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, _Number)
-            (self.probs,) = broadcast_all(probs)
             # torch: checked before clamping, and only when validate_args was given explicitly
             if validate_args is not None and not self.arg_constraints["probs"].check(self.probs).all():
                 raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, _Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
         super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
@@ -47,12 +48,7 @@ class ContinuousBernoulli(ExponentialFamily):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        _expand_probs_or_logits(self, new, batch_shape)
         super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

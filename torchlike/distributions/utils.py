@@ -45,6 +45,27 @@ def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
     return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
 
 
+def _init_probs_or_logits(d: Any, probs: Any, logits: Any) -> bool:
+    """Set ``d.probs`` or ``d.logits`` (and ``d._param``) from exactly one of them, as torch's
+    Bernoulli-like constructors do; whether the given one was a Python number."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, value = ("probs", probs) if probs is not None else ("logits", logits)
+    (t,) = broadcast_all(value)
+    setattr(d, name, t)
+    d._param = t
+    return isinstance(value, _Number)
+
+
+def _expand_probs_or_logits(d: Any, new: Any, batch_shape: Any) -> None:
+    """``expand``: whichever of probs/logits ``d`` holds, expanded onto ``new``."""
+    for name in ("probs", "logits"):
+        if name in d.__dict__:
+            t = getattr(d, name).expand(batch_shape)
+            setattr(new, name, t)
+            new._param = t
+
+
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     if is_binary:
         return torchlike.sigmoid(logits)
