@@ -33,7 +33,7 @@ class Constraint:
 
 
 class _Dependent(Constraint):
-    """A placeholder for a constraint that depends on other parameters; it cannot be checked."""
+    """Stands for a constraint that depends on other parameters (torch's ``dependent``); it cannot be checked."""
 
     def __init__(self, *, is_discrete: Any = NotImplemented, event_dim: Any = NotImplemented) -> None:
         self._is_discrete = is_discrete
