@@ -153,54 +153,16 @@ def _op(name: str, body: Callable, grad_name: Any, real_only: str | None = None)
 # --- one-dimensional transforms -----------------------------------------------------------------------
 
 
-def _one(x: Any, n: Any, dim: int) -> tuple:
-    d = _wrap(dim, x.ndim)
-    size = x.shape[d] if n is None else n
-    _points(size)
-    return (size,), (d,)
+def _1d(kind: str, forward: bool) -> Callable:
+    """The body of a 1-d transform: ``n`` points along ``dim`` (for c2r the default is 2 * (size - 1))."""
 
+    def body(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
+        d = _wrap(dim, input.ndim)
+        size = n if n is not None else 2 * (input.shape[d] - 1) if kind == "c2r" else input.shape[d]
+        _points(size)
+        return {"c2c": _c2c, "r2c": _r2c, "c2r": _c2r}[kind](input, (size,), (d,), norm, forward)
 
-def fft(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
-    """torch.fft.fft."""
-    sizes, dims = _one(input, n, dim)
-    return _c2c(input, sizes, dims, norm, True)
-
-
-def ifft(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
-    """torch.fft.ifft."""
-    sizes, dims = _one(input, n, dim)
-    return _c2c(input, sizes, dims, norm, False)
-
-
-def rfft(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
-    """torch.fft.rfft."""
-    sizes, dims = _one(input, n, dim)
-    return _r2c(input, sizes, dims, norm, True)
-
-
-def ihfft(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
-    """torch.fft.ihfft."""
-    sizes, dims = _one(input, n, dim)
-    return _r2c(input, sizes, dims, norm, False)
-
-
-def _one_c2r(x: Any, n: Any, dim: int) -> tuple:
-    d = _wrap(dim, x.ndim)
-    size = 2 * (x.shape[d] - 1) if n is None else n
-    _points(size)
-    return (size,), (d,)
-
-
-def irfft(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
-    """torch.fft.irfft."""
-    sizes, dims = _one_c2r(input, n, dim)
-    return _c2r(input, sizes, dims, norm, False)
-
-
-def hfft(input: TensorArg, n: int | None = None, dim: int = -1, norm: str | None = None) -> Any:
-    """torch.fft.hfft."""
-    sizes, dims = _one_c2r(input, n, dim)
-    return _c2r(input, sizes, dims, norm, True)
+    return body
 
 
 # --- n-dimensional transforms (the 2-d ones are the same bodies with dim=(-2, -1)) ----------------------
@@ -221,12 +183,17 @@ _C2C = "FftC2CBackward0"
 _C2R = "FftC2RBackward0"
 _R2C = "FftR2CBackward0"
 
-_fft_fft = _op("_fft_fft", fft, _r2c_or_c2c(_R2C))
-_fft_ifft = _op("_fft_ifft", ifft, _r2c_or_c2c("ConjBackward0"))
-_fft_rfft = _op("_fft_rfft", rfft, _R2C, "rfft expects a real input tensor, but got {}")
-_fft_irfft = _op("_fft_irfft", irfft, _C2R)
-_fft_hfft = _op("_fft_hfft", hfft, _C2R)
-_fft_ihfft = _op("_fft_ihfft", ihfft, "ConjBackward0", "ihfft expects a real input tensor, but got {}")
+for _name, _kind, _fwd, _grad, _real in (
+    ("fft", "c2c", True, _r2c_or_c2c(_R2C), None),
+    ("ifft", "c2c", False, _r2c_or_c2c("ConjBackward0"), None),
+    ("rfft", "r2c", True, _R2C, "rfft expects a real input tensor, but got {}"),
+    ("irfft", "c2r", False, _C2R, None),
+    ("hfft", "c2r", True, _C2R, None),
+    ("ihfft", "r2c", False, "ConjBackward0", "ihfft expects a real input tensor, but got {}"),
+):
+    _body = _1d(_kind, _fwd)
+    _body.__name__, _body.__doc__ = _name, f"torch.fft.{_name}."
+    globals()[f"_fft_{_name}"] = _op(f"_fft_{_name}", _body, _grad, _real)
 
 _REAL_ND = "Only supports floating-point dtypes, but found: {}"
 for _name, _kind, _fwd, _grad, _real in (
