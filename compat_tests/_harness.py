@@ -14,6 +14,7 @@ import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import pytest
 import torch
 
 import torchlike
@@ -144,3 +145,26 @@ def check_raises(fn: Callable, inputs: Sequence[Any] = (), *, match_message: boo
         r = str(ref).split("\n")[0]
         g = str(got).split("\n")[0]
         assert g == r, f"message differs:\n torch:     {r}\n torchlike: {g}"
+
+
+def compare(fn: Callable, inputs: Sequence[Any], *, grad: bool = True, match_message: bool = True, **kw: Any) -> None:
+    """``check`` when torch succeeds, ``check_raises`` when it raises."""
+    dtype = kw.get("dtype")
+    try:
+        fn(torch, *[to_lib(torch, x, False, dtype) for x in inputs])
+    except Exception:  # noqa: BLE001 - torch's behaviour decides which comparison runs
+        check_raises(fn, inputs, match_message=match_message, dtype=dtype)
+        return
+    check(fn, inputs, grad=grad, **kw)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def per_node_backward() -> Any:
+    """For modules whose graphs each run once or twice: skip the fused backward compile the engine does
+    for graphs seen twice (it would double the compile count; the per-node path runs the same VJPs).
+    Autouse where imported: a test module opts in by importing it."""
+    from torchlike.autograd import engine
+
+    old, engine.FUSE_AFTER = engine.FUSE_AFTER, 10**9
+    yield
+    engine.FUSE_AFTER = old

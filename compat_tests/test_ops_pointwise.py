@@ -10,20 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from _harness import check, check_raises, to_lib
+from _harness import (
+    check,
+    check_raises,
+    compare,
+    per_node_backward,  # noqa: F401 - autouse fixture: imported to apply here
+)
 
 import torchlike
-from torchlike.autograd import engine
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _per_node_backward():
-    """Each graph here is run once or twice: skip the fused backward compile the engine does for graphs seen
-    twice (it would double the compile count; the per-node path runs the same VJPs)."""
-    old, engine.FUSE_AFTER = engine.FUSE_AFTER, 10**9
-    yield
-    engine.FUSE_AFTER = old
-
 
 INF, NAN = np.inf, np.nan
 # 4x4 with 0, ties between A and B, negatives and halves; a row of special values for the unary ops
@@ -58,17 +52,6 @@ NONDIFF = {"logical_not", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "no
 ALIASES = {"absolute": "abs", "negative": "neg", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
            "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "fix": "trunc", "arctan2": "atan2",
            "true_divide": "div", "not_equal": "ne", "less": "lt", "greater_equal": "ge", "clip": "clamp"}  # fmt: skip
-
-
-def compare(fn, inputs, *, grad=True, match_message=True, **kw):
-    """``check`` when torch succeeds, ``check_raises`` when it raises."""
-    dtype = kw.get("dtype")
-    try:
-        fn(torch, *[to_lib(torch, x, False, dtype) for x in inputs])
-    except Exception:  # noqa: BLE001 - torch's behaviour decides which comparison runs
-        check_raises(fn, inputs, match_message=match_message, dtype=dtype)
-        return
-    check(fn, inputs, grad=grad, **kw)
 
 
 def _as(x, dtype):

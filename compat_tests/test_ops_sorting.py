@@ -10,30 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from _harness import check, check_raises, to_lib
-
-from torchlike.autograd import engine
+from _harness import (
+    check,
+    check_raises,
+    compare,
+    per_node_backward,  # noqa: F401 - autouse fixture: imported to apply here
+)
 
 NAN = np.nan
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _per_node_backward():
-    """Skip the fused backward compile for graphs seen twice (it doubles the compiles; same VJPs)."""
-    old, engine.FUSE_AFTER = engine.FUSE_AFTER, 10**9
-    yield
-    engine.FUSE_AFTER = old
-
-
-def compare(fn, inputs, *, grad=True, match_message=True, **kw):
-    """``check`` when torch succeeds, ``check_raises`` when it raises."""
-    dtype = kw.get("dtype")
-    try:
-        fn(torch, *[to_lib(torch, x, False, dtype) for x in inputs])
-    except Exception:  # noqa: BLE001 - torch's behaviour decides which comparison runs
-        check_raises(fn, inputs, match_message=match_message, dtype=dtype)
-        return
-    check(fn, inputs, grad=grad, **kw)
 
 
 # distinct values (any algorithm gives one order), and rows full of ties, NaN and signed zeros
