@@ -211,3 +211,23 @@ def test_fork_flushes_first(lazy_on):
     _, status = os.waitpid(pid, 0)
     assert status == 0
     assert L.flush_reasons["fork"] == 1
+
+
+def _key_stream_generator():
+    g = torch.Generator()
+    g._cpu, g._seed, g._counter = None, 5, 0  # the CUDA generators' jax.random key stream, on the CPU
+    return g
+
+
+def test_key_stream_draws_match_eager(lazy_on):
+    g = _key_stream_generator()
+    a = torch.empty(2, 3).normal_(generator=g)
+    b = torch.randint(0, 10, (4,), generator=g)
+    z = torch.empty(3, dtype=torch.complex64).normal_(generator=g)
+    assert isinstance(a._buf.array, L.LazyArray)  # drawn inside the program
+    with torch.lazy.mode(False):
+        g = _key_stream_generator()
+        a2 = torch.empty(2, 3).normal_(generator=g)
+        b2 = torch.randint(0, 10, (4,), generator=g)
+        z2 = torch.empty(3, dtype=torch.complex64).normal_(generator=g)
+    assert torch.equal(a, a2) and torch.equal(b, b2) and torch.equal(z, z2)

@@ -140,6 +140,16 @@ class LazyArray:
             k = _astype_kernels[dtype] = jax.jit(lambda x: x.astype(dtype))
         return call(k, (self,))
 
+    def reshape(self, *shape: Any) -> Any:
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return call(_method("reshape", shape), (self,))
+
+    def __getitem__(self, index: Any) -> Any:
+        try:
+            return call(_method("__getitem__", index), (self,))
+        except TypeError:  # an array index: not hashable, not static
+            return self.materialize()[index]
+
     def __add__(self, other: Any) -> Any:
         return call(_add, (self, other))
 
@@ -167,6 +177,16 @@ class LazyArray:
 
 
 _astype_kernels: dict = {}
+_method_kernels: dict = {}
+
+
+def _method(name: str, arg: Any) -> Callable:
+    """A cached kernel ``x.<name>(arg)`` (static ``arg``) for the array methods callers use on results."""
+    key = (name, arg)
+    k = _method_kernels.get(key)
+    if k is None:
+        k = _method_kernels[key] = jax.jit(lambda x: getattr(x, name)(arg))
+    return k
 _add = jax.jit(jnp.add)
 _sub = jax.jit(jnp.subtract)
 _mul = jax.jit(jnp.multiply)
