@@ -237,6 +237,7 @@ _sigs: collections.OrderedDict = collections.OrderedDict()
 
 _ARRAY_TYPES: tuple = ()
 _SCALARS = (bool, int, float, complex)
+_CONTAINERS = (list, tuple, dict)
 
 
 def _array_types() -> tuple:
@@ -247,7 +248,7 @@ def _array_types() -> tuple:
 
 
 def _struct(x: Any) -> Any:
-    if type(x) in _SCALARS:
+    if x is None or type(x) in _SCALARS:
         return x
     sharding = getattr(x, "sharding", None) if type(x) in _ARRAY_TYPES else None
     return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False), sharding=sharding)
@@ -259,7 +260,10 @@ def _signature(fn: Callable, treedef: Any, sig: tuple, flat: list) -> _Sig:
     if entry is not None:
         return entry
     structs = [_struct(x) for x in flat]
-    out = jax.eval_shape(lambda *xs: fn(*_tree_unflatten(treedef, xs)), *structs)
+    if treedef is None:
+        out = jax.eval_shape(fn, *structs)
+    else:
+        out = jax.eval_shape(lambda *xs: fn(*_tree_unflatten(treedef, xs)), *structs)
     out_leaves, out_tree = _tree_flatten(out)
     entry = _Sig()
     entry.out = tuple((tuple(o.shape), np.dtype(o.dtype), bool(getattr(o, "weak_type", False))) for o in out_leaves)
@@ -287,7 +291,13 @@ def call(fn: Callable, args: tuple | list) -> Any:
             if c is args:
                 raise
             return fn(*c)
-    leaves, treedef = _tree_flatten(args)
+    treedef = None  # flat arguments (arrays, scalars, None): no pytree work
+    for a in args:
+        if type(a) in _CONTAINERS:
+            leaves, treedef = _tree_flatten(args)
+            break
+    else:
+        leaves = args
     arr_types = _ARRAY_TYPES or _array_types()
     with _lock:
         g = _graph
@@ -295,6 +305,10 @@ def call(fn: Callable, args: tuple | list) -> Any:
         sig = []
         for x in leaves:
             t = type(x)
+            if x is None:
+                refs.append(None)
+                sig.append(None)
+                continue
             if t is LazyArray:
                 if x.graph is g:
                     refs.append(x.slot)
@@ -392,8 +406,8 @@ def _run_plan(plan: tuple, live: tuple, leaves: list, free: tuple | None = None)
     """Run ``plan`` (node by node; traced inside the compiled program, concretely on the cold path)."""
     env: dict = {}
     for i, (fn, treedef, refs, first, n_out, single) in enumerate(plan):
-        flat = [env[r] if r >= 0 else leaves[~r] for r in refs]
-        out = fn(*_tree_unflatten(treedef, flat))
+        flat = [None if r is None else env[r] if r >= 0 else leaves[~r] for r in refs]
+        out = fn(*flat) if treedef is None else fn(*_tree_unflatten(treedef, flat))
         if single:
             env[first] = out
         else:
@@ -412,7 +426,7 @@ def _frees(plan: tuple, live: tuple) -> tuple:
         for s in range(first, first + n_out):
             last[s] = i  # an output nobody reads dies right after its node
         for r in refs:
-            if r >= 0:
+            if r is not None and r >= 0:
                 last[r] = i
     keep = set(live)
     out: list = [[] for _ in plan]

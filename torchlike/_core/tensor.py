@@ -72,7 +72,10 @@ class Buffer:
     def peek(self) -> Any:
         """The current array for a kernel: possibly a pending ``LazyArray`` (never for host reads)."""
         if self.np is None and hook is None:
-            return self.array
+            a = self.array
+            if type(a) is LazyArray and a.graph is None:  # computed by an earlier flush: drop the wrapper
+                a = self.array = a.value
+            return a
         return self.get()
 
     def set(self, array: Any) -> None:

@@ -332,7 +332,10 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             elif dev is not device and device != dev:
                 device = _merge_device(device, dev, a, tensors)
             if a._view is None and buf.np is None and T.hook is None:
-                arrays.append(buf.array)
+                arr = buf.array
+                if type(arr) is _LazyArray and arr.graph is None:  # computed by an earlier flush
+                    arr = buf.array = arr.value
+                arrays.append(arr)
             else:
                 arrays.append(a._peek())
             tensors.append((i, a))
@@ -451,6 +454,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
 
 
 _TENSOR_ONLY = frozenset(("T", "R", "OT", "OR"))
+_LazyArray = lazy.LazyArray
 
 
 def _dtype_from_out(op: OpDef, static: tuple, out: Tensor) -> tuple:

@@ -476,27 +476,31 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     )
     if not hooks and not anomaly_mode.checking:  # anomaly mode checks each node's gradients
         entry = _programs.get(prog.key)
+        # Lazily the backward is one node of the step's program either way: fuse it from the start, so the
+        # step's structure (and its compiled program) is the same from the first step on
+        fuse_after = 1 if lazy._on else FUSE_AFTER
         if entry is None:
-            _programs[prog.key] = 1
+            entry = 0
+            _programs[prog.key] = 0
             if len(_programs) > CACHE_SIZE:
                 _programs.popitem(last=False)
         else:
             _programs.move_to_end(prog.key)
-            if isinstance(entry, int):
-                entry += 1
-                if entry >= FUSE_AFTER:
-                    entry = _fused_fn(tuple(prog.entries), prog.roots, prog.wanted, len(prog.leaves))
-                    stats["fused_compiles"] += 1
-                _programs[prog.key] = entry
-            if not isinstance(entry, int):
-                olds = [
-                    (l.variable._grad._peek() if accumulate and l.variable._grad is not None else None)
-                    for l in prog.leaves
-                ]
-                stats["fused_calls"] += 1
-                new_grads, wanted = _mesh_safe(entry, node_args, root_cts, olds)
-                wanted = dict(enumerate(wanted))
-                return [_Summed(g) if o is not None else g for g, o in zip(new_grads, olds)], wanted
+        if isinstance(entry, int):
+            entry += 1
+            if entry >= fuse_after:
+                entry = _fused_fn(tuple(prog.entries), prog.roots, prog.wanted, len(prog.leaves))
+                stats["fused_compiles"] += 1
+            _programs[prog.key] = entry
+        if not isinstance(entry, int):
+            olds = [
+                (l.variable._grad._peek() if accumulate and l.variable._grad is not None else None)
+                for l in prog.leaves
+            ]
+            stats["fused_calls"] += 1
+            new_grads, wanted = _mesh_safe(entry, node_args, root_cts, olds)
+            wanted = dict(enumerate(wanted))
+            return [_Summed(g) if o is not None else g for g, o in zip(new_grads, olds)], wanted
     stats["per_node_calls"] += 1
     on_node = _hooks_on_node(nodes) if hooks else None
 
