@@ -201,6 +201,19 @@ def concrete(x: Any) -> Any:
     return x
 
 
+def has_pending_input(args: Any) -> bool:
+    """Whether a flat argument list (lists of arrays allowed) holds a LazyArray."""
+    for a in args:
+        t = type(a)
+        if t is LazyArray:
+            return True
+        if t is list or t is tuple:
+            for x in a:
+                if type(x) is LazyArray:
+                    return True
+    return False
+
+
 def concrete_tree(tree: Any) -> Any:
     """``concrete`` over a pytree (lists and tuples of arrays, as kernels take them)."""
     leaves, treedef = _tree_flatten(tree)
@@ -233,6 +246,15 @@ class _Sig:
 
 _graph = _Graph()
 _running = False  # while a flush runs kernels concretely: they must not record again
+_suspended = False  # set while something needs every op's value at once (anomaly detection)
+
+
+def suspend(on: bool) -> None:
+    """Run ops eagerly while ``on`` (anomaly mode checks each node's values), without leaving lazy mode."""
+    global _suspended
+    if on:
+        flush("anomaly mode")
+    _suspended = bool(on)
 _sigs: collections.OrderedDict = collections.OrderedDict()
 
 _ARRAY_TYPES: tuple = ()
@@ -283,7 +305,7 @@ def call(fn: Callable, args: tuple | list) -> Any:
     lazy mode, or when an argument is being traced by JAX, pending inputs are materialized and
     ``fn`` runs now.
     """
-    if not _on or _running:
+    if not _on or _running or _suspended:
         try:
             return fn(*args)
         except (TypeError, ValueError):  # a pending value left from lazy mode: JAX refuses it

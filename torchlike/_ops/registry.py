@@ -421,14 +421,12 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
         kernel = op.kernels.get(key)
     if kernel is None:
         kernel = _build_kernel(op, static, cdt, baked or (), key, precast)
+    if not lazy._on and lazy.has_pending_input(arrays):  # values left pending by lazy mode, now off
+        arrays = lazy.concrete_tree(arrays)
     try:
         result = lazy.call(kernel, arrays) if lazy._on else kernel(*arrays)
     except (ValueError, TypeError) as e:
-        concrete = lazy.concrete_tree(arrays)
-        if concrete is not arrays:  # values left pending from lazy mode
-            arrays = concrete
-            result = kernel(*arrays)
-        elif "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
+        if "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
             result = kernel(*_device.onto_mesh(arrays, e))
         elif "ncompatible shapes for broadcasting" in str(e):
             raise _broadcast_error(arrays) or e from None

@@ -15,6 +15,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .._core import lazy
+
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
 
 _enabled = False
@@ -38,6 +40,7 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     _enabled = bool(enabled)
     _check_nan = bool(check_nan)
     checking = _enabled and _check_nan
+    lazy.suspend(_enabled)  # anomaly detection needs each op's values as it runs
 
 
 class detect_anomaly:

@@ -258,6 +258,9 @@ def worker_loop(fork: bool, payload: Any, index_queue: Any, data_queue: Any, don
     """Run in each worker process: fetch what ``index_queue`` asks for, put results on ``data_queue``."""
     global _worker_info
     try:
+        from ..._core import lazy
+
+        lazy.set_enabled(False)  # a worker prepares data op by op; its tensors go straight to the main process
         if fork:
             enter_fork_mode()
         else:
