@@ -121,7 +121,7 @@ def _ieee_sqrt() -> Iterator[None]:
     torch's float32 ``sqrt`` on the CPU is MKL's, which is not correctly rounded and whose last
     bit depends on the CPU (MKL picks its code path from the vendor and instruction set): 17% of
     results are one ulp off on an AMD EPYC with AVX-512, 0.5% on the machine these tests were
-    written on. torchlike uses the IEEE square root (see docs/differences.md)."""
+    written on. torchlike uses the IEEE square root (differences.py: 'cpu_vector_math')."""
 
     def ieee(t: torch.Tensor) -> torch.Tensor:
         if t.dtype != torch.float32:
@@ -151,7 +151,7 @@ def _ieee_sqrt() -> Iterator[None]:
 # weight decay; 3.2e-5 AdamW, 2.0e-5 RMSprop with momentum); torch's own runs under ATEN_CPU_CAPABILITY=
 # default against avx2 (or avx512, bit-identical to avx2), 7.0e-5 for the cases that take square roots
 # (SGD with momentum, whose trajectory is chaotic, differs by O(1) there: torchlike rounds as the chosen
-# capability does, and matches torch's runs under each). About 10 times the larger:
+# capability does, and matches torch's runs under each). About 10 times the larger ('cpu_vector_math'):
 TOL_CPU_SQRT = (1e-3, 1e-4)
 
 
