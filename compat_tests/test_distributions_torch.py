@@ -34,8 +34,16 @@ def same(fn) -> None:  # noqa: ANN001
     assert got == ref, f"torchlike: {got!r}\ntorch:     {ref!r}"
 
 
+# torchlike's generator reproduces torch's AVX2/AVX-512 kernels. Under torch's baseline x86-64 kernels (a CPU
+# without AVX2, or ATEN_CPU_CAPABILITY=default) float32 normal draws of 16+ elements and log1p (Laplace) round
+# differently: measured there, 7 elements of the samples below differ, by 2.4e-7 relative at most
+# (differences.py: 'random_pre_avx2').
+BIT_FOR_BIT = torch.backends.cpu.get_cpu_capability() != "DEFAULT"
+
+
 def exact(fn) -> None:  # noqa: ANN001
-    """Seeded draws must equal torch's bit for bit (and have its dtype and shape)."""
+    """Seeded draws must equal torch's bit for bit (and have its dtype and shape); to 1e-6 under torch's
+    baseline kernels."""
 
     def run(t):  # noqa: ANN001, ANN202
         t.manual_seed(7)
@@ -50,6 +58,9 @@ def exact(fn) -> None:  # noqa: ANN001
             r.dtype,
             r.shape,
         )
+        if not BIT_FOR_BIT:
+            np.testing.assert_allclose(g.detach().numpy(), r.detach().numpy(), rtol=1e-6, atol=1e-7)
+            continue
         assert np.array_equal(g.detach().numpy(), r.detach().numpy()), f"\ntorchlike: {g}\ntorch:     {r}"
 
 
