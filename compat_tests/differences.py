@@ -87,6 +87,26 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "and inside `torchlike.compile` equal values come in index order.",
         "torch's CUDA kernels order ties differently again; the CPU order is emulated on the host.",
     ),
+    "cpu_vector_math": (
+        "ops", "float32 `sqrt`, `log` and `exp` (and torch's other MKL vector functions: `sin`, `cos`, `tan`, `tanh`, "
+        "`erf`, `erfinv`, `log2`, `log10`) can differ from torch's CPU results in the last bit or few: torch calls "
+        "MKL's VML (high-accuracy mode, not correctly rounded), whose code path MKL picks from the CPU's vendor and "
+        "instruction set (`ATEN_CPU_CAPABILITY` does not change it). On an AMD EPYC with AVX-512, 17% of torch's "
+        "float32 `sqrt` results are one ulp off the IEEE square root torchlike uses; its `log` is within 1 ulp of "
+        "torchlike's (XLA's), its `exp` within 5. Seeded Gumbel/LogNormal samples therefore match in the last ulps "
+        "rather than bit for bit, and 50-step float32 optimizer trajectories that take square roots (Adam family, "
+        "RMSprop, Adagrad) drift apart by up to ~1e-4 relative, as torch's own do between CPUs.",
+        "torch's result here depends on the machine's MKL path and differs between CPUs; torchlike's is the same on "
+        "every CPU. The rest of torch's optimizer arithmetic is reproduced for the kernels torch picks: fused "
+        "multiply-adds under its AVX2/AVX-512 kernels, separate roundings under its baseline ('default') ones.",
+    ),
+    "random_pre_avx2": (
+        "random", "On an x86-64 CPU without AVX2 (torch's baseline 'default' kernels, which `ATEN_CPU_CAPABILITY=default` "
+        "also selects), seeded float32 `normal_` draws of 16 or more elements and `log1p`-based samples (Laplace) "
+        "can differ from torch's in the last ulp (measured: 2.4e-7 relative at most).",
+        "The CPU generator reproduces torch's AVX2/AVX-512 kernels bit for bit; its baseline kernels round these "
+        "draws differently, and a machine without AVX2 is rare.",
+    ),
     "worker_ops": (
         "data", "In DataLoader workers started with `fork` (the Linux default), ops run through a NumPy evaluator "
         "that covers what datasets do (conversions, arithmetic, reshapes, reductions, sorting, matmul, indexing); "

@@ -34,8 +34,16 @@ def same(fn) -> None:  # noqa: ANN001
     assert got == ref, f"torchlike: {got!r}\ntorch:     {ref!r}"
 
 
+# torchlike's generator reproduces torch's AVX2/AVX-512 kernels. Under torch's baseline x86-64 kernels (a CPU
+# without AVX2, or ATEN_CPU_CAPABILITY=default) float32 normal draws of 16+ elements and log1p (Laplace) round
+# differently: measured there, 7 elements of the samples below differ, by 2.4e-7 relative at most
+# (differences.py: 'random_pre_avx2').
+BIT_FOR_BIT = torch.backends.cpu.get_cpu_capability() != "DEFAULT"
+
+
 def exact(fn) -> None:  # noqa: ANN001
-    """Seeded draws must equal torch's bit for bit (and have its dtype and shape)."""
+    """Seeded draws must equal torch's bit for bit (and have its dtype and shape); to 1e-6 under torch's
+    baseline kernels."""
 
     def run(t):  # noqa: ANN001, ANN202
         t.manual_seed(7)
@@ -50,6 +58,9 @@ def exact(fn) -> None:  # noqa: ANN001
             r.dtype,
             r.shape,
         )
+        if not BIT_FOR_BIT:
+            np.testing.assert_allclose(g.detach().numpy(), r.detach().numpy(), rtol=1e-6, atol=1e-7)
+            continue
         assert np.array_equal(g.detach().numpy(), r.detach().numpy()), f"\ntorchlike: {g}\ntorch:     {r}"
 
 
@@ -105,8 +116,6 @@ def seeded(fn):  # noqa: ANN001, ANN201
         lambda t, D: D.VonMises(t.tensor([0.5, -1.0, 2.0]), t.tensor([1.0, 4.0, 0.01])).sample((6,)),
         lambda t, D: D.VonMises(0.5, 2.0).expand((2,)).sample((3,)),
         lambda t, D: D.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1), t.ones(2)).sample((3,)),
-        lambda t, D: D.Gumbel(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
-        lambda t, D: D.LogNormal(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
         lambda t, D: D.Weibull(t.tensor(SCALE), 1.5).sample((3,)),
         lambda t, D: D.Kumaraswamy(t.tensor(SCALE), 2.0).sample((3,)),
         lambda t, D: D.LogisticNormal(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
@@ -116,11 +125,19 @@ def test_samples_bit_for_bit(fn) -> None:  # noqa: ANN001
     exact(fn)
 
 
-# The same uniform draws, pushed through log/exp/log1p/expm1: XLA's float32 transcendental functions may
-# round differently from torch's CPU kernels in the last bit or two.
+# The same draws, pushed through log/exp/log1p/expm1: XLA's float32 transcendental functions may
+# round differently from torch's CPU kernels in the last bits, and torch's own vary with the CPU: float32
+# log and exp (Gumbel, LogNormal) are MKL's vsLn/vsExp, whose code path MKL picks from the CPU (Gumbel
+# matched torch on the machine it was written on, and is one ulp off on an AMD EPYC with AVX-512), and
+# log1p/expm1 are glibc's under ATEN_CPU_CAPABILITY=default but Sleef's under avx2/avx512 (one ulp apart
+# for 4.5% and 7.4% of float32 inputs). Measured over 4e6 float32 inputs, XLA's results are at most 1
+# (log), 5 (exp), 3 (log1p) and 6 (expm1) ulps from torch's, relative 4e-7 at most: rtol 1e-6 covers them
+# (differences.py: 'cpu_vector_math').
 @pytest.mark.parametrize(
     "fn",
     [
+        lambda t, D: D.Gumbel(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
+        lambda t, D: D.LogNormal(t.tensor(LOC), t.tensor(SCALE)).sample((3,)),
         lambda t, D: D.RelaxedBernoulli(t.tensor(0.5), t.tensor(P01)).sample((3,)),
         lambda t, D: D.RelaxedOneHotCategorical(t.tensor(2.0), logits=t.tensor(LOGITS)).sample((3,)),
         lambda t, D: D.Pareto(t.tensor(SCALE), 2.0).sample((3,)),

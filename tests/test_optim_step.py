@@ -263,3 +263,32 @@ def test_compiled_step_follows_scheduler() -> None:
             sched.step()
         losses.append(run)
     np.testing.assert_allclose(losses[1], losses[0], rtol=1e-5)
+
+
+def test_fma_follows_torchs_cpu_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch's AVX2/AVX-512 kernels fuse ``a * b + c``; its baseline x86-64 kernels round the product."""
+    import jax
+    import jax.numpy as jnp
+
+    from torchlike.optim import _math as M
+
+    x86 = M.platform.machine().lower() in ("x86_64", "amd64")
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+    assert M._torch_fuses() is not x86
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY")
+    monkeypatch.setattr(M, "_cpu_flags", lambda: {"sse4_2", "avx"})
+    assert M._torch_fuses() is not x86
+    monkeypatch.setattr(M, "_cpu_flags", lambda: {"avx", "avx2", "fma"})
+    assert M._torch_fuses()
+
+    def fma(fuses: bool) -> float:
+        monkeypatch.setattr(M, "_FUSES", fuses)
+
+        def kernel(a, c, zero):  # noqa: ANN001, ANN202
+            with M.fence_zero(zero):
+                return M._fma(a, a, c, jnp.float32)
+
+        # (1 + 2**-13)**2 - (1 + 2**-12) is 2**-26, which the product rounded to float32 loses
+        return float(jax.jit(kernel)(jnp.float32(1 + 2**-13), jnp.float32(-(1 + 2**-12)), np.int64(0)))
+
+    assert fma(True) == 2**-26 and fma(False) == 0.0

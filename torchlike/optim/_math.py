@@ -7,7 +7,10 @@ rounds. These helpers reproduce torch's CPU kernels op for op:
   bfloat16 and float32 tensors; float64 for float64) before it meets the tensor; float16 and
   bfloat16 tensors are computed in float32 and rounded after each op;
 - ``add(alpha=)``, ``addcmul`` and ``lerp`` are fused multiply-adds (torch's vectorised CPU
-  loops call ``fmadd``); ``addcdiv`` is ``self + (value * t1) / t2`` with no fma;
+  loops call ``fmadd``) where torch runs its AVX2 or AVX-512 kernels; its baseline x86-64 kernels
+  (``ATEN_CPU_CAPABILITY=default``, or a CPU without AVX2 and FMA) round the product first, and
+  so does ``_fma`` there (see ``_torch_fuses``); ``addcdiv`` is ``self + (value * t1) / t2`` with
+  no fma;
 - ``scalar / tensor`` is ``tensor.reciprocal() * scalar`` (torch's ``Tensor.__rtruediv__``).
 
 XLA rounds differently unless told not to. LLVM contracts a product feeding a sum into an fma
@@ -18,14 +21,18 @@ is exact there, so one rounding remains). XLA also turns division by a scalar in
 multiplication by its reciprocal, so that division is taken in float64 (float32) or kept with an
 optimization barrier (float64).
 
-Not reproduced: torch's CPU ``sqrt`` is MKL's vsSqrt, which is not correctly rounded (about
-0.5% of float32 results are one ulp off the IEEE square root used here), and float64 fmas are
-left to LLVM's contraction. Both leave one-ulp differences in some steps.
+Not reproduced: torch's CPU ``sqrt`` is MKL's vsSqrt, which is not correctly rounded, and MKL
+picks its code path from the CPU (vendor and instruction set; ``ATEN_CPU_CAPABILITY`` does not
+change it): about 0.5% of float32 results were one ulp off the IEEE square root used here on the
+machine this was written on, 17% on an AMD EPYC with AVX-512. float64 fmas are left to LLVM's
+contraction. Both leave one-ulp differences in some steps.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import platform
 from typing import Any, Iterator
 
 import jax
@@ -81,9 +88,45 @@ def _s_add(value: Any, dt: Any) -> Any:
     return jnp.asarray(value).astype(dt).astype(_opmath(dt))
 
 
+def _cpu_flags() -> set[str] | None:
+    """The CPU's feature flags from /proc/cpuinfo (None where that file is not there)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
+def _torch_fuses() -> bool:
+    """Whether torch's CPU kernels on this machine compute ``fmadd`` as one fused multiply-add.
+
+    torch picks its kernels once per process: ``ATEN_CPU_CAPABILITY`` if set (capped at what the
+    CPU supports), else the best the CPU supports; x86-64's AVX2 level needs ``avx2`` and ``fma``.
+    Its AVX2 and AVX-512 kernels fuse, its baseline x86-64 ("default") kernels do not. Other
+    architectures (NEON's ``fmadd`` fuses), or an x86-64 CPU whose flags can't be read, count as
+    fusing."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return True
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default":
+        return False
+    flags = _cpu_flags()
+    return flags is None or {"avx2", "fma"} <= flags
+
+
+_FUSES = _torch_fuses()
+
+
 def _fma(a: Any, b: Any, c: Any, dt: Any) -> Any:
-    """``a * b + c`` with one rounding (opmath operands), then cast to ``dt``."""
-    if _opmath(dt) == _F64 or not _exact[0]:
+    """``a * b + c`` (opmath operands) rounded as torch's CPU kernels here round it, then cast to ``dt``:
+    one rounding where they fuse, the product rounded first where they don't."""
+    if not _exact[0]:
+        return (a * b + c).astype(dt)  # plain arithmetic: XLA fuses freely
+    if not _FUSES:
+        return (_fence(a * b) + c).astype(dt)
+    if _opmath(dt) == _F64:
         return (a * b + c).astype(dt)  # left to LLVM's contraction
     return (a.astype(_F64) * b.astype(_F64) + c.astype(_F64)).astype(_F32).astype(dt)
 

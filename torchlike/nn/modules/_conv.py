@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import math
 from typing import Any
 
@@ -28,6 +29,20 @@ def _reverse_repeat_tuple(t: tuple, n: int) -> tuple:
     return tuple(x for x in reversed(t) for _ in range(n))
 
 
+def _literal_set(*items: str) -> set[str]:
+    """The set torch's code gets from the literal ``{items...}``, iterated in the same order.
+
+    Where two hashes collide, a set's iteration order depends on the order of insertion, so the
+    order a message prints changes with PYTHONHASHSEED. CPython 3.11 compiles a literal of three
+    or more constants into a frozenset constant, which the bytecode cache stores sorted by
+    marshalled bytes; torch's module, loaded from its cache, inserts the items in that order
+    (a two-item literal, in source order). Inserting them in the same order here prints the same
+    message as torch under any hash seed.
+    """
+    ordered = sorted(items, key=marshal.dumps) if len(items) > 2 else items
+    return set(frozenset(ordered))
+
+
 class _ConvNd(Module):
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
                      "out_channels", "kernel_size"]  # fmt: skip
@@ -42,13 +57,13 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        valid_strings = {"same", "valid"}
+        valid_strings = _literal_set("same", "valid")
         if isinstance(padding, str):
             if padding not in valid_strings:
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_strings}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        valid_modes = {"zeros", "reflect", "replicate", "circular"}
+        valid_modes = _literal_set("zeros", "reflect", "replicate", "circular")
         if padding_mode not in valid_modes:
             raise ValueError(
                 f"padding_mode must be one of {valid_modes}, but got padding_mode='{padding_mode}'"
