@@ -33,4 +33,6 @@ def test_doc_block_matches_torch(block, tmp_path: Path) -> None:
     expected = _run(block, tmp_path / "torch", alias=False)
     actual = _run(block, tmp_path / "torchlike", alias=True)
     divergence = first_divergence(expected, actual)
-    assert divergence is None, f"{block.id}: line {divergence.line}:\n  torch:     {divergence.expected}\n  torchlike: {divergence.actual}"
+    assert divergence is None, (
+        f"{block.id}: line {divergence.line}:\n  torch:     {divergence.expected}\n  torchlike: {divergence.actual}"
+    )

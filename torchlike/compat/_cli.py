@@ -177,11 +177,12 @@ def _run(parser: argparse.ArgumentParser, args: list[str]) -> int:
     if first in ("-h", "--help"):
         parser.print_help()
         return 0
-    if first == "-m" or (first.startswith("-m") and len(first) > 2):  # `-m mod` or `-mmod`, as python
-        module, rest = (args[1] if len(args) > 1 else None, args[2:]) if first == "-m" else (first[2:], args[1:])
-        if module is None:
+    if first == "-m":
+        if len(args) < 2:
             parser.error("argument -m: expected a module name")
-        return run_module(module, rest)
+        return run_module(args[1], args[2:])
+    if first.startswith("-m"):  # `-mmodule`, as python accepts
+        return run_module(first[2:], args[1:])
     if first == "--":
         if len(args) < 2:
             parser.error("a script is needed after --")
