@@ -153,7 +153,7 @@ def summary(stats: dict[str, list], test_name: str, what: str) -> str | None:
         return None
     counts = {o: sum(v == o for v in outcomes.values()) for o in ("passed", "failed", "skipped")}
     ran = counts["passed"] + counts["failed"]
-    return f"docs: {what} {ran} code blocks ({counts['passed']} passed, {counts['failed']} failed), {counts['skipped']} skipped"
+    return f"docs: {ran} code blocks {what} ({counts['passed']} passed, {counts['failed']} failed), {counts['skipped']} skipped"
 
 
 if __name__ == "__main__":
