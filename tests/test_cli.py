@@ -17,7 +17,7 @@ import torchlike
 from torchlike.compat._cli import main
 from torchlike.compat._compare import RunResult, compare_runs
 from torchlike.compat._lines import unified_diff
-from torchlike.compat._report import format_result, markdown_report
+from torchlike.compat._report import format_result, html_report, markdown_report
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -174,6 +174,10 @@ def test_compare_shows_a_unified_diff_of_the_first_differences() -> None:
     assert "\n    -A\n    +B\n" in text
     report = markdown_report([result], context=1)
     assert "```diff\n--- torch\n+++ torchlike\n@@ -10,3 +10,3 @@\n loss 9 0.5000\n-A\n+B\n end\n```" in report
+    assert (
+        "<pre class='diff'>--- torch\n+++ torchlike\n@@ -10,3 +10,3 @@\n loss 9 0.5000\n-A\n+B\n end</pre>"
+        in html_report([result], context=1)
+    )
     assert compare_runs("s.py", [], _run(expected), _run(expected)).diff() == []
 
 
