@@ -13,7 +13,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs"))
 
-from doc_blocks import missing_optional, python_blocks, run_block  # noqa: E402 - docs/ is not a package
+import doc_blocks  # noqa: E402 - docs/ is not a package
+from doc_blocks import missing_optional, python_blocks, read_blocks, run_block  # noqa: E402 - as above
 
 BLOCKS = python_blocks()
 
@@ -34,3 +35,48 @@ def test_doc_block(block, tmp_path: Path) -> None:
         if package is None:
             raise
         pytest.skip(f"needs {package}, which is not installed")
+
+
+_PAGE = """# A page
+
+```python
+import torch
+print(torch.ones(1))
+```
+
+````python no-run
+```python
+nested fence: shown, never run
+```
+````
+
+~~~py
+import torchlike
+~~~
+
+```bash
+echo not python
+```
+"""
+
+
+def test_read_blocks_rules(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text(_PAGE)
+    blocks = read_blocks(tmp_path / "page.md", tmp_path)
+    assert [(b.id, b.language, b.runs, b.plain_torch) for b in blocks] == [
+        ("page.md:4", "python", True, True),
+        ("page.md:9", "python", False, False),
+        ("page.md:15", "py", True, False),
+        ("page.md:19", "bash", False, False),
+    ]
+    assert blocks[1].code == "```python\nnested fence: shown, never run\n```\n"
+    assert run_block(blocks[0], tmp_path, alias=True) == "tensor([1.])\n"
+
+
+def test_missing_optional_packages(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doc_blocks.importlib.util, "find_spec", lambda name: None)
+    assert missing_optional(ModuleNotFoundError("No module named 'PIL'", name="PIL.Image")) == "Pillow"
+    assert missing_optional(ModuleNotFoundError("No module named 'scipy'", name="scipy")) is None
+    assert missing_optional(ValueError("PIL")) is None
+    monkeypatch.setattr(doc_blocks.importlib.util, "find_spec", lambda name: object())  # installed: a real error
+    assert missing_optional(ModuleNotFoundError("No module named 'PIL.x'", name="PIL")) is None
