@@ -18,7 +18,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BACKENDS = ["torch", "torch.compile", "torchlike", "torchlike.compile", "jax"]
+BACKENDS = ["torch", "torch.compile", "torchlike", "torchlike.lazy", "torchlike.compile", "jax"]
+# torchlike's execution mode per backend (its default depends on the machine: say it explicitly)
+_LAZY = {"torchlike": "0", "torchlike.lazy": "1", "torchlike.compile": "0"}
 
 
 def _device_name(device: str) -> str:
@@ -82,8 +84,11 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int) -
     t0 = time.perf_counter()
     sync(step())
     first = time.perf_counter() - t0
+    firsts = [first]
     for _ in range(warmup):
+        t0 = time.perf_counter()
         sync(step())
+        firsts.append(time.perf_counter() - t0)
     samples = []
     for _ in range(steps):
         t0 = time.perf_counter()
@@ -91,7 +96,7 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int) -
         samples.append(time.perf_counter() - t0)
     ms = statistics.median(samples) * 1e3
     return {"workload": workload, "backend": backend, "ms_per_step": ms, "steps_per_s": 1e3 / ms,
-            "first_step_s": first, "peak_mem_bytes": peak(),
+            "first_step_s": first, "warmup_s": firsts, "peak_mem_bytes": peak(),
             "tflops": (flops / (ms / 1e3) / 1e12) if flops else None}  # fmt: skip
 
 
@@ -114,7 +119,10 @@ def main() -> None:
         for b in a.backends.split(","):
             cmd = [sys.executable, __file__, "--one", w, b, "--device", a.device, "--steps", str(a.steps),
                    "--warmup", str(a.warmup)]  # fmt: skip
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            env = dict(os.environ)
+            if b in _LAZY:
+                env["TORCHLIKE_LAZY"] = _LAZY[b]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=env)
             if r.returncode != 0:
                 err = (r.stderr.strip().splitlines() or ["?"])[-1]
                 rows.append({"workload": w, "backend": b, "error": err})

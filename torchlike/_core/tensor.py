@@ -19,10 +19,12 @@ import numpy as np
 
 from . import device as _device
 from . import dtype as _dtype
+from . import lazy as _lazy
 from . import views as _views
 from .size import Size
 
 _getrefcount = sys.getrefcount
+LazyArray = _lazy.LazyArray
 
 # Set while torchlike.compile traces a function: sees every buffer created, read or written, so
 # that state living in pre-existing buffers becomes explicit inputs and outputs of the program.
@@ -52,10 +54,14 @@ class Buffer:
             hook.created(self)
 
     def get(self) -> Any:
+        """The current array, concrete (a pending lazy value is computed first)."""
         if hook is not None:
             hook.read(self)
         if self.np is None:
-            return self.array
+            a = self.array
+            if type(a) is LazyArray:
+                a = self.array = a.materialize()
+            return a
         if _getrefcount(self.np) > 2:  # shared with the user: they may have written to it
             self.array = jnp.array(self.np, copy=True)
         else:  # nobody else can see it any more: back to a plain array
@@ -63,16 +69,22 @@ class Buffer:
             self.np = self.np_strides = None
         return self.array
 
+    def peek(self) -> Any:
+        """The current array for a kernel: possibly a pending ``LazyArray`` (never for host reads)."""
+        if self.np is None and hook is None:
+            return self.array
+        return self.get()
+
     def set(self, array: Any) -> None:
         if hook is not None:
             hook.write(self)
-        if self.np is not None:
+        if self.np is not None:  # the user's numpy array sees writes at once
             np.copyto(self.np, np.asarray(array), casting="unsafe")
         self.array = array
 
     def to_numpy(self) -> np.ndarray:
         if self.np is None:
-            self.np = np.array(self.array)
+            self.np = np.array(self.get())
         return self.np
 
 
@@ -130,14 +142,24 @@ class Tensor:
     # --- reading the array -------------------------------------------------------------------
 
     def _data(self) -> Any:
-        """The current JAX array of this tensor."""
+        """The current JAX array of this tensor (concrete: pending lazy work is run first)."""
         view = self._view
         if view is None:
             return self._buf.get()
-        src = self._buf.get()
+        arr = self._peek()
+        if type(arr) is LazyArray:
+            arr = self._cache = arr.materialize()
+        return arr
+
+    def _peek(self) -> Any:
+        """The current array for a kernel: in lazy mode possibly a pending ``LazyArray``."""
+        view = self._view
+        if view is None:
+            return self._buf.peek()
+        src = self._buf.peek()
         if self._cache_src is src:
             return self._cache
-        arr = _views.read_kernel(view.steps)(src, *view.dyn)
+        arr = _lazy.call(_views.read_kernel(view.steps), (src, *view.dyn))
         self._cache = arr
         self._cache_src = src
         return arr
@@ -161,7 +183,7 @@ class Tensor:
                     "unsupported operation: more than one element of the written-to tensor refers to a single "
                     "memory location. Please clone() the tensor before performing the operation."
                 )
-            new_base = _views.write_kernel(view.steps)(buf.get(), value, *view.dyn)
+            new_base = _lazy.call(_views.write_kernel(view.steps), (buf.peek(), value, *view.dyn))
             buf.set(new_base)
             self._cache = value
             self._cache_src = new_base
@@ -175,7 +197,7 @@ class Tensor:
             return
         if _views.has_internal_overlap(view.shape, view.stride):
             self._assign(value)  # raises torch's overlap error
-        new_base = _views.write_kernel(view.steps)(self._buf.get(), value, *view.dyn)
+        new_base = _lazy.call(_views.write_kernel(view.steps), (self._buf.peek(), value, *view.dyn))
         self._buf.set(new_base)
         self._cache_src = None
         self._vc.v += 1
@@ -626,7 +648,7 @@ def _broadcast_cast(value: Any, shape: tuple, np_dtype: Any) -> Any:
     k = _bcast_kernels.get(key)
     if k is None:
         k = _bcast_kernels[key] = jax.jit(lambda v: jnp.broadcast_to(jnp.asarray(v).astype(np_dtype), shape))
-    return k(value)
+    return _lazy.call(k, (value,))
 
 
 Tensor.__module__ = "torchlike"  # the public path (the compat alias makes it 'torch')
@@ -698,7 +720,7 @@ def make_on(array: Any, device: _device.device, dtype: _dtype.dtype | None = Non
     """``make`` for an array created outside a kernel (on JAX's default device, the CPU): it is first
     moved to ``device`` so the tensor is where it says it is."""
     if device.type != "cpu" and not isinstance(array, jax.core.Tracer):  # traced: XLA places it
-        array = jax.device_put(array, _device.jax_device(device))
+        array = _lazy.put(array, _device.jax_device(device))
     return make(array, device, dtype)
 
 

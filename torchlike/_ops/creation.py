@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core import device as _device
 from .._core import dtype as D
+from .._core import lazy
 from .._core import tensor as T
 from .._core.size import Size
 from .._core.tensor import Tensor
@@ -36,7 +37,7 @@ def _place(arr: Any, dev: _device.device) -> Any:
     """Put a fresh array on ``dev`` (CPU arrays stay where JAX made them: the default device is CPU)."""
     if dev.type == "cpu":
         return arr
-    return jax.device_put(arr, _device.jax_device(dev))
+    return lazy.put(arr, _device.jax_device(dev))
 
 
 def from_array(arr: Any, dev: _device.device, requires_grad: bool = False, dtype: D.dtype | None = None) -> Tensor:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
+from .._core import lazy
 from .._core.tensor import Tensor
 from . import nn_ops as N
 from . import random as R
@@ -58,11 +61,16 @@ def _check_p(p: float) -> None:
 
 def _scaled_noise(mask: Any, p: float, dtype: D.dtype) -> Any:
     """``noise.div_(1 - p)`` in torch's arithmetic: a scalar divisor becomes a multiply by its reciprocal."""
-    import jax.numpy as jnp
-
     np_dt = np.float32 if dtype in (D.float16, D.bfloat16) else dtype.np
     inv = np.asarray(1, np_dt) / np.asarray(1 - p, np_dt)
-    return (jnp.asarray(mask).astype(np_dt) * inv).astype(dtype.np)
+    key = (np.dtype(np_dt), dtype)
+    k = _noise_kernels.get(key)
+    if k is None:
+        k = _noise_kernels[key] = jax.jit(lambda m, inv: (jnp.asarray(m).astype(np_dt) * inv).astype(dtype.np))
+    return lazy.call(k, (mask, inv))
+
+
+_noise_kernels: dict = {}
 
 
 def _finish(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
@@ -88,15 +96,12 @@ def dropout_impl(
     else:
         shape = tuple(input.shape)
     if p == 1:
-        import jax.numpy as jnp
-
         zero = from_array(jnp.zeros((), input.dtype.np), input.device)
         return _finish(input, N._dropout_apply(input, zero), inplace)
     mask = keep_mask(input, shape, 1 - p, like_input=not feature)
     if not alpha:
         noise = from_array(_scaled_noise(mask, p, input.dtype), input.device)
         return _finish(input, N._dropout_apply(input, noise), inplace)
-    import jax.numpy as jnp
 
     alpha_ = 1.7580993408473766
     a = 1.0 / math.sqrt((alpha_ * alpha_ * p + 1) * (1 - p))

@@ -16,6 +16,7 @@ import numpy as np
 from jax import lax
 
 from .._core import dtype as D
+from .._core import lazy
 from .._core.tensor import Tensor
 from .linalg import _same_dtype
 from .registry import OptRawTensor, RawTensor, Scalar, defop
@@ -30,7 +31,15 @@ __all__ = [
 def host_values(t: Tensor) -> np.ndarray | None:
     """``t``'s values on the host for torch's value checks, or None inside compiled code (the checks are
     skipped there: reading a traced value would force a graph break)."""
-    arr = t._data()
+    arr = t._peek()
+    if type(arr) is lazy.LazyArray:
+        # A pending view (``target.reshape(-1)``) of a concrete tensor holding the same elements: read the
+        # base, so the check needs no flush of the lazy graph
+        base = t._buf.peek()
+        if (type(base) is not lazy.LazyArray and not isinstance(base, jax.core.Tracer) and base.size == t.numel()
+                and base.dtype == t._dtype.np):
+            return np.asarray(base)
+        arr = arr.materialize("value check")
     if isinstance(arr, jax.core.Tracer):
         return None
     return np.asarray(arr)

@@ -19,6 +19,7 @@ import numpy as np
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import generator as G
+from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
@@ -180,7 +181,7 @@ def _draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, contiguous: bool
     if trace_rng is not None:
         return trace_rng.draw(kind, shape, dt, **params)
     if gen._cpu is None:
-        return _jax_draw(kind, gen._next_key(), shape, dt, **params)
+        return _key_stream_draw(kind, gen, shape, dt, params)
     cpu = gen._cpu
     if kind == "uniform":
         return G.uniform(cpu, shape, dt, params["low"], params["high"])
@@ -201,6 +202,32 @@ def _draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, contiguous: bool
     if kind == "bernoulli":
         return G.bernoulli(cpu, params["p"], shape, dt)
     raise ValueError(kind)
+
+
+_draw_kernels: dict = {}
+
+
+def _key_stream_draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, params: dict) -> Any:
+    """A draw from ``gen``'s key stream as one kernel of (seed, counter): a single dispatch eagerly, and a
+    node of the pending graph in lazy mode (the counter is an argument, so every step reuses the program)."""
+    try:
+        key = (kind, shape, dt, tuple(sorted(params.items())), gen.device)
+        k = _draw_kernels.get(key)
+    except TypeError:  # an array-valued parameter (bernoulli's p): drawn as before
+        return _jax_draw(kind, gen._next_key(), shape, dt, **params)
+    if k is None:
+        if len(_draw_kernels) > 1024:
+            _draw_kernels.clear()
+
+        def k(seed: Any, counter: Any) -> Any:
+            return _jax_draw(kind, jax.random.fold_in(jax.random.PRNGKey(seed), counter), shape, dt, **params)
+
+        dev = gen.device
+        placed = None if dev.type == "cpu" else jax.sharding.SingleDeviceSharding(_device.jax_device(dev))
+        k = _draw_kernels[key] = jax.jit(k, out_shardings=placed)
+    counter = gen._counter
+    gen._counter += 1
+    return lazy.call(k, (np.int64(gen._seed & 0xFFFFFFFF), np.int64(counter)))
 
 
 def _jax_draw(kind: str, key: Any, shape: tuple, dt: D.dtype, **p: Any) -> Any:
@@ -249,7 +276,7 @@ def _memory_order(values: Any, shape: tuple, stride: tuple) -> Any:
 def _to_device(values: Any, dev: _device.device) -> Any:
     if isinstance(values, np.ndarray):
         values = jnp.asarray(values)
-    if dev.type == "cpu" or isinstance(values, jax.core.Tracer):
+    if dev.type == "cpu" or isinstance(values, (jax.core.Tracer, lazy.LazyArray)):  # key-stream draws are placed
         return values
     return jax.device_put(values, _device.jax_device(dev))
 

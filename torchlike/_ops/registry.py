@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core import device as _device
 from .._core import dtype as D
+from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
@@ -333,7 +334,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             if a._view is None and buf.np is None and T.hook is None:
                 arrays.append(buf.array)
             else:
-                arrays.append(a._data())
+                arrays.append(a._peek())
             tensors.append((i, a))
             any_rg = any_rg or a._rg
             if kind in _PROMOTED:
@@ -348,7 +349,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                     device = dev
                 elif dev is not device and device != dev:
                     device = _merge_device(device, dev, t)
-                items.append(t._data())
+                items.append(t._peek())
                 any_rg = any_rg or t._rg
                 promo.append((t._dtype, 2 if t._shape else 1))
             arrays.append(items)
@@ -418,9 +419,13 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     if kernel is None:
         kernel = _build_kernel(op, static, cdt, baked or (), key, precast)
     try:
-        result = kernel(*arrays)
+        result = lazy.call(kernel, arrays) if lazy._on else kernel(*arrays)
     except (ValueError, TypeError) as e:
-        if "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
+        concrete = lazy.concrete_tree(arrays)
+        if concrete is not arrays:  # values left pending from lazy mode
+            arrays = concrete
+            result = kernel(*arrays)
+        elif "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
             result = kernel(*_device.onto_mesh(arrays, e))
         elif "ncompatible shapes for broadcasting" in str(e):
             raise _broadcast_error(arrays) or e from None
@@ -599,7 +604,7 @@ def copy_to_out(result: Tensor, out: Tensor) -> None:
             "add(): functions with out=... arguments don't support automatic differentiation, but one of the "
             "arguments requires grad."
         )
-    arr = result._data()
+    arr = result._peek()
     if result._shape != out._shape:
         if out.numel() != 0:
             import warnings
@@ -701,7 +706,7 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
         if isinstance(leaf, Tensor):
             if device is None:
                 device = leaf._buf.device
-            arrays.append(leaf._data())
+            arrays.append(leaf._peek())
             tensors.append((i, leaf))
         else:
             arrays.append(leaf)
@@ -709,7 +714,7 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
     flat = _flat_kernels.get(key)
     if flat is None:
         flat = _flat_kernels[key] = _flattened(kernel, treedef)
-    result = flat(*arrays)
+    result = lazy.call(flat, arrays)
     if device is None:
         from .._core import device as _device
 

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from . import anomaly_mode
@@ -279,7 +280,7 @@ def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> t
 def _mesh_safe(k: Any, *args: Any) -> Any:
     """Call ``k``; if single-device and mesh-sharded arrays meet (DataParallel), replicate and retry."""
     try:
-        return k(*args)
+        return lazy.call(k, args)
     except ValueError as e:
         if "ncompatible devices" not in str(e):
             raise
@@ -301,20 +302,20 @@ def _hooks_on_node(nodes: list) -> Any:
                 r = hook(outs)
                 if r is not None:
                     outs = r
-            slot = {k: o._data() for k, o in enumerate(outs) if o is not None}
+            slot = {k: o._peek() for k, o in enumerate(outs) if o is not None}
         if node.pre_hooks:
             for nr, hooks in node.pre_hooks.items():
                 if nr in slot:
                     for hook in hooks:
                         r = hook(_as_tensor(slot[nr], node, nr))
                         if r is not None:
-                            slot[nr] = r._data()
+                            slot[nr] = r._peek()
         if node.retained:
             for nr, ref in node.retained.items():
                 t = ref()
                 if t is not None and nr in slot:
                     g = _as_tensor(slot[nr], node, nr)
-                    t._grad = g if t._grad is None else T.make(t._grad._data() + g._data(), g._buf.device)
+                    t._grad = g if t._grad is None else T.make(t._grad._peek() + g._peek(), g._buf.device)
         return slot
 
     return on_node
@@ -410,7 +411,7 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
             leaf_grads, wanted = _higher.run(prog, grads)
         else:
-            root_cts = [g._data() for g in grads]
+            root_cts = [g._peek() for g in grads]
             leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate)
     finally:
         _with_inputs.pop()
@@ -489,7 +490,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
                 _programs[prog.key] = entry
             if not isinstance(entry, int):
                 olds = [
-                    (l.variable._grad._data() if accumulate and l.variable._grad is not None else None)
+                    (l.variable._grad._peek() if accumulate and l.variable._grad is not None else None)
                     for l in prog.leaves
                 ]
                 stats["fused_calls"] += 1
@@ -532,7 +533,7 @@ def _node_post_hooks(nodes: list, device: Any) -> Any:
             r = hook(grad_inputs, grad_outputs)
             if r is not None:
                 grad_inputs = tuple(r)
-        return [None if g is None else g._data() for g in grad_inputs]
+        return [None if g is None else g._peek() for g in grad_inputs]
 
     return after
 
@@ -577,7 +578,7 @@ def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
             r = hook(gt)
             if r is not None:
                 gt = r
-        arr = gt._data()
+        arr = gt._peek()
     if arr.dtype != t._dtype.np:
         arr = arr.astype(t._dtype.np)
     old = t._grad
@@ -586,7 +587,7 @@ def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
     elif summed:
         old._assign(arr)
     else:
-        old._assign(old._data() + arr)
+        old._assign(old._peek() + arr)
     for hook in t.__dict__.get("_post_acc_hooks", ()):
         hook(t)
     if leaf.hooks:

@@ -283,11 +283,11 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
 
     track = grad_mode._enabled and (result._rg or (t._base_t is not None and t._base_t._rg) or t._rg)
     if not track:
-        t._assign(result._data())
+        t._assign(result._peek())
         return
     base = t._base_t
     if base is None:
-        t._assign(result._data())
+        t._assign(result._peek())
         t._node = result._node
         t._out_nr = result._out_nr
         t._rg = result._rg
@@ -298,7 +298,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
     old_base._rg = base._rg
     old_base._node = base._node
     old_base._out_nr = base._out_nr
-    t._assign(result._data())
+    t._assign(result._peek())
     _record_copy_slices(base, old_base, t._view, result)
     _refresh_saved(result._node, t, result)
     _refresh_view_node(t)
@@ -343,7 +343,7 @@ def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:
     from .._core import views
 
-    args = [old_base._data(), value._data(), *view.dyn]
+    args = [old_base._peek(), value._peek(), *view.dyn]
     _attach(base, "CopySlices", views.write_kernel(view.steps), args, (old_base, value))
 
 
@@ -355,9 +355,9 @@ def _refresh_view_node(t: Tensor) -> None:
     t._node_v = t._vc.v
     if base._rg:
         view = t._view
-        _attach(t, "AsStridedBackward0", views.read_kernel(view.steps), [base._data(), *view.dyn], (base,))
+        _attach(t, "AsStridedBackward0", views.read_kernel(view.steps), [base._peek(), *view.dyn], (base,))
 
 
 def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
     """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
-    _attach(out, name, kernel, [input._data(), *dyn], (input,))
+    _attach(out, name, kernel, [input._peek(), *dyn], (input,))

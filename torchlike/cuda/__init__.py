@@ -75,6 +75,10 @@ def synchronize(device: Any = None) -> None:
     _lazy_check()
     import jax
 
+    from .._core import lazy
+
+    lazy.flush("synchronize")
+
     jax.effects_barrier()
 
 

@@ -29,6 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from . import _math as M
@@ -164,7 +165,7 @@ class FusedOptimizer(Optimizer):
         if init is None:
             return
         sdt = np.dtype(_get_scalar_dtype(group.get("fused")).np)
-        arrays = _fused_init(init, static, h, sdt, [p._data() for p in params])
+        arrays = lazy.call(_init_kernel(init, static, sdt), (h, [p._peek() for p in params]))
         for p, d in zip(params, arrays):
             st = self.state[p]
             dev = p.device
@@ -176,6 +177,8 @@ class FusedOptimizer(Optimizer):
         """One optimization step (the closure, if given, is run first with grad enabled)."""
         loss = _closure_loss(closure)
         self._fused_step()
+        if lazy._on:  # the step ends a training iteration: launch it (asynchronously) as one program
+            lazy.flush("optimizer step")
         return loss
 
     def _fused_step(self) -> None:
@@ -195,15 +198,15 @@ class FusedOptimizer(Optimizer):
             statics.append(static)
             hypers.append(h)
             plist.append(ps)
-            params.append([p._data() for p in ps])
-            grads.append([p._grad._data() for p in ps])
+            params.append([p._peek() for p in ps])
+            grads.append([p._grad._peek() for p in ps])
             states.append([_arrays(state.get(p)) for p in ps])
         if not plist:
             return
         # torch's CPU rounding is reproduced in eager steps only: like torch.compile, a compiled step
         # promises the same maths, not the same last bits, and the fences would stop XLA fusing it
         exact = T.hook is None and all(p.device.type == "cpu" for ps in plist for p in ps)
-        out = fused_update(type(self), tuple(statics), hypers, params, grads, states, _ZERO, exact)
+        out = lazy.call(_step_kernel(type(self), tuple(statics), exact), (hypers, params, grads, states, _ZERO))
         for ps, results in zip(plist, out):
             for p, (new_p, new_state) in zip(ps, results):
                 p._assign(new_p)
@@ -245,7 +248,42 @@ class FusedOptimizer(Optimizer):
 def _arrays(st: dict | None) -> dict:
     if not st:
         return {}
-    return {k: v._data() for k, v in st.items() if isinstance(v, Tensor)}
+    return {k: v._peek() for k, v in st.items() if isinstance(v, Tensor)}
+
+
+_step_kernels: dict = {}
+_init_kernels: dict = {}
+
+
+def _init_kernel(init: Callable, static: tuple, scalar_dtype: Any) -> Callable:
+    """``_fused_init`` with its static arguments bound (one function object per structure, as ``_step_kernel``)."""
+    key = (init, static, scalar_dtype)
+    k = _init_kernels.get(key)
+    if k is None:
+        if len(_init_kernels) > 256:
+            _init_kernels.clear()
+
+        def k(h: Any, params: list) -> list:
+            return _fused_init(init, static, h, scalar_dtype, params)
+
+        _init_kernels[key] = k
+    return k
+
+
+def _step_kernel(cls: type, statics: tuple, exact: bool) -> Callable:
+    """``fused_update`` with its static arguments bound: one function object per optimizer structure, so
+    a lazy graph's key sees the same node every step."""
+    key = (cls, statics, exact)
+    k = _step_kernels.get(key)
+    if k is None:
+        if len(_step_kernels) > 256:
+            _step_kernels.clear()
+
+        def k(hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
+            return fused_update(cls, statics, hypers, params, grads, states, zero, exact)
+
+        _step_kernels[key] = k
+    return k
 
 
 def hyper(*values: Any) -> tuple:

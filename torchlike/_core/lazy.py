@@ -1,0 +1,576 @@
+"""Lazy execution: kernels record nodes, and XLA runs the pending graph as one program.
+
+While lazy mode is on, ``call(fn, args)`` (``fn`` a pure, usually jitted, function of arrays)
+does not run ``fn``: it works out the result's shape and dtype by abstract evaluation (cached
+per function and input signature, so torch's errors still raise at the op) and returns
+``LazyArray`` placeholders. Ops, the backward that ``loss.backward()`` emits, optimizer
+updates and in-place writes all land in one pending graph. When a value is needed on the host
+(``item``, printing, ``numpy``...), at an optimizer step, or when the graph grows past a limit,
+``flush`` runs the whole graph as one XLA program and fills in every placeholder that is still
+referenced; intermediates nobody holds are fused away.
+
+Each node's structural key (its function's signature entry and where its inputs come from) is
+appended while recording, so the graph's key is known at a flush without walking it. Leaves
+(parameters, inputs, lifted scalars) are program arguments, never constants.
+
+Cold, then hot: a structure seen for the first time runs node by node on the ordinary cached
+kernels (today's eager cost); once it recurs it is compiled (in a background thread) and the
+compiled program takes over when ready. Off the CPU, where every new one-op kernel is a slow
+compile, a structure is compiled whole the first time it is seen. Caches are bounded LRUs and
+``stats`` counts compiles, hits, cold runs and flush reasons.
+
+This module knows arrays only (no Tensor): it sits in ``_core`` below the op table.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import os
+import sys
+import threading
+import weakref
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["LazyArray", "call", "flush", "enabled", "set_enabled", "stats", "flush_reasons"]
+
+_tree_flatten = jax.tree_util.tree_flatten
+_tree_unflatten = jax.tree_util.tree_unflatten
+_tree_leaves = jax.tree_util.tree_leaves
+
+
+def _env_flag(name: str, default: str) -> str:
+    return os.environ.get(name, default).strip().lower()
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+def _default_on() -> bool:
+    value = _env_flag("TORCHLIKE_LAZY", "auto")
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    try:  # auto: on where a GPU makes one-op dispatch expensive
+        return any(d.platform != "cpu" for d in jax.devices())
+    except RuntimeError:
+        return False
+
+
+_on = _default_on()
+MAX_NODES = int(os.environ.get("TORCHLIKE_LAZY_MAX_NODES", "20000"))  # flush when the graph gets this big
+PROGRAM_CACHE_SIZE = int(os.environ.get("TORCHLIKE_LAZY_CACHE_SIZE", "64"))
+SIGNATURE_CACHE_SIZE = 8192
+# How many times a structure is seen before its program is compiled ("0": per backend, see _compile_after)
+_COMPILE_AFTER = int(os.environ.get("TORCHLIKE_LAZY_COMPILE_AFTER", "0"))
+_BACKGROUND = _env_flag("TORCHLIKE_LAZY_BACKGROUND", "1") not in ("0", "false", "no", "off")
+_TRACE = _env_flag("TORCHLIKE_LAZY_TRACE", "0") in ("1", "true", "yes", "on")
+
+stats: collections.Counter = collections.Counter()  # nodes, flushes, compiles, hits, cold_runs...
+flush_reasons: collections.Counter = collections.Counter()
+flush_sites: collections.Counter = collections.Counter()  # with TORCHLIKE_LAZY_TRACE=1: where values were read
+
+_lock = threading.RLock()
+
+
+def enabled() -> bool:
+    """Whether ops record lazily (``TORCHLIKE_LAZY=1``, or ``set_enabled(True)``)."""
+    return _on
+
+
+def set_enabled(on: bool) -> None:
+    """Turn lazy recording on or off; turning it off first runs whatever is pending."""
+    global _on
+    if not on:
+        flush("lazy mode off")
+    _on = bool(on)
+
+
+# --- the placeholder ---------------------------------------------------------------------------
+
+
+class LazyArray:
+    """A pending array: shape and dtype now, the value after the graph holding it is flushed."""
+
+    __slots__ = ("shape", "dtype", "sig", "graph", "slot", "value", "__weakref__")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def weak_type(self) -> bool:
+        return self.sig[2]
+
+    def materialize(self, reason: str = "value read") -> Any:
+        """The concrete ``jax.Array`` (flushing the pending graph if needed)."""
+        if self.graph is not None:
+            flush(reason)
+        return self.value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = np.asarray(self.materialize())
+        return a if dtype is None else a.astype(dtype)
+
+    def devices(self) -> set:
+        if self.graph is None:
+            return self.value.devices()
+        return {self.graph.device or jax.devices()[0]}
+
+    def block_until_ready(self) -> Any:
+        return self.materialize().block_until_ready()
+
+    def astype(self, dtype: Any) -> Any:
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        k = _astype_kernels.get(dtype)
+        if k is None:
+            k = _astype_kernels[dtype] = jax.jit(lambda x: x.astype(dtype))
+        return call(k, (self,))
+
+    def reshape(self, *shape: Any) -> Any:
+        shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return call(_method("reshape", shape), (self,))
+
+    def __getitem__(self, index: Any) -> Any:
+        try:
+            return call(_method("__getitem__", index), (self,))
+        except TypeError:  # an array index: not hashable, not static
+            return self.materialize()[index]
+
+    def __add__(self, other: Any) -> Any:
+        return call(_add, (self, other))
+
+    def __radd__(self, other: Any) -> Any:
+        return call(_add, (other, self))
+
+    def __sub__(self, other: Any) -> Any:
+        return call(_sub, (self, other))
+
+    def __rsub__(self, other: Any) -> Any:
+        return call(_sub, (other, self))
+
+    def __mul__(self, other: Any) -> Any:
+        return call(_mul, (self, other))
+
+    def __rmul__(self, other: Any) -> Any:
+        return call(_mul, (other, self))
+
+    def __neg__(self) -> Any:
+        return call(_neg, (self,))
+
+    def __repr__(self) -> str:
+        state = "pending" if self.graph is not None else "ready"
+        return f"LazyArray(shape={self.shape}, dtype={self.dtype}, {state})"
+
+
+_astype_kernels: dict = {}
+_method_kernels: dict = {}
+
+
+def _method(name: str, arg: Any) -> Callable:
+    """A cached kernel ``x.<name>(arg)`` (static ``arg``) for the array methods callers use on results."""
+    key = (name, arg)
+    k = _method_kernels.get(key)
+    if k is None:
+        k = _method_kernels[key] = jax.jit(lambda x: getattr(x, name)(arg))
+    return k
+_add = jax.jit(jnp.add)
+_sub = jax.jit(jnp.subtract)
+_mul = jax.jit(jnp.multiply)
+_neg = jax.jit(jnp.negative)
+_new_lazy = object.__new__
+
+
+def concrete(x: Any) -> Any:
+    """``x`` with a LazyArray replaced by its value (flushing if needed); anything else as is."""
+    if type(x) is LazyArray:
+        return x.materialize()
+    return x
+
+
+def concrete_tree(tree: Any) -> Any:
+    """``concrete`` over a pytree (lists and tuples of arrays, as kernels take them)."""
+    leaves, treedef = _tree_flatten(tree)
+    if not any(type(x) is LazyArray for x in leaves):
+        return tree
+    return _tree_unflatten(treedef, [concrete(x) for x in leaves])
+
+
+# --- the pending graph -------------------------------------------------------------------------
+
+
+class _Graph:
+    __slots__ = ("nodes", "leaves", "leaf_index", "key", "outs", "device")
+
+    def __init__(self) -> None:
+        self.nodes: list = []  # (fn, treedef, refs, first_slot, n_out, single)
+        self.leaves: list = []  # concrete arrays and scalars: the program's arguments
+        self.leaf_index: dict = {}  # id(array) -> leaf position (arrays are deduplicated)
+        self.key: list = []  # per node: (signature entry, refs)
+        self.outs: list = []  # per slot: weakref to its LazyArray
+        self.device = None
+
+
+class _Sig:
+    """The abstract evaluation of one function on one input signature (shared by every node that
+    calls it so; its identity is part of the structural key)."""
+
+    __slots__ = ("out", "treedef", "single", "__weakref__")
+
+
+_graph = _Graph()
+_running = False  # while a flush runs kernels concretely: they must not record again
+_sigs: collections.OrderedDict = collections.OrderedDict()
+
+_ARRAY_TYPES: tuple = ()
+_SCALARS = (bool, int, float, complex)
+
+
+def _array_types() -> tuple:
+    global _ARRAY_TYPES
+    if not _ARRAY_TYPES:
+        _ARRAY_TYPES = (type(jnp.zeros(())),)
+    return _ARRAY_TYPES
+
+
+def _struct(x: Any) -> Any:
+    if type(x) in _SCALARS:
+        return x
+    sharding = getattr(x, "sharding", None) if type(x) in _ARRAY_TYPES else None
+    return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False), sharding=sharding)
+
+
+def _signature(fn: Callable, treedef: Any, sig: tuple, flat: list) -> _Sig:
+    key = (fn, treedef, sig)
+    entry = _sigs.get(key)
+    if entry is not None:
+        return entry
+    structs = [_struct(x) for x in flat]
+    out = jax.eval_shape(lambda *xs: fn(*_tree_unflatten(treedef, xs)), *structs)
+    out_leaves, out_tree = _tree_flatten(out)
+    entry = _Sig()
+    entry.out = tuple((tuple(o.shape), np.dtype(o.dtype), bool(getattr(o, "weak_type", False))) for o in out_leaves)
+    entry.treedef = out_tree
+    entry.single = out_tree.num_nodes == 1 and out_tree.num_leaves == 1
+    _sigs[key] = entry
+    if len(_sigs) > SIGNATURE_CACHE_SIZE:
+        _sigs.popitem(last=False)
+    stats["signatures"] += 1
+    return entry
+
+
+def call(fn: Callable, args: tuple | list) -> Any:
+    """``fn(*args)``, recorded in the pending graph while lazy mode is on.
+
+    ``args`` may hold arrays, LazyArrays, Python scalars, None and (nested) lists of those. Outside
+    lazy mode, or when an argument is being traced by JAX, pending inputs are materialized and
+    ``fn`` runs now.
+    """
+    if not _on or _running:
+        try:
+            return fn(*args)
+        except (TypeError, ValueError):  # a pending value left from lazy mode: JAX refuses it
+            c = concrete_tree(args)
+            if c is args:
+                raise
+            return fn(*c)
+    leaves, treedef = _tree_flatten(args)
+    arr_types = _ARRAY_TYPES or _array_types()
+    with _lock:
+        g = _graph
+        refs = []
+        sig = []
+        for x in leaves:
+            t = type(x)
+            if t is LazyArray:
+                if x.graph is g:
+                    refs.append(x.slot)
+                    sig.append(x.sig)
+                    continue
+                x = x.materialize()
+                t = type(x)
+            if t in arr_types or t is np.ndarray:
+                i = g.leaf_index.get(id(x))
+                if i is None:
+                    i = len(g.leaves)
+                    g.leaves.append(x)
+                    g.leaf_index[id(x)] = i
+                    if g.device is None and t is not np.ndarray:
+                        g.device = _one_device(x)
+                refs.append(~i)
+                sig.append((x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+            elif t in _SCALARS:
+                refs.append(~len(g.leaves))
+                g.leaves.append(x)
+                sig.append(t)
+            elif isinstance(x, np.generic):
+                refs.append(~len(g.leaves))
+                g.leaves.append(x)
+                sig.append((x.dtype,))
+            else:  # a tracer (inside jax.jit/grad/vmap) or something foreign: run now
+                return fn(*concrete_tree(args))
+        refs = tuple(refs)
+        entry = _signature(fn, treedef, tuple(sig), leaves)
+        first = len(g.outs)
+        outs = []
+        for shape, dtype, weak in entry.out:
+            z = _new_lazy(LazyArray)
+            z.shape = shape
+            z.dtype = dtype
+            z.sig = (shape, dtype, weak)
+            z.graph = g
+            z.slot = len(g.outs)
+            z.value = None
+            g.outs.append(weakref.ref(z))
+            outs.append(z)
+        g.nodes.append((fn, treedef, refs, first, len(outs), entry.single))
+        g.key.append((entry, refs))
+        stats["nodes"] += 1
+        if len(g.nodes) >= MAX_NODES:
+            flush("node limit")
+    if entry.single:
+        return outs[0]
+    return _tree_unflatten(entry.treedef, outs)
+
+
+def _one_device(x: Any) -> Any:
+    try:
+        devs = x.devices()
+    except Exception:
+        return None
+    return next(iter(devs)) if len(devs) == 1 else None
+
+
+_put_kernels: dict = {}
+
+
+def put(x: Any, device: Any) -> Any:
+    """``jax.device_put(x, device)``; a pending ``x`` moves inside the program instead."""
+    if type(x) is not LazyArray:
+        return jax.device_put(x, device)
+    k = _put_kernels.get(device)
+    if k is None:
+        k = _put_kernels[device] = jax.jit(lambda a: a, out_shardings=jax.sharding.SingleDeviceSharding(device))
+    return call(k, (x,))
+
+
+# --- running a graph ---------------------------------------------------------------------------
+
+
+class _Program:
+    """One graph structure: how often it was seen, its plan, and its compiled program once built."""
+
+    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves")
+
+    def __init__(self, plan: tuple, live: tuple, n_leaves: int) -> None:
+        self.seen = 0
+        self.plan = plan
+        self.live = live
+        self.n_leaves = n_leaves
+        self.compiled = None
+        self.compiling = False
+        self.failed = False
+
+
+_programs: collections.OrderedDict = collections.OrderedDict()
+
+
+def _run_plan(plan: tuple, live: tuple, leaves: list, free: tuple | None = None) -> list:
+    """Run ``plan`` (node by node; traced inside the compiled program, concretely on the cold path)."""
+    env: dict = {}
+    for i, (fn, treedef, refs, first, n_out, single) in enumerate(plan):
+        flat = [env[r] if r >= 0 else leaves[~r] for r in refs]
+        out = fn(*_tree_unflatten(treedef, flat))
+        if single:
+            env[first] = out
+        else:
+            for k, v in enumerate(_tree_leaves(out)):
+                env[first + k] = v
+        if free is not None:
+            for s in free[i]:
+                env.pop(s, None)
+    return [env[s] for s in live]
+
+
+def _frees(plan: tuple, live: tuple) -> tuple:
+    """Per node, the slots whose last reader it is (dropped after it on the cold path)."""
+    last: dict = {}
+    for i, (_, _, refs, first, n_out, _) in enumerate(plan):
+        for s in range(first, first + n_out):
+            last[s] = i  # an output nobody reads dies right after its node
+        for r in refs:
+            if r >= 0:
+                last[r] = i
+    keep = set(live)
+    out: list = [[] for _ in plan]
+    for s, i in last.items():
+        if s not in keep:
+            out[i].append(s)
+    return tuple(tuple(x) for x in out)
+
+
+def _compile_after(device: Any) -> int:
+    if _COMPILE_AFTER > 0:
+        return _COMPILE_AFTER
+    platform = getattr(device, "platform", "cpu")
+    return 2 if platform == "cpu" else 1
+
+
+def _build(prog: _Program, leaves: list, background: bool) -> None:
+    plan, live = prog.plan, prog.live
+
+    def program(leaves: list) -> list:
+        return _run_plan(plan, live, leaves)
+
+    # Python scalars are arguments too (weakly typed, as in the kernels), never baked constants
+    structs = [
+        jax.ShapeDtypeStruct((), jnp.asarray(x).dtype, weak_type=type(x) is not bool) if type(x) in _SCALARS
+        else _struct(x)
+        for x in leaves
+    ]
+
+    def work() -> None:
+        try:
+            prog.compiled = jax.jit(program).lower(structs).compile()
+            stats["compiles"] += 1
+        except Exception:  # the cold path stays correct; never retry a structure that failed
+            prog.failed = True
+            stats["compile_failures"] += 1
+        finally:
+            prog.compiling = False
+
+    prog.compiling = True
+    if background:
+        t = threading.Thread(target=work, name="torchlike-lazy-compile", daemon=True)
+        _compiling.add(t)
+        t.start()
+    else:
+        work()
+
+
+_compiling: weakref.WeakSet = weakref.WeakSet()
+
+
+if hasattr(os, "register_at_fork"):  # a forked worker must not inherit (and rerun) pending work
+    os.register_at_fork(before=lambda: flush("fork"))
+
+
+@atexit.register
+def _join_compiles() -> None:
+    # NOTE: a daemon thread killed inside XLA's compiler at interpreter exit aborts the process
+    for t in list(_compiling):
+        t.join()
+
+
+def flush(reason: str = "explicit") -> None:
+    """Run everything pending as one program and fill in the placeholders still referenced."""
+    global _graph, _running
+    with _lock:
+        g = _graph
+        if not g.nodes:
+            return
+        _graph = _Graph()
+        _running = True
+        try:
+            _run_graph(g, reason)
+        finally:
+            _running = False
+
+
+def _run_graph(g: _Graph, reason: str) -> None:
+    stats["flushes"] += 1
+    flush_reasons[reason] += 1
+    if _TRACE:
+        flush_sites[_user_site()] += 1
+    live_objs = []
+    live_slots = []
+    for s, ref in enumerate(g.outs):
+        z = ref()
+        if z is not None:
+            live_objs.append(z)
+            live_slots.append(s)
+    live = tuple(live_slots)
+    if not live:  # nothing pending is referenced any more: pure kernels, nothing to run
+        stats["dead_flushes"] += 1
+        return
+    key = (tuple(g.key), live)
+    prog = _programs.get(key)
+    if prog is None:
+        prog = _Program(tuple(g.nodes), live, len(g.leaves))
+        _programs[key] = prog
+        while len(_programs) > PROGRAM_CACHE_SIZE:
+            _programs.popitem(last=False)
+            stats["evictions"] += 1
+    else:
+        _programs.move_to_end(key)
+    prog.seen += 1
+    leaves = g.leaves
+    if prog.compiled is None and not prog.compiling and not prog.failed \
+            and prog.seen >= _compile_after(g.device):
+        first = prog.seen == 1
+        _build(prog, leaves, background=_BACKGROUND and not first)
+    values = None
+    if prog.compiled is not None:
+        try:
+            values = prog.compiled(leaves)
+            stats["hits"] += 1
+        except Exception:  # e.g. arrays committed to other devices than at compile time
+            prog.compiled = None
+            prog.failed = True
+            stats["compile_failures"] += 1
+    if values is None:
+        stats["cold_runs"] += 1
+        plan = prog.plan
+        values = _run_plan(plan, live, leaves, _frees(plan, live))
+    for z, v in zip(live_objs, values):
+        z.value = v
+        z.graph = None
+
+
+def _user_site() -> str:
+    """Where a value was asked for: the first frame outside torchlike, and the torchlike function below it."""
+    f = sys._getframe(2)
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    here = os.path.abspath(__file__)
+    inner = None
+    while f is not None:
+        name = os.path.abspath(f.f_code.co_filename)
+        if name.startswith(pkg) or name == "<string>" or f.f_code.co_filename == "<string>":
+            if inner is None and name != here and "/_core/tensor.py" not in name:
+                inner = f"{os.path.relpath(name, pkg)}:{f.f_lineno} {f.f_code.co_name}"
+            f = f.f_back
+            continue
+        break
+    site = "<torchlike>" if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+    return f"{site} via {inner}" if inner else site
+
+
+def pending() -> int:
+    """How many nodes are recorded and not yet run."""
+    return len(_graph.nodes)
+
+
+def reset_stats() -> None:
+    stats.clear()
+    flush_reasons.clear()
+    flush_sites.clear()
+
+
+def clear_caches() -> None:
+    """Forget compiled programs and signatures (memory; tests)."""
+    flush("clear caches")
+    _programs.clear()
+    _sigs.clear()
