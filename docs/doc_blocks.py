@@ -5,14 +5,14 @@
 Rules (docs/index.md, "Code blocks" says the same for writers):
 
 - every ```python block runs, each in a fresh namespace, in a scratch folder, and must not raise;
-- a block that imports `torch` (`import torch`, `from torch... import`) is plain torch code: it
-  runs under torchlike through the import alias (as `python -m torchlike run` would), and
-  compat_tests/test_docs_torch.py runs it under real torch too and compares what it prints;
-  a block that imports `torchlike` runs under torchlike only;
+- a block that imports `torch` (`import torch`, `from torch... import`) or `torchvision` is plain
+  torch code: it runs under torchlike through the import alias (as `python -m torchlike run`
+  would), and compat_tests/test_docs_torch.py runs it under real torch too and compares what it
+  prints; a block that imports `torchlike` runs under torchlike only;
 - a block whose info string has the word `no-run` (```python no-run) is shown, not run: for
   code that needs several processes, a GPU, or files the reader has;
 - a block that fails because an optional package is missing (Pillow, tensorboard, matplotlib,
-  tqdm, torchvision) is skipped, naming the package.
+  tqdm; torchvision under real torch) is skipped, naming the package.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ NO_RUN = "no-run"
 # import name -> the package to install
 OPTIONAL = {"PIL": "Pillow", "tensorboard": "tensorboard", "matplotlib": "matplotlib", "tqdm": "tqdm"}
 _FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+torch\b", re.M)
+_IMPORTS_TORCH = re.compile(r"^\s*(?:import|from)\s+(?:torch|torchvision)\b", re.M)
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,8 @@ class Block:
 
     @property
     def plain_torch(self) -> bool:
-        """Whether the block is torch code (imports `torch`): compared against real torch."""
+        """Whether the block is torch code (imports `torch` or `torchvision`): run through the import
+        alias under torchlike, and compared against real torch."""
         return bool(_IMPORTS_TORCH.search(self.code))
 
 

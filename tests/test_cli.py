@@ -112,12 +112,9 @@ def test_env_cache_folder_and_lazy_setting(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("TORCHLIKE_LAZY", "1")
     info = collect_env()
     assert info["cache folder"] == f"{tmp_path / 'cache'} (not created yet)"
-    try:
-        import torchlike.lazy as lazy
-    except ModuleNotFoundError:
-        assert info["lazy mode"] == "TORCHLIKE_LAZY=1"
-    else:
-        assert info["lazy mode"].startswith("on" if lazy.enabled() else "off")
+    import torchlike.lazy as lazy
+
+    assert info["lazy mode"] == f"{'on' if lazy.enabled() else 'off'} (torchlike.lazy.enabled(); TORCHLIKE_LAZY=1)"
 
 
 def test_run_passes_help_to_the_script(tmp_path: Path) -> None:

@@ -54,6 +54,10 @@ nested fence: shown, never run
 import torchlike
 ~~~
 
+```python
+from torchvision import transforms
+```
+
 ```bash
 echo not python
 ```
@@ -67,7 +71,8 @@ def test_read_blocks_rules(tmp_path: Path) -> None:
         ("page.md:4", "python", True, True),
         ("page.md:9", "python", False, False),
         ("page.md:15", "py", True, False),
-        ("page.md:19", "bash", False, False),
+        ("page.md:19", "python", True, True),
+        ("page.md:23", "bash", False, False),
     ]
     assert blocks[1].code == "```python\nnested fence: shown, never run\n```\n"
     assert run_block(blocks[0], tmp_path, alias=True) == "tensor([1.])\n"

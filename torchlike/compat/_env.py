@@ -35,16 +35,18 @@ def _home_as_tilde(path: str) -> str:
 
 
 def _lazy_mode() -> str:
+    """`torchlike.lazy.enabled()` where that module exists, with the `TORCHLIKE_LAZY` setting."""
+    value = os.environ.get("TORCHLIKE_LAZY")
+    setting = f"TORCHLIKE_LAZY={value}" if value is not None else "TORCHLIKE_LAZY not set"
     try:
         lazy = importlib.import_module("torchlike.lazy")
     except ModuleNotFoundError as e:
         if e.name != "torchlike.lazy":
-            raise
-        lazy = None
-    if lazy is not None and hasattr(lazy, "enabled"):
-        return f"{'on' if lazy.enabled() else 'off'} (torchlike.lazy.enabled())"
-    value = os.environ.get("TORCHLIKE_LAZY")
-    return f"TORCHLIKE_LAZY={value}" if value is not None else "off (TORCHLIKE_LAZY is not set)"
+            return f"unknown: importing torchlike.lazy failed ({e}); {setting}"
+        return f"off: this torchlike has no lazy mode ({setting})"
+    except Exception as e:  # a report must not fail on what it reports
+        return f"unknown: importing torchlike.lazy failed ({type(e).__name__}: {e}); {setting}"
+    return f"{'on' if lazy.enabled() else 'off'} (torchlike.lazy.enabled(); {setting})"
 
 
 def collect_env() -> dict[str, object]:
