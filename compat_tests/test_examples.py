@@ -1,4 +1,5 @@
-"""Every example runs unmodified under real torch too, with the same printed output (reduced steps)."""
+"""Every example prints the same under real torch as under torchlike (reduced steps): compare's reference
+run maps the examples' `import torchlike` lines to torch (torchlike/compat/_shim_reference)."""
 
 from pathlib import Path
 
