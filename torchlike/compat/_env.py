@@ -8,7 +8,7 @@ import os
 import platform
 import sys
 
-# Optional packages torchlike uses when present: (distribution name, what needs it).
+# Optional packages torchlike uses when present: distribution name -> what needs it.
 OPTIONAL = {
     "Pillow": "torchvision-style transforms on PIL images",
     "tensorboard": "torch.utils.tensorboard.SummaryWriter",
@@ -70,7 +70,7 @@ def collect_env() -> dict[str, object]:
         "CUDA available (torchlike.cuda.is_available())": torchlike.cuda.is_available(),
         "lazy mode": _lazy_mode(),
         "cache folder": _home_as_tilde(cache) + ("" if os.path.isdir(cache) else " (not created yet)"),
-        "optional extras": {name: _version(name) or "not installed" for name in OPTIONAL},
+        "optional extras": {name: _version(name) or f"not installed ({use})" for name, use in OPTIONAL.items()},
     }
 
 
