@@ -1,5 +1,7 @@
 """A CNN classifier on the 8x8 handwritten digits (bundled in examples/data, CC BY 4.0): DataLoader,
-tqdm progress bar, accuracy per epoch, a saved checkpoint, and the loss curve as a PNG.
+tqdm progress bar, accuracy per epoch, a saved checkpoint, and the loss curve as a PNG. Files go to
+runs/digits_cnn/ (relative to the current folder; --out changes it). The progress bar and the plot
+need the `examples` extra: pip install -e '.[examples]'.
 
     python examples/digits_cnn.py [--epochs 10] [--device cuda]
     python -m torchlike compare examples/digits_cnn.py --epochs 2
@@ -7,7 +9,6 @@ tqdm progress bar, accuracy per epoch, a saved checkpoint, and the loss curve as
 
 import argparse
 import os
-import tempfile
 
 import numpy as np
 
@@ -19,14 +20,17 @@ from torchlike.utils.data import DataLoader, TensorDataset
 try:
     from tqdm import tqdm
 except ImportError:  # the progress bar is optional
+    print("tqdm not installed (pip install -e '.[examples]'): no progress bar")
+
     def tqdm(it, **kwargs):
         return it
+
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=10)
 parser.add_argument("--batch-size", type=int, default=64)
 parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-parser.add_argument("--plot", default=os.path.join(tempfile.gettempdir(), "digits_loss.png"))
+parser.add_argument("--out", default=os.path.join("runs", "digits_cnn"), help="folder for the checkpoint and plot")
 args = parser.parse_args()
 
 torch.manual_seed(0)
@@ -79,10 +83,12 @@ for epoch in range(args.epochs):
             correct += (pred == y.to(args.device)).sum().item()
     print(f"epoch {epoch}: last loss {losses[-1]:.4f}, test accuracy {correct / len(test):.4f}")
 
-ckpt = os.path.join(tempfile.gettempdir(), "digits_cnn.pt")
+os.makedirs(args.out, exist_ok=True)
+ckpt = os.path.join(args.out, "checkpoint.pt")
 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": args.epochs}, ckpt)
 restored = Net()
 restored.load_state_dict(torch.load(ckpt)["model"])
+print(f"checkpoint (model, optimizer, epoch): {ckpt}")
 print("checkpoint restored:", all(torch.equal(a.cpu(), b) for a, b in zip(model.state_dict().values(),
                                                                           restored.state_dict().values())))
 
@@ -97,7 +103,8 @@ try:
     plt.xlabel("step")
     plt.ylabel("training loss")
     plt.tight_layout()
-    plt.savefig(args.plot)
-    print("loss curve written")
+    plot = os.path.join(args.out, "loss.png")
+    plt.savefig(plot)
+    print(f"loss curve: {plot}")
 except ImportError:
-    print("matplotlib not installed: no loss curve")
+    print("matplotlib not installed (pip install -e '.[examples]'): no loss curve")

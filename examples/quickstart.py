@@ -20,30 +20,32 @@ torch.manual_seed(0)
 
 # --- tensors -------------------------------------------------------------------------------------
 x = torch.tensor([[1, -1], [-1, 1]])
-print(x, x.shape, x.dtype)
+print("x =", x)
+print("x.shape =", x.shape, " x.dtype =", x.dtype)
 z = torch.zeros([2, 3])
-print(z.unsqueeze(1).shape, z.transpose(0, 1).shape)
+print("z.unsqueeze(1).shape =", z.unsqueeze(1).shape, " z.transpose(0, 1).shape =", z.transpose(0, 1).shape)
 w = torch.cat([torch.zeros([2, 1, 3]), torch.zeros([2, 3, 3])], dim=1)
-print(w.shape)
-print(torch.ones(5, 3, dtype=torch.double).sum(0))
+print("cat along dim 1 ->", w.shape)
+print("ones(5, 3).sum(0) =", torch.ones(5, 3, dtype=torch.double).sum(0))
 
 # --- the NumPy bridge shares memory ----------------------------------------------------------------
 a = torch.ones(5)
 b = a.numpy()
 a.add_(1)
-print(a, b)
+print("after a.add_(1): a =", a, " b = a.numpy() =", b)
 c = np.ones(5)
 d = torch.from_numpy(c)
 np.add(c, 1, out=c)
-print(d)
+print("after np.add(c, 1, out=c): d = from_numpy(c) =", d)
 
 # --- autograd ---------------------------------------------------------------------------------------
 x = torch.ones(2, 2, requires_grad=True)
 y = x + 2
 out = (y * y * 3).mean()
-print(y, out)
+print("y = x + 2 =", y)
+print("out = (3 * y * y).mean() =", out)
 out.backward()
-print(x.grad)
+print("x.grad after out.backward() =", x.grad)
 
 # --- a tiny training loop: linear regression by hand ------------------------------------------------
 X = torch.arange(0.0, 1.0, 0.05).view(-1, 1)
@@ -62,4 +64,4 @@ for step in range(args.steps):
         bias.grad.zero_()
     if step % 50 == 0 or step == args.steps - 1:
         print(f"step {step:3d} loss {loss.item():.6f}")
-print("w", wt.item(), "b", bias.item())
+print(f"fitted Y = w X + b with w = {wt.item():.4f} (true 3), b = {bias.item():.4f} (true 0.5)")

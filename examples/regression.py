@@ -1,5 +1,6 @@
 """Tabular regression, HW1-style: features -> target, train/valid split, DataLoader, Adam,
-early stopping on validation MSE, checkpoint of the best model.
+early stopping on validation MSE, checkpoint of the best model (written to runs/regression/best.pt,
+relative to the current folder; --out changes the folder).
 
     python examples/regression.py                   # torchlike
     python -m torchlike compare examples/regression.py --epochs 20   # against real torch
@@ -8,7 +9,6 @@ early stopping on validation MSE, checkpoint of the best model.
 import argparse
 import math
 import os
-import tempfile
 
 import torchlike as torch
 import torchlike.nn as nn
@@ -18,6 +18,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--epochs", type=int, default=200)
 parser.add_argument("--patience", type=int, default=20)
 parser.add_argument("--batch-size", type=int, default=64)
+parser.add_argument("--out", default=os.path.join("runs", "regression"), help="folder for the checkpoint")
 args = parser.parse_args()
 
 torch.manual_seed(42)
@@ -51,7 +52,8 @@ optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 print(model)
 
 best, bad_epochs = math.inf, 0
-ckpt = os.path.join(tempfile.mkdtemp(), "best.pt")
+os.makedirs(args.out, exist_ok=True)
+ckpt = os.path.join(args.out, "best.pt")
 for epoch in range(args.epochs):
     model.train()
     total = 0.0
@@ -81,3 +83,4 @@ model.load_state_dict(torch.load(ckpt))
 with torch.no_grad():
     final = criterion(model(features).squeeze(1), target).item()
 print(f"best valid mse {best:.4f}  full-data mse of the best model {final:.4f}")
+print(f"best model's checkpoint: {ckpt}")

@@ -1,4 +1,4 @@
-"""`python -m torchlike run|compare|coverage ...`: see torchlike/compat and docs/compat_tools.md."""
+"""`python -m torchlike run|compare|coverage|env ...` (`--help` on each): see docs/compat_tools.md."""
 
 import sys
 

@@ -1,6 +1,6 @@
 """Running torch scripts on torchlike: the `torch` import alias, run-both-and-compare, API coverage.
 
-Command line: ``python -m torchlike run|compare|coverage`` (see docs/compat_tools.md).
+Command line: ``python -m torchlike run|compare|coverage|env`` (see docs/compat_tools.md).
 """
 
 from torchlike.compat._alias import install, is_installed, missing_attribute_error, uninstall

@@ -1,7 +1,8 @@
-"""`python -m torchlike run | compare | coverage`."""
+"""`python -m torchlike run | compare | coverage | env` (and `--version`)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -9,69 +10,211 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NoReturn
 
-USAGE = """\
-usage: python -m torchlike run script.py [args...]
-       python -m torchlike run -m module [args...]
-       python -m torchlike compare [options] script.py|dir [args...] [options] [-- args...]
-       python -m torchlike coverage [--json] script.py|dir [...]
+PROG = "python -m torchlike"
 
-run       run an unmodified torch script with `import torch` resolved to torchlike
-compare   run a script under real torch and under torchlike and compare their stdout
-coverage  list the torch.* names scripts use and whether torchlike provides them
+EXIT_CODES = """\
+exit codes:
+  run       the script's own exit code (1 for an uncaught exception, as python); 2 when the
+            script or module cannot be found or the command line is wrong
+  compare   0 when every script matches torch, 1 when any differs, 2 for a usage error
+  coverage  0 (it is a report, even when names are missing), 2 for a usage error
+  env       0"""
 
-compare options (recognised before or after the script; put script arguments that clash with
-them after `--`):
-  --rtol R          relative tolerance for numbers (default 1e-4)
-  --atol A          absolute tolerance for numbers (default 1e-5)
-  --timeout S       seconds allowed for each run (default 600)
-  --ignore REGEX    drop stdout lines matching REGEX from both sides (e.g. timings)
-  --report FILE     write a report: FILE.html (side by side) or FILE.md
-  -j N, --jobs N    compare N scripts at a time (for a directory; times are then less exact)
-  -q, --quiet       print only failures and the summary
-"""
+_DESCRIPTION = """\
+PyTorch's Python API on JAX. These commands run torch scripts on torchlike and check them
+against real torch. `python -m torchlike COMMAND --help` explains each one."""
 
-_VALUE_OPTIONS = {"--rtol", "--atol", "--timeout", "--ignore", "--report", "-j", "--jobs"}
-_FLAG_OPTIONS = {"-q", "--quiet"}
+_RUN_USAGE = f"{PROG} run [-h] (script.py | -m module) [args ...]"
+_RUN_DESCRIPTION = """\
+Run an unmodified torch script with `import torch` (and `torch.*`, `torchvision.transforms`)
+resolved to torchlike, as `python script.py args...` would run it.
+
+As with python itself, everything after the script (or the module) belongs to the script:
+`run train.py --help` shows train.py's help; only `run --help` shows this one."""
+
+_COMPARE_DESCRIPTION = """\
+Run a script twice, as `python script.py args...` (real torch) and as
+`python -m torchlike run script.py args...`, and compare their stdout line by line: numbers
+within a tolerance, text exactly. On a difference it prints the first differing line and a
+unified diff (--- torch, +++ torchlike) around the first differences.
+
+compare's options are recognised before or after the script; put script arguments that look
+like them (including -h/--help) after `--`. Everything else after the script goes to it."""
+
+_COVERAGE_DESCRIPTION = """\
+Read scripts (never run them), list every torch.* name they use, and say whether torchlike
+provides each one. Missing names come first, then a summary line."""
+
+_ENV_DESCRIPTION = """\
+Print what a bug report needs: torchlike, JAX, jaxlib, NumPy and Python versions, JAX's backend
+and devices, lazy mode, the compile cache folder and which optional extras are installed."""
+
+
+class _ParserExit(Exception):
+    """argparse asked to exit (after --help, or a usage error): carries the exit code. Unlike
+    SystemExit it cannot be confused with the script's own `sys.exit` under `run`."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            sys.stderr.write(message)
+        raise _ParserExit(status)
+
+
+def _formatter(prog: str) -> argparse.HelpFormatter:
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=30)
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and one parser per command (`run`'s is used for its help text only)."""
+    parser = _Parser(prog=PROG, description=_DESCRIPTION, epilog=EXIT_CODES, formatter_class=_formatter)
+    parser.add_argument("--version", action="store_true", help="print torchlike's version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+
+    run = commands.add_parser(
+        "run",
+        help="run an unmodified torch script on torchlike",
+        usage=_RUN_USAGE,
+        description=_RUN_DESCRIPTION,
+        epilog="exit code: the script's own; 2 when it cannot be found or the command line is wrong",
+        formatter_class=_formatter,
+    )
+    run.add_argument("script", nargs="?", help="the script (a .py file, or a directory or zip with __main__.py)")
+    run.add_argument("-m", metavar="module", dest="module", help="run a module, as `python -m module`")
+    run.add_argument("args", nargs="*", help="the script's own arguments, passed unchanged")
+
+    compare = commands.add_parser(
+        "compare",
+        help="run a script under torch and under torchlike and compare their stdout",
+        usage=f"{PROG} compare [options] (script.py | directory) [args ...] [-- args ...]",
+        description=_COMPARE_DESCRIPTION,
+        epilog="exit code: 0 when every script matches torch, 1 when any differs, 2 for a usage error",
+        formatter_class=_formatter,
+    )
+    compare.add_argument("target", metavar="script.py|directory", help="a script, or a folder of *.py scripts")
+    compare.add_argument("args", nargs="*", help="the script's own arguments")
+    compare.add_argument("--rtol", type=float, metavar="R", help="relative tolerance for numbers (default 1e-4)")
+    compare.add_argument("--atol", type=float, metavar="A", help="absolute tolerance for numbers (default 1e-5)")
+    compare.add_argument("--timeout", type=float, metavar="S", help="seconds allowed for each run (default 600)")
+    compare.add_argument("--ignore", metavar="REGEX", help="drop stdout lines matching REGEX from both sides")
+    compare.add_argument(
+        "--context", type=int, metavar="N", default=3, help="lines of context around differences (default 3)"
+    )
+    compare.add_argument(
+        "--report", metavar="FILE", help="also write a report: FILE.html (side by side) or FILE.md, diffs included"
+    )
+    compare.add_argument(
+        "-j", "--jobs", type=int, metavar="N", default=1, help="compare N scripts at a time (for a directory)"
+    )
+    compare.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+
+    coverage = commands.add_parser(
+        "coverage",
+        help="list the torch.* names scripts use and whether torchlike provides them",
+        description=_COVERAGE_DESCRIPTION,
+        epilog="exit code: 0 (a report, even when names are missing); 2 when a path does not exist",
+        formatter_class=_formatter,
+    )
+    coverage.add_argument("paths", nargs="+", metavar="script.py|directory", help="scripts or folders to read")
+    coverage.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    env = commands.add_parser(
+        "env",
+        help="print versions, devices and settings for a bug report",
+        description=_ENV_DESCRIPTION,
+        epilog="exit code: 0",
+        formatter_class=_formatter,
+    )
+    env.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser, {"run": run, "compare": compare, "coverage": coverage, "env": env}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE, end="")
-        return 0 if argv else 2
-    command, rest = argv[0], argv[1:]
-    if command == "run":
-        return _run(rest)
-    if command in ("compare", "coverage"):
-        try:
-            return _compare(rest) if command == "compare" else _coverage(rest)
-        except BrokenPipeError:  # `... | head`: stop quietly, as `head` asked
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 1
-    print(f"torchlike: unknown command {command!r}\n\n{USAGE}", end="", file=sys.stderr)
-    return 2
+    parser, commands = build_parser()
+    try:
+        if argv and argv[0] == "run":  # its arguments go to the script: never let argparse read them
+            return _run(commands["run"], argv[1:])
+        if argv and argv[0] == "compare":
+            return _compare(commands["compare"], argv[1:])
+        args = parser.parse_args(argv)
+        if args.version:
+            import torchlike
+
+            print(f"torchlike {torchlike.__version__}")
+            return 0
+        if args.command == "coverage":
+            return _coverage(commands["coverage"], args)
+        if args.command == "env":
+            from torchlike.compat._env import collect_env, format_env
+
+            info = collect_env()
+            print(json.dumps(info, indent=2) if args.json else format_env(info))
+            return 0
+        parser.print_usage(sys.stderr)
+        print(f"{PROG}: error: a command is needed (run, compare, coverage or env)", file=sys.stderr)
+        return 2
+    except _ParserExit as e:  # --help: 0; a usage error: 2
+        return e.code
+    except BrokenPipeError:  # `... | head`: stop quietly, as `head` asked
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
-def _usage_error(message: str) -> int:
-    print(f"torchlike: {message}\n\n{USAGE}", end="", file=sys.stderr)
-    return 2
-
-
-def _run(args: list[str]) -> int:
+def _run(parser: argparse.ArgumentParser, args: list[str]) -> int:
     from torchlike.compat._run import run_module, run_script
 
     if not args:
-        return _usage_error("run needs a script")
-    if args[0] == "-m":
+        parser.error("a script or -m module is needed")
+    first = args[0]
+    if first in ("-h", "--help"):
+        parser.print_help()
+        return 0
+    if first == "-m":
         if len(args) < 2:
-            return _usage_error("run -m needs a module name")
+            parser.error("argument -m: expected a module name")
         return run_module(args[1], args[2:])
-    return run_script(args[0], args[1:])
+    if first.startswith("-m"):  # `-mmodule`, as python accepts
+        return run_module(first[2:], args[1:])
+    if first == "--":
+        if len(args) < 2:
+            parser.error("a script is needed after --")
+        return run_script(args[1], args[2:])
+    if first.startswith("-") and first != "-":
+        parser.error(f"unrecognized option {first!r} (options of the script go after the script)")
+    return run_script(first, args[1:])
+
+
+# compare's own options: (name, takes a value); recognised anywhere before `--`.
+_COMPARE_OPTIONS = {
+    "--rtol": True,
+    "--atol": True,
+    "--timeout": True,
+    "--ignore": True,
+    "--context": True,
+    "--report": True,
+    "-j": True,
+    "--jobs": True,
+    "-q": False,
+    "--quiet": False,
+    "-h": False,
+    "--help": False,
+}
 
 
 def _parse_compare(args: list[str]) -> tuple[dict[str, str], str | None, list[str]]:
-    """Split compare's options from the target and the script's own arguments."""
+    """Split compare's options from the target and the script's own arguments.
+
+    Options are recognised anywhere before `--` (`compare train.py --epochs 1 --rtol 1e-3`); the
+    first other word is the target, the rest go to the script.
+    """
     options: dict[str, str] = {}
     target: str | None = None
     script_args: list[str] = []
@@ -82,9 +225,9 @@ def _parse_compare(args: list[str]) -> tuple[dict[str, str], str | None, list[st
         if arg == "--":
             script_args += args[i + 1 :]
             break
-        if arg in _FLAG_OPTIONS:
-            options["--quiet"] = "1"
-        elif name in _VALUE_OPTIONS:
+        if arg in _COMPARE_OPTIONS and not _COMPARE_OPTIONS[arg]:
+            options[{"-q": "--quiet", "-h": "--help"}.get(arg, arg)] = "1"
+        elif _COMPARE_OPTIONS.get(name):
             if not eq:
                 if i + 1 >= len(args):
                     raise ValueError(f"{arg} needs a value")
@@ -99,65 +242,70 @@ def _parse_compare(args: list[str]) -> tuple[dict[str, str], str | None, list[st
     return options, target, script_args
 
 
-def _compare(args: list[str]) -> int:
+def _compare(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     from torchlike.compat._compare import CompareResult, compare_script, find_scripts, script_options
     from torchlike.compat._report import format_result, format_summary, write_report
 
     try:
-        options, target, script_args = _parse_compare(args)
-        rtol = float(options["--rtol"]) if "--rtol" in options else None
-        atol = float(options["--atol"]) if "--atol" in options else None
-        timeout = float(options["--timeout"]) if "--timeout" in options else None
-        jobs = max(1, int(options.get("--jobs", 1)))
-        ignore = re.compile(options["--ignore"]) if "--ignore" in options else None
-    except (ValueError, re.error) as e:
-        return _usage_error(f"compare: {e}")
+        options, target, script_args = _parse_compare(argv)
+    except ValueError as e:
+        parser.error(str(e))
+    if "--help" in options:
+        parser.print_help()
+        return 0
     if target is None:
-        return _usage_error("compare needs a script or a directory")
-    quiet = "--quiet" in options
+        parser.error("a script or a directory is needed")
+    flags = [f"{k}={v}" for k, v in options.items() if k != "--quiet"] + (["--quiet"] if "--quiet" in options else [])
+    # argparse checks the values (types, a missing target) and words the errors
+    args = parser.parse_args([*flags, target])
+    try:
+        ignore = re.compile(args.ignore) if args.ignore is not None else None
+    except re.error as e:
+        parser.error(f"argument --ignore: {e}")
     if os.path.isdir(target):
         scripts = find_scripts(target)
         if not scripts:
-            return _usage_error(f"compare: no *.py scripts under {target}")
+            parser.error(f"no *.py scripts under {target}")
     elif os.path.isfile(target):
         scripts = [Path(target)]
     else:
-        return _usage_error(f"compare: no such file or directory: {target}")
+        parser.error(f"no such file or directory: {target}")
 
     for script in scripts:  # a bad '# compare:' line is a usage error, found before anything runs
         try:
             script_options(script)
         except (OSError, ValueError, re.error) as e:
-            return _usage_error(f"compare: {e}")
+            parser.error(str(e))
+
+    context = max(0, args.context)
 
     def one(script: Path) -> CompareResult:
-        result = compare_script(script, script_args, rtol, atol, timeout, ignore)
+        result = compare_script(script, script_args, args.rtol, args.atol, args.timeout, ignore)
         if os.path.isdir(target):
             parts = script.relative_to(target).parts
             result.area = parts[0] if len(parts) > 1 else "-"
-        if not (quiet and result.ok):
-            print(format_result(result), flush=True)
+        if not (args.quiet and result.ok):
+            print(format_result(result, context=context), flush=True)
         return result
 
-    with ThreadPoolExecutor(jobs) as pool:
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         results = list(pool.map(one, scripts))
     if len(results) > 1:
         print(format_summary(results))
-    if "--report" in options:
-        write_report(options["--report"], results)
-        print(f"report written to {options['--report']}")
+    if args.report:
+        write_report(args.report, results, context=context)
+        print(f"report written to {args.report}")
     return 0 if all(r.ok for r in results) else 1
 
 
-def _coverage(args: list[str]) -> int:
+def _coverage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from torchlike.compat._coverage import coverage_json, format_coverage, scan
 
-    as_json = "--json" in args
-    paths = [a for a in args if a != "--json"]
-    if not paths:
-        return _usage_error("coverage needs a script or a directory")
-    names, errors = scan(paths)
-    if as_json:
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        parser.error(f"no such file or directory: {', '.join(missing)}")
+    names, errors = scan(args.paths)
+    if args.json:
         print(json.dumps(coverage_json(names, errors), indent=2))
     else:
         print(format_coverage(names, errors))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchlike.compat._lines import DEFAULT_ATOL, DEFAULT_RTOL, Divergence, first_divergence
+from torchlike.compat._lines import DEFAULT_ATOL, DEFAULT_RTOL, Divergence, first_divergence, unified_diff
 from torchlike.compat._run import SHIM_DIR, child_env_pythonpath
 
 DEFAULT_TIMEOUT = 600.0
@@ -51,6 +51,14 @@ class CompareResult:
     divergence: Divergence | None = None
     detail: str = ""  # one line saying what differs, empty on a match
     area: str = field(default="")
+    # how stdout was compared, so the same rules show the diff
+    rtol: float = DEFAULT_RTOL
+    atol: float = DEFAULT_ATOL
+    ignore: re.Pattern[str] | None = None
+
+    def diff(self, context: int = 3) -> list[str]:
+        """A unified diff of the two stdouts from the first difference on ([] when they agree)."""
+        return unified_diff(self.torch.stdout, self.torchlike.stdout, context, self.rtol, self.atol, self.ignore)
 
     @property
     def ok(self) -> bool:
@@ -146,7 +154,9 @@ def compare_runs(
             problems.append((EXCEPTION, f"torch raised {_first(expected)!r}, torchlike raised {_first(actual)!r}"))
     status = problems[0][0] if problems else MATCH
     detail = "; ".join(d for _, d in problems)
-    return CompareResult(script, list(args), torch_run, torchlike_run, status, divergence, detail)
+    return CompareResult(
+        script, list(args), torch_run, torchlike_run, status, divergence, detail, rtol=rtol, atol=atol, ignore=ignore
+    )
 
 
 def _first(text: str | None) -> str | None:

@@ -11,6 +11,7 @@ Memory addresses (`object at 0x7f...`) are normalised.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Sequence
@@ -135,3 +136,34 @@ def _numbered(text: str | Sequence[str], ignore: re.Pattern[str] | None) -> list
     while lines and not lines[-1].strip():
         lines.pop()
     return [(i + 1, line) for i, line in enumerate(lines) if ignore is None or not ignore.search(line)]
+
+
+def unified_diff(
+    expected: str,
+    actual: str,
+    context: int = 3,
+    rtol: float = DEFAULT_RTOL,
+    atol: float = DEFAULT_ATOL,
+    ignore: re.Pattern[str] | None = None,
+    max_lines: int = 60,
+    labels: tuple[str, str] = ("torch", "torchlike"),
+) -> list[str]:
+    """A unified diff of two outputs (`--- torch`, `+++ torchlike`), from the first difference on,
+    at most `max_lines` lines (a last line says how many were left out); [] when they agree.
+
+    Lines that agree within tolerance, and ignored lines, count as equal, so the diff shows only
+    what `first_divergence` would fail on (and what follows it).
+    """
+    a, b = expected.splitlines(), actual.splitlines()
+    shown = list(b)
+    for i in range(min(len(a), len(b))):
+        both_ignored = ignore is not None and ignore.search(a[i]) and ignore.search(b[i])
+        if both_ignored or lines_match(a[i], b[i], rtol, atol):
+            shown[i] = a[i]  # equal for difflib
+    if first_divergence(a, b, rtol, atol, ignore) is None:
+        return []
+    diff = list(difflib.unified_diff(a, shown, labels[0], labels[1], n=context, lineterm=""))
+    if len(diff) > max_lines:
+        left = len(diff) - max_lines
+        diff = diff[:max_lines] + [f"... ({left} more diff lines)"]
+    return diff

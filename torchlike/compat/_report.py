@@ -22,8 +22,9 @@ def _run_summary(run: RunResult) -> str:
     return f"{code}, {run.seconds:.2f}s"
 
 
-def format_result(result: CompareResult, show_stderr: bool = True) -> str:
-    """A terminal report for one comparison: status, times, first divergence, stderr on failure."""
+def format_result(result: CompareResult, show_stderr: bool = True, context: int = 3) -> str:
+    """A terminal report for one comparison: status, times, the first divergence and a unified diff
+    around it (`context` lines either side), stderr on failure."""
     name = " ".join([result.script, *result.args])
     out = [f"{result.status.upper()}: {name}"]
     out.append(f"  torch     {_run_summary(result.torch)}")
@@ -37,6 +38,10 @@ def format_result(result: CompareResult, show_stderr: bool = True) -> str:
         out.append(f"  line {d.line}:")
         out.append(f"    torch:     {d.expected if d.expected is not None else '<no line>'}")
         out.append(f"    torchlike: {d.actual if d.actual is not None else '<no line>'}")
+        diff = result.diff(context)
+        if diff:
+            out.append("  diff:")
+            out.extend("    " + line for line in diff)
     if show_stderr:
         for label, run in (("torch", result.torch), ("torchlike", result.torchlike)):
             if run.stderr.strip():
@@ -78,7 +83,7 @@ def _md_code(text: str) -> str:
     return f"{fence}{text}{fence}"
 
 
-def markdown_report(results: Sequence[CompareResult], title: str = "torchlike vs torch") -> str:
+def markdown_report(results: Sequence[CompareResult], title: str = "torchlike vs torch", context: int = 3) -> str:
     lines = [f"# {title}", "", f"{format_summary(results)} ({time.strftime('%Y-%m-%d')}).", ""]
     lines += ["Times are wall seconds per run, interpreter start-up and imports included.", ""]
     lines += ["| area | match | total |", "| --- | ---: | ---: |"]
@@ -92,6 +97,11 @@ def markdown_report(results: Sequence[CompareResult], title: str = "torchlike vs
             f"| {_md_code(r.script)} | {status} | {where.replace('|', '/')} | {_md_code(expected)} "
             f"| {_md_code(actual)} | {r.torch.seconds:.2f} | {r.torchlike.seconds:.2f} |"
         )
+    for r in results:
+        diff = r.diff(context)
+        if diff:
+            fence = "~~~~" if any(line.startswith("```") for line in diff) else "```"
+            lines += ["", f"### {r.script}: {r.detail}", "", fence + "diff", *diff, fence]
     return "\n".join(lines) + "\n"
 
 
@@ -104,6 +114,7 @@ td.num { text-align: right; }
 pre { margin: 0; font-size: 12px; white-space: pre; }
 .sbs { display: flex; gap: 1em; } .sbs > div { flex: 1; overflow-x: auto; }
 .bad { background: #f8c0c0; }
+pre.diff { background: #f6f6f6; padding: 4px; margin-bottom: 1em; }
 """
 
 
@@ -115,7 +126,7 @@ def _pre_with_mark(text: str, mark_line: int | None) -> str:
     return "<pre>" + "\n".join(rows) + "</pre>"
 
 
-def html_report(results: Sequence[CompareResult], title: str = "torchlike vs torch") -> str:
+def html_report(results: Sequence[CompareResult], title: str = "torchlike vs torch", context: int = 3) -> str:
     e = html.escape
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"]
     out += [f"<style>{_CSS}</style></head><body><h1>{e(title)}</h1>"]
@@ -139,7 +150,11 @@ def html_report(results: Sequence[CompareResult], title: str = "torchlike vs tor
         if r.ok:
             continue
         mark = r.divergence.line if r.divergence else None
-        out.append(f"<h3 id='s{i}'>{e(r.script)}: {e(r.detail)}</h3><div class='sbs'>")
+        out.append(f"<h3 id='s{i}'>{e(r.script)}: {e(r.detail)}</h3>")
+        diff = r.diff(context)
+        if diff:
+            out.append("<pre class='diff'>" + e("\n".join(diff)) + "</pre>")
+        out.append("<div class='sbs'>")
         for label, run in (("torch", r.torch), ("torchlike", r.torchlike)):
             out.append(f"<div><b>{label}</b> ({e(_run_summary(run))})")
             out.append(_pre_with_mark(run.stdout, mark))
@@ -151,8 +166,11 @@ def html_report(results: Sequence[CompareResult], title: str = "torchlike vs tor
     return "\n".join(out) + "\n"
 
 
-def write_report(path: str, results: Sequence[CompareResult]) -> None:
-    """Write an HTML report if `path` ends in .html/.htm, else Markdown."""
-    text = html_report(results) if path.lower().endswith((".html", ".htm")) else markdown_report(results)
+def write_report(path: str, results: Sequence[CompareResult], context: int = 3) -> None:
+    """Write an HTML report if `path` ends in .html/.htm, else Markdown; failing scripts get a diff."""
+    if path.lower().endswith((".html", ".htm")):
+        text = html_report(results, context=context)
+    else:
+        text = markdown_report(results, context=context)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

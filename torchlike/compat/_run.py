@@ -28,20 +28,44 @@ def child_env_pythonpath(pythonpath: str | None) -> str:
     return os.pathsep.join([SHIM_DIR, _PACKAGE_PARENT, *parts])
 
 
-_RUNNER_MODULES = {"runpy", __name__, "torchlike.compat._cli"}
+# Frames of these modules are the runner's, not the script's: tracebacks leave them out.
+_RUNNER_MODULES = {"runpy", __name__, "torchlike.compat._cli", "torchlike.compat._alias"}
 
 
 def _without_runner_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """Drop the leading traceback frames that belong to this runner, not to the user's script."""
-    first = tb
-    while first is not None and first.tb_frame.f_globals.get("__name__") in _RUNNER_MODULES:
-        first = first.tb_next
-    return first if first is not None else tb
+    """The traceback `tb` without the frames that belong to this runner (executing the script, the
+    import alias answering `import torch...`); unchanged if nothing else is left."""
+    kept = []
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__") not in _RUNNER_MODULES:
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept:
+        return None
+    linked = None
+    for entry in reversed(kept):
+        linked = types.TracebackType(linked, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return linked
+
+
+def _hide_runner_frames(exc: BaseException) -> None:
+    """Drop runner frames from `exc` and the exceptions chained to it (`raise ... from`, context)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        trimmed = _without_runner_frames(e.__traceback__)
+        if trimmed is not None:
+            e.__traceback__ = trimmed
+        todo += [e.__cause__, e.__context__]
 
 
 def _report_uncaught(exc: BaseException) -> int:
     """Print an uncaught exception as the interpreter would and return the interpreter's exit code."""
-    exc.__traceback__ = _without_runner_frames(exc.__traceback__)
+    _hide_runner_frames(exc)
     sys.excepthook(type(exc), exc, exc.__traceback__)
     sys.stderr.flush()
     if isinstance(exc, KeyboardInterrupt):
