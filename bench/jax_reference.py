@@ -1,6 +1,13 @@
 """Hand-written JAX + optax versions of the workloads: the speed torchlike.compile aims to match.
 
-Same shapes, losses and optimizer settings as bench/workloads.py; one jitted, donated train step.
+Each is what a JAX user would write: the same shapes, maths, precision and optimizer settings as
+bench/workloads.py, and ONE ``jax.jit`` over forward, loss, gradient and the optax update, with the
+parameters and the optimizer state donated (updated in place by XLA). A step is one call of that
+program; the host only swaps the returned pytrees in (no transfers, no host-side maths).
+
+Precision matches the torch runs: bench/run.py sets ``jax_default_matmul_precision="highest"``
+(torch runs with TF32 off), and the bf16 workloads cast to bfloat16 exactly where torch's autocast
+does (matmul inputs), keeping layer norm, the residual stream and the loss in float32.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from workloads import GPT_CFG
 
 
 def _dense(key: Any, n_in: int, n_out: int) -> dict:
+    """nn.Linear's default init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias."""
     bound = 1 / math.sqrt(n_in)
     k1, k2 = jax.random.split(key)
     return {"w": jax.random.uniform(k1, (n_in, n_out), jnp.float32, -bound, bound),
@@ -22,19 +30,20 @@ def _dense(key: Any, n_in: int, n_out: int) -> dict:
 
 
 def _xent(logits: Any, y: Any) -> Any:
+    """F.cross_entropy (mean), computed in float32 as autocast does."""
     return optax.softmax_cross_entropy_with_integer_labels(logits.astype(jnp.float32), y).mean()
 
 
 def _trainer(loss_fn: Any, params: Any, opt: Any, x: Any, y: Any) -> Any:
-    state = opt.init(params)
+    """One jitted, donated step: (params, opt_state) -> (params, opt_state, loss)."""
 
-    @jax.jit
-    def step(params, state, x, y):
+    def train_step(params, state, x, y):
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, state = opt.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss
 
-    step = jax.jit(step, donate_argnums=(0, 1))
+    step = jax.jit(train_step, donate_argnums=(0, 1))
+    state = jax.device_put(opt.init(params), next(iter(x.devices())))
     box = [params, state]
 
     def run():

@@ -9,7 +9,6 @@ import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike._compile import Unsupported, stats
-from torchlike._compile._runtime import _lifted_values
 
 
 def _mlp():
@@ -94,7 +93,7 @@ def test_compiled_float32_step_has_no_float64_arrays():
         _, _, f = _train(_mlp, x, y, True, steps=3, opt=opt)
         entry = next(iter(f.cache.values()))
         state = [b.get() for b in entry.state]
-        args = (state[: entry.n_mut], state[entry.n_mut :], [], _lifted_values(entry), f._key_state())
+        args = (state[: entry.n_mut], state[entry.n_mut :], [], f._scalars_now(entry), f._key_state())
         jaxpr = jax.make_jaxpr(entry.pure)(*args)
         big64 = [v for v in _all_vars(jaxpr.jaxpr) if v.aval.dtype == np.float64 and v.aval.size > 16]
         assert not big64, (opt, [v.aval for v in big64][:3])

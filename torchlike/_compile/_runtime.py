@@ -151,7 +151,7 @@ class _Entry:
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
-                 "packed",
+                 "packed", "device", "scalar_host", "scalar_dev",
                  "__weakref__")  # fmt: skip
 
 
@@ -182,6 +182,7 @@ class CompiledFunction:
         self.recompiles = 0
         self._warned = False
         self._rng_key = None
+        self._key_device = None
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", "compiled")
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -415,6 +416,8 @@ class CompiledFunction:
         entry.calls = 0
         entry.scalars = list(scalars)
         entry.packed = packed
+        entry.device = _device_of(state_arrays + input_arrays)
+        entry.scalar_host = entry.scalar_dev = None
         entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
         entry.n_mut = n_mut
@@ -422,12 +425,28 @@ class CompiledFunction:
         entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
         return entry
 
-    def _key_state(self) -> Any:
-        if self._rng_key is None:
+    def _key_state(self, device: Any = None) -> Any:
+        """The program's RNG key: on the program's device, replaced by each call's output key."""
+        key = self._rng_key
+        if key is None:
             from .._ops import random
 
-            self._rng_key = jax.random.PRNGKey(random.initial_seed() & 0xFFFFFFFF)
-        return self._rng_key
+            key = self._rng_key = jax.random.PRNGKey(random.initial_seed() & 0xFFFFFFFF)
+        if device is not None and device is not self._key_device:  # once, before the first call
+            key = self._rng_key = jax.device_put(key, device)
+            self._key_device = device
+        return key
+
+    def _scalars_now(self, entry: _Entry) -> Any:
+        """The lifted hyper-parameters as the program takes them. Packed numbers stay on the device
+        between calls and are uploaded (one explicit transfer) only when one of them changed."""
+        values = _lifted_values(entry)
+        if not entry.packed:
+            return values
+        if values != entry.scalar_host:
+            entry.scalar_dev = jax.device_put(np.asarray(values, np.float64), entry.device)
+            entry.scalar_host = values
+        return entry.scalar_dev
 
     # --- running --------------------------------------------------------------------------------------
 
@@ -440,13 +459,13 @@ class CompiledFunction:
                 in_bufs.append(x._buf)
         state_arrays = [b.get() for b in entry.state]
         input_arrays = [b.get() for b in in_bufs]
-        scalar_values = _lifted_values(entry)
+        scalar_values = self._scalars_now(entry)
         n = entry.n_mut
         mut = state_arrays[:n]
-        if entry.training and len({id(a) for a in mut}) != n:  # an array held twice can't be donated twice
+        if entry.training and len(set(map(id, mut))) != n:  # an array held twice can't be donated twice
             mut = [jnp.copy(a) for a in mut]
         out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
-            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state()
+            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state(entry.device)
         )
         self._rng_key = new_key
         for b, a in zip(entry.changed, new_state):
@@ -516,14 +535,23 @@ class _Retrace(Exception):
 
 
 def _lifted_values(entry: _Entry) -> Any:
-    """The lifted hyper-parameters' current values, as the compiled program takes them."""
+    """The lifted hyper-parameters' current values: a list of numbers when packed."""
     values = [_scalar_value(c, k) for c, k in entry.scalars]
     if not entry.packed:
         return values
     leaves = jax.tree_util.tree_leaves(values)
     if not _all_numbers(leaves):  # a hyper-parameter became a tensor: trace again
         raise _Retrace
-    return np.asarray(leaves, np.float64)
+    return leaves
+
+
+def _device_of(arrays: list) -> Any:
+    for a in arrays:
+        if isinstance(a, jax.Array):
+            return next(iter(a.devices()))
+    from .._core import device
+
+    return device.jax_device(device.CPU)
 
 
 def _all_numbers(leaves: list) -> bool:
@@ -578,7 +606,7 @@ def _record(cf: CompiledFunction, entry: _Entry, outs: list, out: Any, state_arr
             seen[id(t._buf)] = t
             inputs.append(t)
     all_outs = [o for o in _flatten(out)[0] if isinstance(o, Tensor)]
-    args = [list(state_arrays), list(input_arrays), list(scalar_values), cf._rng_key]
+    args = [list(state_arrays), list(input_arrays), scalar_values, cf._rng_key]
     graph.record(_CompiledOp("CompiledFunctionBackward"), entry.fwd, (), args, [(0, state_list), (1, inputs)],
                  tuple(all_outs), (state_list, inputs, scalar_values, None))
     del outs
