@@ -87,7 +87,9 @@ def _bare(step):
         for i, a in zip(back, new_state):
             if i < n:
                 mut[i] = a
-        box["mut"], box["key"] = mut, key
+        box["mut"] = mut
+        if key is not None:  # a program without random draws returns no key
+            box["key"] = key
         return out
 
     return call

@@ -50,6 +50,7 @@ def _trainer(loss_fn: Any, params: Any, opt: Any, x: Any, y: Any) -> Any:
         box[0], box[1], loss = step(box[0], box[1], x, y)
         return loss
 
+    run.lower = lambda: step.lower(box[0], box[1], x, y)  # for inspecting the program (bench/profile_*.py)
     return run
 
 
@@ -159,11 +160,12 @@ def make_gpt(device: Any, cfg: dict = GPT_CFG) -> tuple:
     return _trainer(loss, params, optax.adamw(3e-4, weight_decay=0.01), x, y), 6 * n_params * B * T + 3 * attn
 
 
-def make_matmul_mlp(device: Any) -> tuple:
+def make_matmul_mlp(device: Any, width: int = 4096, batch: int = 2048) -> tuple:
+    w, w2 = width, 2 * width
     ks = jax.random.split(jax.random.PRNGKey(0), 5)
-    params = [_dense(ks[0], 4096, 8192), _dense(ks[1], 8192, 8192), _dense(ks[2], 8192, 4096)]
-    x = jax.random.normal(ks[3], (2048, 4096))
-    y = jax.random.normal(ks[4], (2048, 4096))
+    params = [_dense(ks[0], w, w2), _dense(ks[1], w2, w2), _dense(ks[2], w2, w)]
+    x = jax.random.normal(ks[3], (batch, w))
+    y = jax.random.normal(ks[4], (batch, w))
     bf = jnp.bfloat16
 
     def loss(p, x, y):
@@ -175,7 +177,7 @@ def make_matmul_mlp(device: Any) -> tuple:
         return jnp.mean((h.astype(jnp.float32) - y) ** 2)
 
     params, x, y = jax.device_put((params, x, y), device)
-    return _trainer(loss, params, optax.sgd(1e-3), x, y), 6 * 2048 * (4096 * 8192 + 8192 * 8192 + 8192 * 4096)
+    return _trainer(loss, params, optax.sgd(1e-3), x, y), 6 * batch * (w * w2 + w2 * w2 + w2 * w)
 
 
 MAKERS = {n: globals()[f"make_{n}"] for n in

@@ -376,7 +376,8 @@ class CompiledFunction:
                         effects.append((weakref.ref(t), t._grad))
                 info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
                             has_random=rng.count > 0, owners=owners, changed=changed)  # fmt: skip
-                return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else rng_key
+                # no draws: no key output (returning the input would cost a copy kernel per call)
+                return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else None
             finally:
                 T.hook, random.trace_rng = prev_hook, prev_rng
                 for b, a, n in saved:
@@ -467,7 +468,8 @@ class CompiledFunction:
         out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
             mut, state_arrays[n:], input_arrays, scalar_values, self._key_state(entry.device)
         )
-        self._rng_key = new_key
+        if new_key is not None:
+            self._rng_key = new_key
         for b, a in zip(entry.changed, new_state):
             b.set(a)
         for ref, a in zip(entry.escaped, escaped_arrays):
