@@ -52,6 +52,17 @@ class Unsupported(RuntimeError):
     """What torch raises (torch._dynamo.exc.Unsupported) for a graph break under fullgraph=True."""
 
 
+class _GraphBreak(Exception):
+    """Raised while tracing by code whose Python side effects a compiled program cannot replay."""
+
+
+def python_side_effect(what: str) -> None:
+    """Called by code that changes Python state a program can't carry (e.g. an LR scheduler's step):
+    inside a trace it breaks the graph, so that call signature runs eagerly and stays correct."""
+    if isinstance(T.hook, _TraceHook):
+        raise _GraphBreak(what)
+
+
 class _NeedState(Exception):
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
@@ -295,16 +306,16 @@ class CompiledFunction:
             except _NeedScalar as e:
                 scalars.append(e.ref)
                 stats["retraces"] += 1
-            except _TRACER_ERRORS as e:
+            except (*_TRACER_ERRORS, _GraphBreak) as e:
                 where = _user_frame(e.__traceback__)
+                if isinstance(e, _GraphBreak):
+                    need, why = f"Python state changed by {e}", f"{e} changes Python state a program can't replay"
+                else:
+                    need, why = f"a concrete tensor value: {type(e).__name__}", "a Python value depends on a tensor's contents"
                 if self.fullgraph:
-                    raise Unsupported(
-                        f"torchlike.compile(fullgraph=True): the function needs a concrete tensor value at {where}: "
-                        f"{type(e).__name__}"
-                    ) from e
+                    raise Unsupported(f"torchlike.compile(fullgraph=True): the function needs {need} at {where}") from e
                 warnings.warn(
-                    f"torchlike.compile: graph break at {where} (a Python value depends on a tensor's contents); "
-                    "this call signature runs eagerly.",
+                    f"torchlike.compile: graph break at {where} ({why}); this call signature runs eagerly.",
                     UserWarning,
                     stacklevel=4,
                 )
