@@ -5,7 +5,8 @@ Each script runs three times in fresh processes: ``cold`` with an empty cache fo
 again with the folder the cold run filled, and, with ``--torch``, under real torch (a script
 written as ``import torchlike as torch`` gets torch through torchlike's reference shim). The
 first step is timed by a global optimizer post-step hook that reads one parameter value back
-(so the step has really finished).
+(so the step has really finished); a script without an optimizer (the quick start) is timed to
+its first printed line matching ``--mark`` (default: a line starting ``step 0``).
 
     python bench/startup.py "examples/quickstart.py" "examples/digits_cnn.py --epochs 1"
     python bench/startup.py --torch --device cuda "examples/char_transformer.py --device cuda"
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -45,6 +47,22 @@ def _child(script: str, args: list) -> None:
         sys.__stderr__.write(f"\n@@first_step {done[0]!r}\n")
 
     optim.register_optimizer_step_post_hook(hook)
+    mark = re.compile(os.environ.get("_STARTUP_MARK", r"^step\s+0\b"))
+
+    class _Out:  # scripts without an optimizer: the first printed line matching the mark
+        def __init__(self, out):
+            self.out = out
+
+        def write(self, text):
+            if not done and mark.search(text):
+                done.append(time.time())
+                sys.__stderr__.write(f"\n@@first_step {done[0]!r}\n")
+            return self.out.write(text)
+
+        def __getattr__(self, name):
+            return getattr(self.out, name)
+
+    sys.stdout = _Out(sys.stdout)
     sys.argv = [script, *args]
     runpy.run_path(script, run_name="__main__")
 
@@ -65,13 +83,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("scripts", nargs="*", default=["examples/quickstart.py", "examples/digits_cnn.py --epochs 1"])
     ap.add_argument("--torch", action="store_true", help="also run each script under real torch")
+    ap.add_argument("--mark", default=r"^step\s+0\b")
     ap.add_argument("--json")
     ap.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         _child(a.child[0], a.child[1:])
         return
-    base = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg")
+    base = dict(os.environ, PYTHONHASHSEED="0", MPLBACKEND="Agg", _STARTUP_MARK=a.mark)
     base["PYTHONPATH"] = os.pathsep.join([ROOT, *[p for p in base.get("PYTHONPATH", "").split(os.pathsep) if p]])
     rows = []
     for cmd in a.scripts:

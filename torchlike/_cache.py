@@ -90,7 +90,7 @@ def configure() -> str | None:
         from jax._src.compilation_cache_interface import CacheInterface
     except ImportError:  # another JAX layout: JAX's own (non-atomic) file store serves the folder
         return path
-    if compilation_cache._cache is None:
+    if getattr(compilation_cache, "_cache", False) is None:  # not yet initialised by JAX
         compilation_cache._cache = type("TorchlikeCache", (_Store, CacheInterface), {})(path)
         compilation_cache._cache_initialized = True
     return path
