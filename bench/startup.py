@@ -5,7 +5,8 @@ Each script runs three times in fresh processes: ``cold`` with an empty cache fo
 again with the folder the cold run filled, and, with ``--torch``, under real torch (a script
 written as ``import torchlike as torch`` gets torch through torchlike's reference shim). The
 first step is timed by a global optimizer post-step hook that reads one parameter value back
-(so the step has really finished); a script without an optimizer (the quick start) is timed to
+(so the step has really finished), in wall time and in the process's CPU time (steadier than
+wall time on a shared machine); a script without an optimizer (the quick start) is timed to
 its first printed line matching ``--mark`` (default: a line starting ``step 0``).
 
     python bench/startup.py "examples/quickstart.py" "examples/digits_cnn.py --epochs 1"
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import subprocess
 import sys
@@ -44,7 +46,7 @@ def _child(script: str, args: list) -> None:
         p = opt.param_groups[0]["params"][0]
         float(p.detach().reshape(-1)[0])  # wait for the step's results
         done.append(time.time())
-        sys.__stderr__.write(f"\n@@first_step {done[0]!r}\n")
+        sys.__stderr__.write(f"\n@@first_step {done[0]!r} {time.process_time()!r}\n")
 
     optim.register_optimizer_step_post_hook(hook)
     mark = re.compile(os.environ.get("_STARTUP_MARK", r"^step\s+0\b"))
@@ -56,7 +58,7 @@ def _child(script: str, args: list) -> None:
         def write(self, text):
             if not done and mark.search(text):
                 done.append(time.time())
-                sys.__stderr__.write(f"\n@@first_step {done[0]!r}\n")
+                sys.__stderr__.write(f"\n@@first_step {done[0]!r} {time.process_time()!r}\n")
             return self.out.write(text)
 
         def __getattr__(self, name):
@@ -69,14 +71,18 @@ def _child(script: str, args: list) -> None:
 
 def _run(cmd: str, env: dict) -> dict:
     script, *args = shlex.split(cmd)
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
     r = subprocess.run([sys.executable, __file__, "--child", script, *args], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=3600)  # fmt: skip
     wall = time.time() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         raise RuntimeError(f"{cmd} failed:\n{r.stderr[-2000:]}")
-    first = [float(line.split()[1]) for line in r.stderr.splitlines() if line.startswith("@@first_step")]
-    return {"first_step_s": first[0] - t0 if first else None, "wall_s": wall}
+    first = [line.split()[1:] for line in r.stderr.splitlines() if line.startswith("@@first_step")]
+    return {"first_step_s": float(first[0][0]) - t0 if first else None, "wall_s": wall,
+            "first_step_cpu_s": float(first[0][1]) if first else None,
+            "cpu_s": cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime}  # fmt: skip
 
 
 def main() -> None:
@@ -105,7 +111,8 @@ def main() -> None:
             env = dict(base, PYTHONPATH=os.pathsep.join([REFERENCE_SHIM_DIR, base["PYTHONPATH"]]), _STARTUP_TORCH="1")
             row["torch"] = _run(cmd, env)
         rows.append(row)
-        fmt = lambda r: f"first step {r['first_step_s']:6.2f} s, wall {r['wall_s']:6.2f} s"  # noqa: E731
+        fmt = lambda r: (f"first step {r['first_step_s']:6.2f} s (cpu {r['first_step_cpu_s']:6.2f} s), "  # noqa: E731
+                         f"wall {r['wall_s']:6.2f} s (cpu {r['cpu_s']:6.2f} s)")
         print(f"{cmd}\n  cold  {fmt(row['cold'])}\n  warm  {fmt(row['warm'])}   ({n} cache entries)", flush=True)
         if a.torch:
             print(f"  torch {fmt(row['torch'])}", flush=True)
