@@ -444,7 +444,7 @@ class CompiledFunction:
             from .._ops import random
 
             key = self._rng_key = jax.random.PRNGKey(random.initial_seed() & 0xFFFFFFFF)
-        if device is not None and device is not self._key_device:  # once, before the first call
+        if device is not None and device is not self._key_device and device != self._key_device:  # once
             key = self._rng_key = jax.device_put(key, device)
             self._key_device = device
         return key
@@ -455,6 +455,8 @@ class CompiledFunction:
         values = _lifted_values(entry)
         if not entry.packed:
             return values
+        if entry.device is None:
+            return np.asarray(values, np.float64)
         if values != entry.scalar_host:
             entry.scalar_dev = jax.device_put(np.asarray(values, np.float64), entry.device)
             entry.scalar_host = values
@@ -559,9 +561,16 @@ def _lifted_values(entry: _Entry) -> Any:
 
 
 def _device_of(arrays: list) -> Any:
+    """Where the program's small inputs (lifted numbers, RNG key) live: the device of its arrays, or
+    replicated over their mesh when they are sharded (DataParallel)."""
     for a in arrays:
         if isinstance(a, jax.Array):
-            return next(iter(a.devices()))
+            sharding = a.sharding
+            if len(sharding.device_set) == 1:
+                return next(iter(sharding.device_set))
+            if isinstance(sharding, jax.sharding.NamedSharding):
+                return jax.sharding.NamedSharding(sharding.mesh, jax.sharding.PartitionSpec())
+            return None  # another multi-device layout: let jit place them, as a plain argument
     from .._core import device
 
     return device.jax_device(device.CPU)
