@@ -54,12 +54,28 @@ def test_store_put_is_atomic_and_corrupt_entries_miss(tmp_path):
 
 
 _SCRIPT = """
+import sys
+import jax
+misses = []
+jax.monitoring.register_event_listener(lambda name, **kw: misses.append(name) if name.endswith("cache_misses") else 0)
 import torchlike as torch
 from jax._src import compilation_cache
 assert type(compilation_cache._cache).__name__ == "TorchlikeCache"
 torch.manual_seed(0)
-m = torch.nn.Linear(7, 3)
-print(repr(round(float(torch.relu(m(torch.ones(2, 7))).sum()), 5)))
+m = torch.nn.Sequential(torch.nn.Linear(7, 3), torch.nn.Dropout(0.2))
+opt = torch.optim.Adam(m.parameters())
+x = torch.ones(2, 7)
+
+@torch.compile
+def step():
+    opt.zero_grad()
+    loss = m(x).square().mean()
+    loss.backward()
+    opt.step()
+    return loss
+
+print(repr([round(float(step()), 5) for _ in range(3)]))
+sys.stderr.write(f"misses={len(misses)}\\n")
 """
 
 
@@ -82,6 +98,11 @@ def test_second_run_reads_the_cache_and_survives_corruption(tmp_path):
     assert outs[0][0] == outs[1][0]
     entries = [f for f in os.listdir(tmp_path) if f.endswith("-cache")]
     assert entries and not [f for f in os.listdir(tmp_path) if f.startswith(".tmp-")]
+    assert any(f.startswith("jit_pure") for f in entries)  # the compiled step is cached too
+    p = _run(env)
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0 and out == outs[0][0], err
+    assert "misses=0" in err  # every program, the compiled step's included, came from the cache
     for f in entries:  # corrupt every entry
         (tmp_path / f).write_bytes(b"corrupt")
     p = _run(env)

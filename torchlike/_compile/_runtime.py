@@ -80,13 +80,15 @@ class _Discover:
     """Hook for the eager discovery call: which pre-existing buffers are state."""
 
     def __init__(self) -> None:
-        self._created: weakref.WeakSet = weakref.WeakSet()
+        # creation order, not a WeakSet's hash order: the program's argument order must be the same in
+        # every process for the persistent compilation cache to find it
+        self._created: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.touched: dict[int, Buffer] = {}
         self.written: set[int] = set()
         self.scalars: dict = {}
 
     def created(self, buf: Buffer) -> None:
-        self._created.add(buf)
+        self._created[buf] = None
 
     def read(self, buf: Buffer) -> None:
         if buf not in self._created:
@@ -109,10 +111,10 @@ class _TraceHook:
     def __init__(self, lifted: set, scalars: dict) -> None:
         self.lifted = lifted
         self.scalars = scalars  # (id(container), key) -> tracer
-        self._created: weakref.WeakSet = weakref.WeakSet()
+        self._created: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def created(self, buf: Buffer) -> None:
-        self._created.add(buf)
+        self._created[buf] = None
 
     def read(self, buf: Buffer) -> None:
         if id(buf) in self.lifted or buf in self._created:
