@@ -78,7 +78,7 @@ def configure() -> str | None:
     if path is None:
         return None
     try:
-        os.makedirs(path, exist_ok=True)
+        os.makedirs(path, mode=0o700, exist_ok=True)  # entries are code the process will run: owner only
     except OSError:  # NOTE: an unwritable home only costs the cache, never the import
         return None
     jax.config.update("jax_compilation_cache_dir", path)
