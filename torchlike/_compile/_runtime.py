@@ -164,7 +164,7 @@ class _Entry:
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
-                 "packed", "device", "scalar_host", "scalar_dev",
+                 "packed", "device", "scalar_host", "scalar_dev", "state_pos",
                  "__weakref__")  # fmt: skip
 
 
@@ -419,6 +419,7 @@ class CompiledFunction:
         entry = _Entry()
         entry.eager = False
         entry.state = state
+        entry.state_pos = {id(b): i for i, b in enumerate(state)}  # entry.state keeps the buffers alive
         entry.n_state = len(state)
         entry.compiled = compiled
         entry.pure = pure
@@ -521,10 +522,11 @@ class CompiledFunction:
         if not outs:
             return
         diff_state = []
+        pos = entry.state_pos
         for ref, buf, _ in entry.state_tensors:
             t = ref()
-            if t is not None and t._rg and buf in entry.state:
-                diff_state.append((entry.state.index(buf), t))
+            if t is not None and t._rg and id(buf) in pos:
+                diff_state.append((pos[id(buf)], t))
         in_tensors = [x for x in leaves if isinstance(x, Tensor)]
         if not diff_state and not any(t._rg for t in in_tensors):
             return
