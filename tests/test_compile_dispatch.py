@@ -18,6 +18,8 @@ import torchlike.nn.functional as F
 
 @pytest.fixture
 def launches(monkeypatch):
+    if not hasattr(pjit, "_get_fastpath_data") or not hasattr(pxla, "ExecuteReplicated"):
+        pytest.skip("this JAX launches programs elsewhere: the counter needs updating")
     names = []
     call = pxla.ExecuteReplicated.__call__
 
@@ -62,7 +64,7 @@ def test_steady_state_step_is_one_program_without_transfers(launches):
     with jax.transfer_guard("disallow_explicit"):  # no transfer of any kind
         for _ in range(3):
             losses.append(step())
-    assert launches == ["jit(pure)"] * 3
+    assert len(launches) == 3 and all("pure" in name for name in launches), launches
     assert len({float(v) for v in losses}) == 3  # dropout drew new masks: the key advanced on the device
     assert not torch.equal(before, bn.running_mean)  # BatchNorm's running stats were written back
 
@@ -73,5 +75,5 @@ def test_steady_state_step_is_one_program_without_transfers(launches):
         step()
     with jax.transfer_guard("disallow_explicit"):
         step()
-    assert launches == ["jit(pure)"] * 2
+    assert len(launches) == 2 and all("pure" in name for name in launches), launches
     assert opt.param_groups[0]["lr"] == lr and len(step.cache) == 1 and step.recompiles == 0
