@@ -1,6 +1,13 @@
 """Hand-written JAX + optax versions of the workloads: the speed torchlike.compile aims to match.
 
-Same shapes, losses and optimizer settings as bench/workloads.py; one jitted, donated train step.
+Each is what a JAX user would write: the same shapes, maths, precision and optimizer settings as
+bench/workloads.py, and ONE ``jax.jit`` over forward, loss, gradient and the optax update, with the
+parameters and the optimizer state donated (updated in place by XLA). A step is one call of that
+program; the host only swaps the returned pytrees in (no transfers, no host-side maths).
+
+Precision matches the torch runs: bench/run.py sets ``jax_default_matmul_precision="highest"``
+(torch runs with TF32 off), and the bf16 workloads cast to bfloat16 exactly where torch's autocast
+does (matmul inputs), keeping layer norm, the residual stream and the loss in float32.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from workloads import GPT_CFG
 
 
 def _dense(key: Any, n_in: int, n_out: int) -> dict:
+    """nn.Linear's default init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weight and bias."""
     bound = 1 / math.sqrt(n_in)
     k1, k2 = jax.random.split(key)
     return {"w": jax.random.uniform(k1, (n_in, n_out), jnp.float32, -bound, bound),
@@ -22,25 +30,27 @@ def _dense(key: Any, n_in: int, n_out: int) -> dict:
 
 
 def _xent(logits: Any, y: Any) -> Any:
+    """F.cross_entropy (mean), computed in float32 as autocast does."""
     return optax.softmax_cross_entropy_with_integer_labels(logits.astype(jnp.float32), y).mean()
 
 
 def _trainer(loss_fn: Any, params: Any, opt: Any, x: Any, y: Any) -> Any:
-    state = opt.init(params)
+    """One jitted, donated step: (params, opt_state) -> (params, opt_state, loss)."""
 
-    @jax.jit
-    def step(params, state, x, y):
+    def train_step(params, state, x, y):
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
         updates, state = opt.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss
 
-    step = jax.jit(step, donate_argnums=(0, 1))
+    step = jax.jit(train_step, donate_argnums=(0, 1))
+    state = jax.device_put(opt.init(params), next(iter(x.devices())))
     box = [params, state]
 
     def run():
         box[0], box[1], loss = step(box[0], box[1], x, y)
         return loss
 
+    run.lower = lambda: step.lower(box[0], box[1], x, y)  # for inspecting the program (bench/profile_*.py)
     return run
 
 
@@ -150,11 +160,12 @@ def make_gpt(device: Any, cfg: dict = GPT_CFG) -> tuple:
     return _trainer(loss, params, optax.adamw(3e-4, weight_decay=0.01), x, y), 6 * n_params * B * T + 3 * attn
 
 
-def make_matmul_mlp(device: Any) -> tuple:
+def make_matmul_mlp(device: Any, width: int = 4096, batch: int = 2048) -> tuple:
+    w, w2 = width, 2 * width
     ks = jax.random.split(jax.random.PRNGKey(0), 5)
-    params = [_dense(ks[0], 4096, 8192), _dense(ks[1], 8192, 8192), _dense(ks[2], 8192, 4096)]
-    x = jax.random.normal(ks[3], (2048, 4096))
-    y = jax.random.normal(ks[4], (2048, 4096))
+    params = [_dense(ks[0], w, w2), _dense(ks[1], w2, w2), _dense(ks[2], w2, w)]
+    x = jax.random.normal(ks[3], (batch, w))
+    y = jax.random.normal(ks[4], (batch, w))
     bf = jnp.bfloat16
 
     def loss(p, x, y):
@@ -166,7 +177,7 @@ def make_matmul_mlp(device: Any) -> tuple:
         return jnp.mean((h.astype(jnp.float32) - y) ** 2)
 
     params, x, y = jax.device_put((params, x, y), device)
-    return _trainer(loss, params, optax.sgd(1e-3), x, y), 6 * 2048 * (4096 * 8192 + 8192 * 8192 + 8192 * 4096)
+    return _trainer(loss, params, optax.sgd(1e-3), x, y), 6 * batch * (w * w2 + w2 * w2 + w2 * w)
 
 
 MAKERS = {n: globals()[f"make_{n}"] for n in

@@ -70,7 +70,8 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int) -
         else:
             import torch as lib
 
-            lib.backends.cuda.matmul.allow_tf32 = False
+            lib.backends.cuda.matmul.allow_tf32 = False  # full float32, as torchlike and the JAX reference
+            lib.backends.cudnn.allow_tf32 = False  # (cuDNN convolutions default to TF32 otherwise)
 
             def sync(out):
                 if device.startswith("cuda"):

@@ -181,16 +181,18 @@ def make_gpt(lib: Any, device: str, compiled: Callable | None = None, cfg: dict 
     return (step if compiled is None else compiled(step)), 6 * n_params * tokens + 3 * attn
 
 
-def make_matmul_mlp(lib: Any, device: str, compiled: Callable | None = None) -> tuple:
+def make_matmul_mlp(lib: Any, device: str, compiled: Callable | None = None, width: int = 4096,
+                    batch: int = 2048) -> tuple:
     nn = lib.nn
     lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(4096, 8192), nn.ReLU(), nn.Linear(8192, 8192), nn.ReLU(), nn.Linear(8192, 4096))
+    w, w2 = width, 2 * width
+    model = nn.Sequential(nn.Linear(w, w2), nn.ReLU(), nn.Linear(w2, w2), nn.ReLU(), nn.Linear(w2, w))
     model.to(device)
     opt = lib.optim.SGD(model.parameters(), lr=1e-3)
-    x = lib.randn(2048, 4096, device=device)
-    y = lib.randn(2048, 4096, device=device)
+    x = lib.randn(batch, w, device=device)
+    y = lib.randn(batch, w, device=device)
     step = _train_step(lib, model, opt, nn.functional.mse_loss, x, y, lib.bfloat16, device.split(":")[0])
-    flops = 6 * 2048 * (4096 * 8192 + 8192 * 8192 + 8192 * 4096)
+    flops = 6 * batch * (w * w2 + w2 * w2 + w2 * w)
     return (step if compiled is None else compiled(step)), flops
 
 

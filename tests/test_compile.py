@@ -9,7 +9,6 @@ import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike._compile import Unsupported, stats
-from torchlike._compile._runtime import _lifted_values
 
 
 def _mlp():
@@ -94,7 +93,7 @@ def test_compiled_float32_step_has_no_float64_arrays():
         _, _, f = _train(_mlp, x, y, True, steps=3, opt=opt)
         entry = next(iter(f.cache.values()))
         state = [b.get() for b in entry.state]
-        args = (state[: entry.n_mut], state[entry.n_mut :], [], _lifted_values(entry), f._key_state())
+        args = (state[: entry.n_mut], state[entry.n_mut :], [], f._scalars_now(entry), f._key_state())
         jaxpr = jax.make_jaxpr(entry.pure)(*args)
         big64 = [v for v in _all_vars(jaxpr.jaxpr) if v.aval.dtype == np.float64 and v.aval.size > 16]
         assert not big64, (opt, [v.aval for v in big64][:3])
@@ -206,3 +205,33 @@ def test_check_mode_compares_with_eager():
     for _ in range(4):
         f()
     assert stats["compiles"] >= 1
+
+
+def test_scheduler_stepped_inside_the_compiled_function_breaks_the_graph():
+    # the schedule is Python state: a program traced once would replay the first lr forever
+    def run(compiled, **kw):
+        torch.manual_seed(0)
+        model = _mlp()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 1, 0.5)
+        x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
+
+        def step():
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+            sched.step()
+
+        f = torch.compile(step, **kw) if compiled else step
+        lrs = []
+        for _ in range(4):
+            f()
+            lrs.append(opt.param_groups[0]["lr"])
+        return lrs
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert run(True) == run(False) == [0.05, 0.025, 0.0125, 0.00625]
+    assert any("graph break" in str(x.message) and "LR scheduler" in str(x.message) for x in w)
+    with pytest.raises(Unsupported, match="LR scheduler"):
+        run(True, fullgraph=True)

@@ -12,6 +12,10 @@ _jax.config.update("jax_enable_x64", True)
 _jax.config.update("jax_default_matmul_precision", "highest")
 _jax.config.update("jax_default_device", _jax.local_devices(backend="cpu")[0])  # this process's CPU
 
+from . import _cache  # noqa: E402
+
+_cache.configure()  # compiled programs persist between runs (TORCHLIKE_CACHE=0 turns it off)
+
 from ._core import dtype as _dtype_mod  # noqa: E402
 from ._core.device import device  # noqa: E402
 from ._core.dtype import (  # noqa: E402

@@ -52,6 +52,17 @@ class Unsupported(RuntimeError):
     """What torch raises (torch._dynamo.exc.Unsupported) for a graph break under fullgraph=True."""
 
 
+class _GraphBreak(Exception):
+    """Raised while tracing by code whose Python side effects a compiled program cannot replay."""
+
+
+def python_side_effect(what: str) -> None:
+    """Called by code that changes Python state a program can't carry (e.g. an LR scheduler's step):
+    inside a trace it breaks the graph, so that call signature runs eagerly and stays correct."""
+    if isinstance(T.hook, _TraceHook):
+        raise _GraphBreak(what)
+
+
 class _NeedState(Exception):
     def __init__(self, buf: Buffer) -> None:
         self.buf = buf
@@ -69,13 +80,15 @@ class _Discover:
     """Hook for the eager discovery call: which pre-existing buffers are state."""
 
     def __init__(self) -> None:
-        self._created: weakref.WeakSet = weakref.WeakSet()
+        # creation order, not a WeakSet's hash order: the program's argument order must be the same in
+        # every process for the persistent compilation cache to find it
+        self._created: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.touched: dict[int, Buffer] = {}
         self.written: set[int] = set()
         self.scalars: dict = {}
 
     def created(self, buf: Buffer) -> None:
-        self._created.add(buf)
+        self._created[buf] = None
 
     def read(self, buf: Buffer) -> None:
         if buf not in self._created:
@@ -98,10 +111,10 @@ class _TraceHook:
     def __init__(self, lifted: set, scalars: dict) -> None:
         self.lifted = lifted
         self.scalars = scalars  # (id(container), key) -> tracer
-        self._created: weakref.WeakSet = weakref.WeakSet()
+        self._created: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def created(self, buf: Buffer) -> None:
-        self._created.add(buf)
+        self._created[buf] = None
 
     def read(self, buf: Buffer) -> None:
         if id(buf) in self.lifted or buf in self._created:
@@ -151,7 +164,7 @@ class _Entry:
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
-                 "packed",
+                 "packed", "device", "scalar_host", "scalar_dev", "state_pos",
                  "__weakref__")  # fmt: skip
 
 
@@ -182,6 +195,7 @@ class CompiledFunction:
         self.recompiles = 0
         self._warned = False
         self._rng_key = None
+        self._key_device = None
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", "compiled")
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -294,16 +308,16 @@ class CompiledFunction:
             except _NeedScalar as e:
                 scalars.append(e.ref)
                 stats["retraces"] += 1
-            except _TRACER_ERRORS as e:
+            except (*_TRACER_ERRORS, _GraphBreak) as e:
                 where = _user_frame(e.__traceback__)
+                if isinstance(e, _GraphBreak):
+                    need, why = f"Python state changed by {e}", f"{e} changes Python state a program can't replay"
+                else:
+                    need, why = f"a concrete tensor value: {type(e).__name__}", "a Python value depends on a tensor's contents"
                 if self.fullgraph:
-                    raise Unsupported(
-                        f"torchlike.compile(fullgraph=True): the function needs a concrete tensor value at {where}: "
-                        f"{type(e).__name__}"
-                    ) from e
+                    raise Unsupported(f"torchlike.compile(fullgraph=True): the function needs {need} at {where}") from e
                 warnings.warn(
-                    f"torchlike.compile: graph break at {where} (a Python value depends on a tensor's contents); "
-                    "this call signature runs eagerly.",
+                    f"torchlike.compile: graph break at {where} ({why}); this call signature runs eagerly.",
                     UserWarning,
                     stacklevel=4,
                 )
@@ -375,7 +389,8 @@ class CompiledFunction:
                         effects.append((weakref.ref(t), t._grad))
                 info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
                             has_random=rng.count > 0, owners=owners, changed=changed)  # fmt: skip
-                return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else rng_key
+                # no draws: no key output (returning the input would cost a copy kernel per call)
+                return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else None
             finally:
                 T.hook, random.trace_rng = prev_hook, prev_rng
                 for b, a, n in saved:
@@ -404,6 +419,7 @@ class CompiledFunction:
         entry = _Entry()
         entry.eager = False
         entry.state = state
+        entry.state_pos = {id(b): i for i, b in enumerate(state)}  # entry.state keeps the buffers alive
         entry.n_state = len(state)
         entry.compiled = compiled
         entry.pure = pure
@@ -415,6 +431,8 @@ class CompiledFunction:
         entry.calls = 0
         entry.scalars = list(scalars)
         entry.packed = packed
+        entry.device = _device_of(state_arrays + input_arrays)
+        entry.scalar_host = entry.scalar_dev = None
         entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
         entry.n_mut = n_mut
@@ -422,12 +440,30 @@ class CompiledFunction:
         entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
         return entry
 
-    def _key_state(self) -> Any:
-        if self._rng_key is None:
+    def _key_state(self, device: Any = None) -> Any:
+        """The program's RNG key: on the program's device, replaced by each call's output key."""
+        key = self._rng_key
+        if key is None:
             from .._ops import random
 
-            self._rng_key = jax.random.PRNGKey(random.initial_seed() & 0xFFFFFFFF)
-        return self._rng_key
+            key = self._rng_key = jax.random.PRNGKey(random.initial_seed() & 0xFFFFFFFF)
+        if device is not None and device is not self._key_device and device != self._key_device:  # once
+            key = self._rng_key = jax.device_put(key, device)
+            self._key_device = device
+        return key
+
+    def _scalars_now(self, entry: _Entry) -> Any:
+        """The lifted hyper-parameters as the program takes them. Packed numbers stay on the device
+        between calls and are uploaded (one explicit transfer) only when one of them changed."""
+        values = _lifted_values(entry)
+        if not entry.packed:
+            return values
+        if entry.device is None:
+            return np.asarray(values, np.float64)
+        if values != entry.scalar_host:
+            entry.scalar_dev = jax.device_put(np.asarray(values, np.float64), entry.device)
+            entry.scalar_host = values
+        return entry.scalar_dev
 
     # --- running --------------------------------------------------------------------------------------
 
@@ -440,15 +476,16 @@ class CompiledFunction:
                 in_bufs.append(x._buf)
         state_arrays = [b.get() for b in entry.state]
         input_arrays = [b.get() for b in in_bufs]
-        scalar_values = _lifted_values(entry)
+        scalar_values = self._scalars_now(entry)
         n = entry.n_mut
         mut = state_arrays[:n]
-        if entry.training and len({id(a) for a in mut}) != n:  # an array held twice can't be donated twice
+        if entry.training and len(set(map(id, mut))) != n:  # an array held twice can't be donated twice
             mut = [jnp.copy(a) for a in mut]
         out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
-            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state()
+            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state(entry.device)
         )
-        self._rng_key = new_key
+        if new_key is not None:
+            self._rng_key = new_key
         for b, a in zip(entry.changed, new_state):
             b.set(a)
         for ref, a in zip(entry.escaped, escaped_arrays):
@@ -485,10 +522,11 @@ class CompiledFunction:
         if not outs:
             return
         diff_state = []
+        pos = entry.state_pos
         for ref, buf, _ in entry.state_tensors:
             t = ref()
-            if t is not None and t._rg and buf in entry.state:
-                diff_state.append((entry.state.index(buf), t))
+            if t is not None and t._rg and id(buf) in pos:
+                diff_state.append((pos[id(buf)], t))
         in_tensors = [x for x in leaves if isinstance(x, Tensor)]
         if not diff_state and not any(t._rg for t in in_tensors):
             return
@@ -516,14 +554,30 @@ class _Retrace(Exception):
 
 
 def _lifted_values(entry: _Entry) -> Any:
-    """The lifted hyper-parameters' current values, as the compiled program takes them."""
+    """The lifted hyper-parameters' current values: a list of numbers when packed."""
     values = [_scalar_value(c, k) for c, k in entry.scalars]
     if not entry.packed:
         return values
     leaves = jax.tree_util.tree_leaves(values)
     if not _all_numbers(leaves):  # a hyper-parameter became a tensor: trace again
         raise _Retrace
-    return np.asarray(leaves, np.float64)
+    return leaves
+
+
+def _device_of(arrays: list) -> Any:
+    """Where the program's small inputs (lifted numbers, RNG key) live: the device of its arrays, or
+    replicated over their mesh when they are sharded (DataParallel)."""
+    for a in arrays:
+        if isinstance(a, jax.Array):
+            sharding = a.sharding
+            if len(sharding.device_set) == 1:
+                return next(iter(sharding.device_set))
+            if isinstance(sharding, jax.sharding.NamedSharding):
+                return jax.sharding.NamedSharding(sharding.mesh, jax.sharding.PartitionSpec())
+            return None  # another multi-device layout: let jit place them, as a plain argument
+    from .._core import device
+
+    return device.jax_device(device.CPU)
 
 
 def _all_numbers(leaves: list) -> bool:
@@ -578,7 +632,7 @@ def _record(cf: CompiledFunction, entry: _Entry, outs: list, out: Any, state_arr
             seen[id(t._buf)] = t
             inputs.append(t)
     all_outs = [o for o in _flatten(out)[0] if isinstance(o, Tensor)]
-    args = [list(state_arrays), list(input_arrays), list(scalar_values), cf._rng_key]
+    args = [list(state_arrays), list(input_arrays), scalar_values, cf._rng_key]
     graph.record(_CompiledOp("CompiledFunctionBackward"), entry.fwd, (), args, [(0, state_list), (1, inputs)],
                  tuple(all_outs), (state_list, inputs, scalar_values, None))
     del outs

@@ -71,14 +71,26 @@ def get_device_properties(device: Any = None) -> _Properties:
 
 
 def synchronize(device: Any = None) -> None:
-    """Wait for all queued work on the device (JAX's effects barrier)."""
-    _lazy_check()
+    """Wait for all work dispatched to the device (see ``device_barrier``)."""
+    device_barrier(_jax_dev(device))
+
+
+def device_barrier(jdev: Any) -> None:
+    """Block until the computations dispatched to JAX device ``jdev`` have finished.
+
+    JAX has no per-device barrier (``jax.effects_barrier`` only orders side effects), so this
+    waits on every live array that has a shard on the device: every program whose results can
+    still be observed. This is the one place where work queued elsewhere (a lazy engine) must be
+    flushed before waiting.
+    """
     import jax
 
     from .._core import lazy
 
     lazy.flush("synchronize")
-
+    for a in jax.live_arrays():
+        if not a.is_deleted() and jdev in a.sharding.device_set:
+            a.block_until_ready()
     jax.effects_barrier()
 
 

@@ -17,6 +17,7 @@ from functools import partial, wraps
 from typing import Any, Callable, Iterable, Sequence
 from weakref import ref
 
+from .._core import tensor as T
 from .._core.tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 
@@ -61,6 +62,15 @@ def _format_param(name: str, optimizer: Optimizer, param: Any) -> list:
 
 def _param_groups_val_list(optimizer: Optimizer, key: str) -> list:
     return [g[key].clone() if isinstance(g[key], Tensor) else g[key] for g in optimizer.param_groups]
+
+
+def _not_in_compiled_program() -> None:
+    """A schedule is Python state (``last_epoch``...) that a compiled program cannot replay: inside
+    ``torchlike.compile`` a scheduler's step breaks the graph (that call signature runs eagerly)."""
+    if T.hook is not None:
+        from .._compile import _runtime  # only reached while compile (a room above) is running
+
+        _runtime.python_side_effect("an LR scheduler's step()")
 
 
 def _update_param_group_val(param_group: dict, key: str, val: Any) -> None:
@@ -119,6 +129,7 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch: int | None = None) -> None:
+        _not_in_compiled_program()
         if self._step_count == 1:
             if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
                 warnings.warn(_OVERRIDDEN_WARNING, UserWarning, stacklevel=2)
@@ -450,6 +461,7 @@ class SequentialLR(_ContainerStateMixin, LRScheduler):
             scheds.last_epoch -= 1
 
     def step(self) -> None:  # type: ignore[override]
+        _not_in_compiled_program()
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
@@ -536,6 +548,7 @@ class ChainedScheduler(_ContainerStateMixin, LRScheduler):
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
 
     def step(self) -> None:  # type: ignore[override]
+        _not_in_compiled_program()
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
@@ -584,6 +597,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.num_bad_epochs = 0
 
     def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
+        _not_in_compiled_program()
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1
@@ -812,6 +826,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         ]
 
     def step(self, epoch: Any = None) -> None:
+        _not_in_compiled_program()
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
