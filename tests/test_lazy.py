@@ -231,3 +231,19 @@ def test_key_stream_draws_match_eager(lazy_on):
         b2 = torch.randint(0, 10, (4,), generator=g)
         z2 = torch.empty(3, dtype=torch.complex64).normal_(generator=g)
     assert torch.equal(a, a2) and torch.equal(b, b2) and torch.equal(z, z2)
+
+
+class _FakeGpu:
+    platform = "gpu"
+
+
+def test_only_unreferenced_leaves_are_donated(lazy_on):
+    p, q = torch.randn(10), torch.randn(10)
+    p.mul_(2)  # p's old array: held by nothing but the pending graph
+    keep = q._buf.peek()
+    q.mul_(2)  # q's old array: still held by `keep`
+    leaves = L._graph.leaves
+    donated = L._donatable(leaves, _FakeGpu())
+    assert donated == (leaves.index(next(x for x in leaves if x is not keep and x.shape == (10,))),)
+    assert L._donatable(leaves, None) == ()  # never on the CPU
+    L.flush()

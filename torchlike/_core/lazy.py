@@ -69,6 +69,7 @@ SIGNATURE_CACHE_SIZE = 8192
 _COMPILE_AFTER = int(os.environ.get("TORCHLIKE_LAZY_COMPILE_AFTER", "0"))
 _BACKGROUND = _env_flag("TORCHLIKE_LAZY_BACKGROUND", "1") not in ("0", "false", "no", "off")
 _TRACE = _env_flag("TORCHLIKE_LAZY_TRACE", "0") in ("1", "true", "yes", "on")
+_DONATE = _env_flag("TORCHLIKE_LAZY_DONATE", "1") not in ("0", "false", "no", "off")
 
 stats: collections.Counter = collections.Counter()  # nodes, flushes, compiles, hits, cold_runs...
 flush_reasons: collections.Counter = collections.Counter()
@@ -409,9 +410,10 @@ def put(x: Any, device: Any) -> Any:
 class _Program:
     """One graph structure: how often it was seen, its plan, and its compiled program once built."""
 
-    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves")
+    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate")
 
-    def __init__(self, plan: tuple, live: tuple, n_leaves: int) -> None:
+    def __init__(self, plan: tuple, live: tuple, n_leaves: int, donate: tuple) -> None:
+        self.donate = donate
         self.seen = 0
         self.plan = plan
         self.live = live
@@ -458,6 +460,27 @@ def _frees(plan: tuple, live: tuple) -> tuple:
     return tuple(tuple(x) for x in out)
 
 
+_getrefcount = sys.getrefcount
+# references to a leaf array that the flush itself holds: the leaves list, the loop variable, getrefcount's
+# argument. An array nobody else holds (a parameter's old value after an optimizer write) dies in the program.
+_OWN_REFS = 3
+
+
+def _donatable(leaves: list, device: Any) -> tuple:
+    """Positions of leaf arrays the program may overwrite: held by nothing but this graph. Off the CPU only
+    (XLA's CPU backend does not reuse donated buffers)."""
+    if device is None or device.platform == "cpu" or not _DONATE:
+        return ()
+    arr_types = _ARRAY_TYPES
+    out = []
+    for i in range(len(leaves)):
+        x = leaves[i]
+        if type(x) in arr_types and _getrefcount(x) == _OWN_REFS:
+            out.append(i)
+    stats["donated"] += len(out)
+    return tuple(out)
+
+
 def _compile_after(device: Any) -> int:
     if _COMPILE_AFTER > 0:
         return _COMPILE_AFTER
@@ -466,9 +489,9 @@ def _compile_after(device: Any) -> int:
 
 
 def _build(prog: _Program, leaves: list, background: bool) -> None:
-    plan, live = prog.plan, prog.live
+    plan, live, donate = prog.plan, prog.live, prog.donate
 
-    def program(leaves: list) -> list:
+    def program(*leaves: Any) -> list:
         return _run_plan(plan, live, leaves)
 
     # Python scalars are arguments too (weakly typed, as in the kernels), never baked constants
@@ -480,7 +503,7 @@ def _build(prog: _Program, leaves: list, background: bool) -> None:
 
     def work() -> None:
         try:
-            prog.compiled = jax.jit(program).lower(structs).compile()
+            prog.compiled = jax.jit(program, donate_argnums=donate).lower(*structs).compile()
             stats["compiles"] += 1
         except Exception:  # the cold path stays correct; never retry a structure that failed
             prog.failed = True
@@ -542,10 +565,12 @@ def _run_graph(g: _Graph, reason: str) -> None:
     if not live:  # nothing pending is referenced any more: pure kernels, nothing to run
         stats["dead_flushes"] += 1
         return
-    key = (tuple(g.key), live)
+    leaves = g.leaves
+    donate = _donatable(leaves, g.device)
+    key = (tuple(g.key), live, donate)
     prog = _programs.get(key)
     if prog is None:
-        prog = _Program(tuple(g.nodes), live, len(g.leaves))
+        prog = _Program(tuple(g.nodes), live, len(g.leaves), donate)
         _programs[key] = prog
         while len(_programs) > PROGRAM_CACHE_SIZE:
             _programs.popitem(last=False)
@@ -553,7 +578,6 @@ def _run_graph(g: _Graph, reason: str) -> None:
     else:
         _programs.move_to_end(key)
     prog.seen += 1
-    leaves = g.leaves
     if prog.compiled is None and not prog.compiling and not prog.failed \
             and prog.seen >= _compile_after(g.device):
         first = prog.seen == 1
@@ -561,7 +585,7 @@ def _run_graph(g: _Graph, reason: str) -> None:
     values = None
     if prog.compiled is not None:
         try:
-            values = prog.compiled(leaves)
+            values = prog.compiled(*leaves)
             stats["hits"] += 1
         except Exception:  # e.g. arrays committed to other devices than at compile time
             prog.compiled = None
