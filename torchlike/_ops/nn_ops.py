@@ -43,15 +43,18 @@ def host_values(t: Tensor) -> np.ndarray | None:
             arr = arr.materialize("value check")
     if isinstance(arr, jax.core.Tracer):
         return None
-    if arr is _host_seen[0]:
-        return _host_seen[1]  # the same targets/indices as last time (a training loop's fixed batch)
+    seen = _host_seen.get(id(arr))
+    if seen is not None and seen[0] is arr:
+        return seen[1]  # the same targets/indices as before (a training loop's fixed batch)
     host = np.asarray(arr)
     if arr.ndim and not isinstance(arr, np.ndarray) and next(iter(arr.devices())).platform != "cpu":
-        _host_seen[:] = [arr, host]  # reading a GPU array is a sync and a copy: keep the last one
+        if len(_host_seen) >= 8:  # reading a GPU array is a sync and a copy: keep the last few
+            del _host_seen[next(iter(_host_seen))]
+        _host_seen[id(arr)] = (arr, host)
     return host
 
 
-_host_seen: list = [None, None]
+_host_seen: dict = {}
 
 
 def _ntuple(x: Any, n: int) -> tuple:
