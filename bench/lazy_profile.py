@@ -26,9 +26,9 @@ def main() -> None:
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.dirname(HERE))
     import jax
+    import workloads
 
     import torchlike
-    import workloads
 
     step, _ = workloads.MAKERS[a.workload](torchlike, a.device, None)
     for _ in range(a.warmup):
