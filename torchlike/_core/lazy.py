@@ -70,6 +70,7 @@ _COMPILE_AFTER = int(os.environ.get("TORCHLIKE_LAZY_COMPILE_AFTER", "0"))
 _BACKGROUND = _env_flag("TORCHLIKE_LAZY_BACKGROUND", "1") not in ("0", "false", "no", "off")
 _TRACE = _env_flag("TORCHLIKE_LAZY_TRACE", "0") in ("1", "true", "yes", "on")
 _DONATE = _env_flag("TORCHLIKE_LAZY_DONATE", "1") not in ("0", "false", "no", "off")
+_AOT = _env_flag("TORCHLIKE_LAZY_AOT", "0") in ("1", "true", "yes", "on")
 
 stats: collections.Counter = collections.Counter()  # nodes, flushes, compiles, hits, cold_runs...
 flush_reasons: collections.Counter = collections.Counter()
@@ -501,9 +502,19 @@ def _build(prog: _Program, leaves: list, background: bool) -> None:
         for x in leaves
     ]
 
+    jitted = jax.jit(program, donate_argnums=donate)
+
     def work() -> None:
         try:
-            prog.compiled = jax.jit(program, donate_argnums=donate).lower(*structs).compile()
+            if _AOT:
+                prog.compiled = jitted.lower(*structs).compile()
+            else:
+                # NOTE: calling the jit object takes JAX's C++ dispatch path (a few µs per argument); an AOT
+                # ``Compiled`` checks every argument in Python. In the background the compile only fills the
+                # persistent cache, which the first call then reads.
+                if background:
+                    jitted.lower(*structs).compile()
+                prog.compiled = jitted
             stats["compiles"] += 1
         except Exception:  # the cold path stays correct; never retry a structure that failed
             prog.failed = True
