@@ -117,3 +117,13 @@ def test_tensor_device_flags() -> None:
         return x.is_xpu, x.is_mps, x.is_meta, x.is_cpu, x.is_cuda, x.is_pinned()
 
     same(flags)
+
+
+@pytest.mark.parametrize(
+    "module", ["", ".nn", ".nn.functional", ".optim", ".cuda", ".autograd", ".linalg", ".fft", ".special",
+               ".utils.data", ".distributions", ".onnx"],
+)  # fmt: skip
+def test_missing_attribute_names_the_torch_name(module: str) -> None:
+    check_raises(lambda t: getattr(importlib.import_module(t.__name__ + module), "no_such_name_xyz"), match_message=False)
+    with pytest.raises(AttributeError, match=rf"torchlike does not provide torch{module}\.no_such_name_xyz yet"):
+        getattr(importlib.import_module("torchlike" + module), "no_such_name_xyz")

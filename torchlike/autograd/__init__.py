@@ -26,3 +26,9 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

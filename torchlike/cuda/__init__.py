@@ -182,3 +182,9 @@ class device:
 
     def __exit__(self, *exc: Any) -> None:
         _device.current_cuda = self.prev
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)
