@@ -127,3 +127,11 @@ def test_missing_attribute_names_the_torch_name(module: str) -> None:
     check_raises(lambda t: getattr(importlib.import_module(t.__name__ + module), "no_such_name_xyz"), match_message=False)
     with pytest.raises(AttributeError, match=rf"torchlike does not provide torch{module}\.no_such_name_xyz yet"):
         getattr(importlib.import_module("torchlike" + module), "no_such_name_xyz")
+
+
+def test_shipped_tensor_method_list_is_current() -> None:
+    from gen_torch_tensor_methods import torch_tensor_methods
+
+    from torchlike.compat._torch_tensor_methods import TORCH_TENSOR_METHODS
+
+    assert TORCH_TENSOR_METHODS == frozenset(torch_tensor_methods()), "run compat_tests/gen_torch_tensor_methods.py"

@@ -6,10 +6,11 @@ from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anom
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (the functions shadow the module, as in torch)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
            "FunctionCtx", "once_differentiable", "functional", "graph", "Variable", "detect_anomaly",
-           "set_detect_anomaly"]  # fmt: skip
+           "set_detect_anomaly", "gradcheck", "gradgradcheck"]  # fmt: skip
 
 
 class _VariableMeta(type):
