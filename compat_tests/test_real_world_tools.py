@@ -7,6 +7,7 @@ import warnings
 
 import pytest
 import torch
+import torch.nn.utils.prune  # noqa: F401  (torch.nn.utils does not import it itself)
 from _harness import check_raises
 
 import torchlike
@@ -76,3 +77,53 @@ def test_gradcheck_message_matches() -> None:
             t.autograd.gradcheck(_bad_square(t), (t.randn(3, dtype=t.double, requires_grad=True),))
         caught.append(str(info.value))
     assert caught[1] == caught[0]
+
+
+def _pruned(t):  # noqa: ANN001, ANN202
+    prune = t.nn.utils.prune
+    nn = t.nn
+    t.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(2, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 3 * 3, 5))
+    conv, lin = net[0], net[3]
+    out = {}
+    prune.random_unstructured(conv, "weight", amount=0.3)
+    out["names"] = sorted(n for n, _ in conv.named_parameters()) + sorted(n for n, _ in conv.named_buffers())
+    out["random"] = conv.weight_mask.clone()
+    prune.l1_unstructured(conv, "bias", amount=2)
+    prune.ln_structured(conv, "weight", amount=0.5, n=2, dim=0)  # a PruningContainer now
+    out["container"] = [type(h).__name__ for h in conv._forward_pre_hooks.values()]
+    out["ln"] = conv.weight_mask.clone()
+    prune.random_structured(lin, "weight", amount=0.4, dim=1)
+    out["random_structured"] = lin.weight_mask.clone()
+    prune.global_unstructured([(lin, "bias"), (conv, "bias")], pruning_method=prune.L1Unstructured, amount=3)
+    out["global"] = [lin.bias_mask.clone(), conv.bias_mask.clone()]
+    y = net(t.randn(2, 2, 5, 5))
+    y.sum().backward()
+    out["forward"] = y.detach()
+    out["grad"] = conv.weight_orig.grad.clone()
+    out["state"] = list(net.state_dict().keys())
+    out["is_pruned"] = prune.is_pruned(net)
+    prune.remove(conv, "weight")
+    out["removed"] = sorted(n for n, _ in conv.named_parameters()) + [conv.weight.detach().clone()]
+    prune.custom_from_mask(conv, "weight", mask=t.arange(72).view(4, 2, 3, 3) % 2)
+    out["custom"] = conv.weight.detach().clone()
+    return out
+
+
+def test_prune() -> None:
+    from _harness import assert_same
+
+    ref, got = both(_pruned)
+    assert list(got) == list(ref)
+    for key in ref:
+        assert_same(ref[key], got[key], path=key)
+
+
+def test_prune_errors() -> None:
+    def lin(t):  # noqa: ANN001, ANN202
+        t.manual_seed(0)
+        return t.nn.Linear(3, 2)
+
+    check_raises(lambda t: t.nn.utils.prune.l1_unstructured(lin(t), "weight", amount=1.5))
+    check_raises(lambda t: t.nn.utils.prune.random_structured(lin(t), "bias", amount=0.5, dim=0))
+    check_raises(lambda t: t.nn.utils.prune.remove(lin(t), "weight"), match_message=False)  # the message holds a repr
