@@ -127,3 +127,65 @@ def test_prune_errors() -> None:
     check_raises(lambda t: t.nn.utils.prune.l1_unstructured(lin(t), "weight", amount=1.5))
     check_raises(lambda t: t.nn.utils.prune.random_structured(lin(t), "bias", amount=0.5, dim=0))
     check_raises(lambda t: t.nn.utils.prune.remove(lin(t), "weight"), match_message=False)  # the message holds a repr
+
+
+def _profiled(t):  # noqa: ANN001, ANN202
+    import importlib
+    from collections import Counter
+
+    P = importlib.import_module(t.__name__ + ".profiler")
+    out = {}
+    with P.profile(activities=[P.ProfilerActivity.CPU]) as prof:
+        with P.record_function("model_inference"):
+            for _ in range(2):
+                with P.record_function("inner"):
+                    t.ones(3) + 1
+    averages = prof.key_averages()
+    out["averages"] = {e.key: e.count for e in averages if e.is_user_annotation}
+    lines = averages.table(sort_by="cpu_time_total", row_limit=10).splitlines()
+    out["table"] = [lines[1].split(), lines[-2].split(":")[0] if not lines[-1] else lines[-1].split(":")[0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = P.schedule(wait=1, warmup=1, active=2, repeat=1, skip_first=1)
+    out["schedule"] = [s(i).name for i in range(8)]
+    saved = []
+
+    def ready(p):  # noqa: ANN001, ANN202
+        names = Counter(e.name for e in p.events() if e.name.startswith(("Prof", "work")))
+        saved.append((p.step_num, sorted(names.items())))
+
+    with P.profile(schedule=P.schedule(wait=1, warmup=1, active=2, repeat=2), on_trace_ready=ready) as p:
+        for _ in range(10):
+            with P.record_function("work"):
+                pass
+            p.step()
+    out["saved"] = saved
+
+    @P.record_function("decorated")
+    def f():  # noqa: ANN202
+        return 1
+
+    with P.profile() as p2:
+        f()
+        f()
+    out["decorated"] = [(e.key, e.count) for e in p2.key_averages() if e.is_user_annotation]
+    return out
+
+
+def test_profiler() -> None:
+    ref, got = both(_profiled)
+    assert got == ref
+
+
+def test_profiler_chrome_trace(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from torchlike.profiler import profile, record_function, tensorboard_trace_handler
+
+    with profile(on_trace_ready=tensorboard_trace_handler(str(tmp_path), worker_name="w")) as prof:
+        with record_function("step"):
+            torchlike.ones(2).sum()
+    (trace,) = tmp_path.glob("w.*.pt.trace.json")
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert [e["name"] for e in events] == ["step"] and events[0]["dur"] >= 0
+    assert prof.key_averages().table().splitlines()[-1].startswith("Self CPU time total: ")
