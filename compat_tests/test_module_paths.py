@@ -110,3 +110,40 @@ def test_whole_model_saved_by_torchlike_loads_in_torch(build) -> None:  # noqa: 
     # only torch's public paths are named
     raw = buf.getvalue()
     assert b"torchlike" not in raw and b"torch.nn.modules._" not in raw
+
+
+def test_modules_utils() -> None:
+    from collections import OrderedDict
+
+    import torch.nn.modules.utils as theirs
+
+    import torchlike.nn.modules.utils as ours
+
+    for name in ("_single", "_pair", "_triple", "_quadruple"):
+        for arg in (3, (1, 2), [4]):
+            assert getattr(ours, name)(arg) == getattr(theirs, name)(arg)
+        assert getattr(ours, name).__name__ == name
+    assert ours._reverse_repeat_tuple((1, 2, 3), 2) == theirs._reverse_repeat_tuple((1, 2, 3), 2)
+    assert ours._list_with_default([None, 5], [1, 2, 3]) == theirs._list_with_default([None, 5], [1, 2, 3])
+    with pytest.raises(ValueError, match="Input dimension should be at least 3"):
+        ours._list_with_default([None, 5], [1, 2])
+
+    def stripped(mod, t):  # noqa: ANN001, ANN202
+        t.manual_seed(0)
+        sd = t.nn.DataParallel(t.nn.Linear(2, 2)).state_dict() if t is torch else None
+        sd = OrderedDict((f"module.{k}", v) for k, v in t.nn.Linear(2, 2).state_dict().items()) if sd is None else sd
+        sd._metadata = OrderedDict([("", {}), ("module", {"version": 1})])
+        mod.consume_prefix_in_state_dict_if_present(sd, "module.")
+        return list(sd), list(sd._metadata)
+
+    assert stripped(ours, torchlike) == stripped(theirs, torch)
+
+
+def test_path_modules_do_not_leak_into_nn() -> None:
+    import types
+
+    def submodules(nn):  # noqa: ANN001, ANN202
+        return {n for n in dir(nn) if not n.startswith("_") and isinstance(getattr(nn, n), types.ModuleType)}
+
+    assert submodules(torchlike.nn) <= submodules(torch.nn)
+    assert torchlike.nn.utils.__name__ == "torchlike.nn.utils"
