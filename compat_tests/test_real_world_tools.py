@@ -190,3 +190,23 @@ def test_profiler_chrome_trace(tmp_path) -> None:  # noqa: ANN001
     events = json.loads(trace.read_text())["traceEvents"]
     assert [e["name"] for e in events] == ["step"] and events[0]["dur"] >= 0
     assert prof.key_averages().table().splitlines()[-1].startswith("Self CPU time total: ")
+
+
+def test_legacy_autograd_profiler() -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        with t.autograd.profiler.profile() as prof:
+            with t.autograd.profiler.record_function("outer"):
+                for _ in range(2):
+                    with t.autograd.profiler.record_function("inner"):
+                        t.ones(2) * 2
+        return [
+            type(prof.function_events).__name__,
+            prof.self_cpu_time_total > 0,
+            str(prof).splitlines()[1].split(),
+            prof.table(sort_by="self_cpu_time_total").splitlines()[1].split(),
+            {e.key: e.count for e in prof.key_averages() if e.key in ("outer", "inner")},
+            t.profiler.record_function is t.autograd.profiler.record_function,
+        ]
+
+    ref, got = both(run)
+    assert got == ref

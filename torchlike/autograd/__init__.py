@@ -1,6 +1,6 @@
 """torch.autograd: backward, grad, grad modes, custom Functions, functional transforms."""
 
-from . import functional, graph
+from . import functional, graph, profiler
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
                            set_detect_anomaly)  # fmt: skip
 from .engine import backward, grad

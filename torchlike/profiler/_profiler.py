@@ -1,22 +1,26 @@
-"""torch.profiler on host timers: ``record_function`` ranges and profiler steps, timed with
-``time.perf_counter_ns`` and also entered as ``jax.profiler.TraceAnnotation``s, so they show in a JAX
-trace (``jax.profiler.trace``) next to XLA's own events.
-
-Differs from torch: per-op events (``aten::*``) are not recorded, since torchlike's ops run inside fused
-JAX programs; tables and traces list the ``record_function`` ranges and ``ProfilerStep#N``.
+"""torch.profiler: the scheduled profiler over torch.autograd.profiler's ranges (host timers and JAX trace
+annotations). Tables and traces list the ``record_function`` ranges and ``ProfilerStep#N``; per-op
+(``aten::*``) events are not recorded.
 """
 
 from __future__ import annotations
 
 import enum
-import functools
-import json
 import os
 import socket
-import threading
 import time
 import warnings
 from typing import Any, Callable, Iterable
+
+from ..autograd.profiler import (
+    EventList,
+    FunctionEvent,
+    _export_chrome_trace,
+    _Recorder,
+    _start,
+    _stop,
+    record_function,
+)
 
 __all__ = ["ProfilerActivity", "ProfilerAction", "profile", "record_function", "schedule",
            "tensorboard_trace_handler", "supported_activities"]  # fmt: skip
@@ -39,9 +43,9 @@ class ProfilerAction(enum.Enum):
 
 
 def supported_activities() -> set:
-    from .. import cuda
+    from .._core import device
 
-    return {ProfilerActivity.CPU, ProfilerActivity.CUDA} if cuda.is_available() else {ProfilerActivity.CPU}
+    return {ProfilerActivity.CPU, ProfilerActivity.CUDA} if device.cuda_available() else {ProfilerActivity.CPU}
 
 
 def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first: int = 0,
@@ -77,167 +81,6 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
     return action
 
 
-class FunctionEvent:
-    """One timed range (times in microseconds)."""
-
-    def __init__(self, id: int, name: str, start_us: float, end_us: float, thread: int) -> None:
-        self.trace_name = name
-        if name.startswith("ProfilerStep#"):
-            name = "ProfilerStep*"  # torch: steps are one key in events and averages, numbered in traces
-        self.id, self.name, self.key, self.thread = id, name, name, thread
-        self.time_range = (start_us, end_us)
-        self.cpu_children: list[FunctionEvent] = []
-        self.cpu_parent: FunctionEvent | None = None
-        self.count = 1
-        self.is_user_annotation = name != "ProfilerStep*"
-
-    @property
-    def cpu_time_total(self) -> float:
-        return self.time_range[1] - self.time_range[0]
-
-    @property
-    def self_cpu_time_total(self) -> float:
-        return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
-
-    def __repr__(self) -> str:
-        return f"<FunctionEvent id={self.id} name={self.name} cpu_time={_format_time(self.cpu_time_total)}>"
-
-
-class FunctionEventAvg:
-    """The events of one name, summed."""
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.count = 0
-        self.cpu_time_total = 0.0
-        self.self_cpu_time_total = 0.0
-        self.is_user_annotation = key != "ProfilerStep*"
-
-    def add(self, event: FunctionEvent) -> FunctionEventAvg:
-        self.count += event.count
-        self.cpu_time_total += event.cpu_time_total
-        self.self_cpu_time_total += event.self_cpu_time_total
-        return self
-
-    @property
-    def cpu_time(self) -> float:
-        return self.cpu_time_total / self.count if self.count else 0.0
-
-    def __repr__(self) -> str:
-        return (f"<FunctionEventAvg key={self.key} self_cpu_time={_format_time(self.self_cpu_time_total)} "
-                f"cpu_time={_format_time(self.cpu_time)}>")  # fmt: skip
-
-
-def _format_time(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:.3f}s"
-    if us >= 1e3:
-        return f"{us / 1e3:.3f}ms"
-    return f"{us:.3f}us"
-
-
-class EventList(list):
-    """A list of events (or averages) that prints as torch's table."""
-
-    def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
-              max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
-              top_level_events_only: bool = False, time_unit: str | None = None) -> str:  # fmt: skip
-        rows = list(self)
-        if sort_by is not None:
-            rows.sort(key=lambda e: getattr(e, sort_by.replace("cpu_time_avg", "cpu_time")), reverse=True)
-        rows = rows[:row_limit] if row_limit > 0 else rows
-        name_w = min(max((len(e.key) for e in self), default=4) + 4, max_name_column_width)
-        self_total = sum(e.self_cpu_time_total for e in self)
-        heads = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
-        sep = "-" * name_w + "  " + "  ".join("-" * 12 for _ in heads) + "  "
-        out = [sep, "Name".rjust(name_w) + "  " + "  ".join(h.rjust(12) for h in heads) + "  ", sep]
-        if header is not None:
-            out = ["=" * len(sep), header, *out]
-
-        def pct(x: float) -> str:
-            return f"{100 * x / self_total:.2f}%" if self_total else "0.00%"
-
-        for e in rows:
-            name = e.key if len(e.key) <= name_w - 4 else e.key[: name_w - 7] + "..."
-            cells = [pct(e.self_cpu_time_total), _format_time(e.self_cpu_time_total), pct(e.cpu_time_total),
-                     _format_time(e.cpu_time_total), _format_time(e.cpu_time_total / e.count), str(e.count)]  # fmt: skip
-            out.append(name.rjust(name_w) + "  " + "  ".join(c.rjust(12) for c in cells) + "  ")
-        out += [sep, f"Self CPU time total: {_format_time(self_total)}", ""]
-        return "\n".join(out)
-
-    def key_averages(self) -> EventList:
-        averages: dict[str, FunctionEventAvg] = {}
-        for e in self:
-            averages.setdefault(e.key, FunctionEventAvg(e.key)).add(e)
-        return EventList(averages.values())
-
-    @property
-    def self_cpu_time_total(self) -> float:
-        return sum(e.self_cpu_time_total for e in self)
-
-
-class _Recorder:
-    """The ranges of the profiler now recording (one at a time, as in torch)."""
-
-    def __init__(self) -> None:
-        self.events: list[FunctionEvent] = []
-        self.stack: list[FunctionEvent] = []
-        self.t0 = time.perf_counter_ns()
-
-    def begin(self, name: str) -> FunctionEvent:
-        now = (time.perf_counter_ns() - self.t0) / 1e3
-        ev = FunctionEvent(len(self.events), name, now, now, threading.get_ident())
-        if self.stack:
-            ev.cpu_parent = self.stack[-1]
-            self.stack[-1].cpu_children.append(ev)
-        self.events.append(ev)
-        self.stack.append(ev)
-        return ev
-
-    def end(self, ev: FunctionEvent) -> None:
-        ev.time_range = (ev.time_range[0], (time.perf_counter_ns() - self.t0) / 1e3)
-        if ev in self.stack:
-            self.stack.remove(ev)
-
-
-_active: _Recorder | None = None
-
-
-class record_function:
-    """A named range: a context manager or decorator, recorded while a profiler records."""
-
-    def __init__(self, name: str, args: str | None = None) -> None:
-        self.name = name
-        self.args = args
-        self._ev: FunctionEvent | None = None
-        self._rec: _Recorder | None = None
-        self._annotation: Any = None
-
-    def __enter__(self) -> record_function:
-        import jax
-
-        self._annotation = jax.profiler.TraceAnnotation(self.name)
-        self._annotation.__enter__()
-        self._rec = _active
-        if self._rec is not None:
-            self._ev = self._rec.begin(self.name)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._rec is not None and self._ev is not None:
-            self._rec.end(self._ev)
-        self._ev = self._rec = None
-        self._annotation.__exit__(*exc)
-
-    def __call__(self, fn: Callable) -> Callable:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with record_function(self.name, self.args):
-                return fn(*args, **kwargs)
-
-        return wrapper
-
-
 class profile:
     """torch.profiler.profile: records ranges while its schedule says RECORD (always, without one)."""
 
@@ -271,14 +114,12 @@ class profile:
         return self.current_action in (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
 
     def _open(self) -> None:
-        global _active
         if self._rec is None:
-            self._rec = _active = _Recorder()
+            self._rec = _start()
         if self._has_schedule:
             self._step = self._rec.begin(f"ProfilerStep#{self.step_num}")
 
     def _close(self, save: bool) -> None:
-        global _active
         if self._rec is None:
             return
         if self._step is not None:
@@ -286,7 +127,8 @@ class profile:
             self._step = None
         if save:
             self._done = self._rec.events
-            _active = self._rec = None
+            _stop(self._rec)
+            self._rec = None
             if self.on_trace_ready is not None:
                 self.on_trace_ready(self)
 
@@ -317,12 +159,7 @@ class profile:
 
     def export_chrome_trace(self, path: str) -> None:
         """Write the ranges as a Chrome trace (chrome://tracing, Perfetto)."""
-        pid = os.getpid()
-        events = [{"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op", "name": e.trace_name,
-                   "pid": pid, "tid": e.thread, "ts": e.time_range[0], "dur": e.cpu_time_total}
-                  for e in self._done]  # fmt: skip
-        with open(path, "w") as f:
-            json.dump({"traceEvents": events, "displayTimeUnit": "ms"}, f)
+        _export_chrome_trace(self._done, path)
 
 
 def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None,
