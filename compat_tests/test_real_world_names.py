@@ -135,3 +135,11 @@ def test_shipped_tensor_method_list_is_current() -> None:
     from torchlike.compat._torch_tensor_methods import TORCH_TENSOR_METHODS
 
     assert TORCH_TENSOR_METHODS == frozenset(torch_tensor_methods()), "run compat_tests/gen_torch_tensor_methods.py"
+
+
+def test_xpu_and_mps_queries() -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        t.mps.manual_seed(0)
+        return t.xpu.is_available(), t.xpu.device_count(), t.mps.is_available(), t.mps.device_count()
+
+    same(run)

@@ -49,7 +49,7 @@ from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from . import distributions, fft, jit, special, testing  # noqa: E402
-from . import accelerator, onnx, profiler, version  # noqa: E402
+from . import accelerator, mps, onnx, profiler, version, xpu  # noqa: E402
 from .autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
 )  # fmt: skip
