@@ -147,3 +147,52 @@ def test_path_modules_do_not_leak_into_nn() -> None:
 
     assert submodules(torchlike.nn) <= submodules(torch.nn)
     assert torchlike.nn.utils.__name__ == "torchlike.nn.utils"
+
+
+_USER_MODEL = """
+import sys
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(3, 4), nn.Tanh())
+        self.head = nn.Linear(4, 2, bias=False)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+torch.manual_seed(0)
+path, mode = sys.argv[1], sys.argv[2]
+if mode == "save":
+    torch.save(Net(), path)
+model = torch.load(path, weights_only=False)
+print(type(model).__name__, type(model.body[0]))
+print(model(torch.arange(6.0).view(2, 3)))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("saver", ["torch", "torchlike"])
+def test_user_model_pickled_across_libraries(tmp_path, saver: str) -> None:  # noqa: ANN001
+    """A script's own Module subclass (pickled as __main__.Net) saved by one library, loaded by the other."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "user_model.py"
+    script.write_text(_USER_MODEL)
+    ckpt = str(tmp_path / "model.pt")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    plain = [sys.executable, str(script)]
+    aliased = [sys.executable, "-m", "torchlike", "run", str(script)]
+    first, second = (plain, aliased) if saver == "torch" else (aliased, plain)
+    out1 = subprocess.run([*first, ckpt, "save"], capture_output=True, text=True, env=env, timeout=300)
+    assert out1.returncode == 0, out1.stderr
+    out2 = subprocess.run([*second, ckpt, "load"], capture_output=True, text=True, env=env, timeout=300)
+    assert out2.returncode == 0, out2.stderr
+    assert out2.stdout == out1.stdout
