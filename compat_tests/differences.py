@@ -114,6 +114,31 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "`multiprocessing_context='spawn'` lifts this.",
         "JAX's runtime does not survive `fork`; tracing does, so kernels are evaluated with NumPy instead.",
     ),
+    "profiler_no_op_events": (
+        "profiler", "`torch.profiler` records `record_function` ranges and `ProfilerStep*` on host timers; it "
+        "records no per-op (`aten::*`) events, no shapes, memory or FLOPs.",
+        "Ops run inside fused JAX programs; ranges are also JAX `TraceAnnotation`s, so `jax.profiler.trace` "
+        "shows them next to XLA's own events.",
+    ),
+    "num_threads_recorded": (
+        "runtime", "`set_num_threads`/`set_num_interop_threads` are recorded and read back by the getters, with "
+        "a warning, but do not resize XLA's CPU thread pool.",
+        "XLA sizes its thread pool when JAX starts; set `XLA_FLAGS` before importing torchlike.",
+    ),
+    "fused_graph_nodes": (
+        "autograd", "`next_functions` of fused ops (linear, matmul, conv) show torch's inner nodes (`TBackward0`, "
+        "`ViewBackward0`, ...), but hooks cannot be registered on those shown nodes (NotImplementedError).",
+        "torchlike runs such an op as one kernel with one backward node.",
+    ),
+    "pinned_memory": (
+        "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",
+        "JAX manages host-device transfers itself; torchlike keeps no page-locked buffers.",
+    ),
+    "gradcheck_slow_mode": (
+        "autograd", "`gradcheck` always runs torch's slow (full Jacobian) check; its reentrancy and undefined-grad "
+        "checks are not made, and batched-grad / forward-AD checks raise NotImplementedError.",
+        "torchlike has no forward-mode AD or vmap over its tape.",
+    ),
 }
 
 

@@ -33,7 +33,7 @@ from torchlike.compat._compare import (
     exception_text,
     script_options,
 )
-from torchlike.compat._coverage import lookup, torch_names
+from torchlike.compat._coverage import lookup, tensor_method_names, torch_names
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -429,8 +429,19 @@ def test_coverage_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         "uses": [{"file": str(tmp_path / "sample.py"), "line": 16}],
         "error": "",
     }
-    assert report["summary"]["total"] == 12
-    assert report["summary"]["provided"] + report["summary"]["missing"] + report["summary"]["unknown"] == 12
+    assert names["torch.Tensor.sum"]["provided"] is True  # `.sum()` calls: a torch.Tensor method name
+    assert report["summary"]["total"] == 13
+    assert report["summary"]["provided"] + report["summary"]["missing"] + report["summary"]["unknown"] == 13
     assert main(["coverage", str(tmp_path / "sample.py")]) == 0
     text = capsys.readouterr().out
-    assert "torch.compat.install" in text and text.rstrip().splitlines()[-1].startswith("12 torch names used: ")
+    assert "torch.compat.install" in text and text.rstrip().splitlines()[-1].startswith("13 torch names used: ")
+
+
+def test_coverage_tensor_methods() -> None:
+    src = "import torch\nx = torch.ones(3)\nx.exp().no_such_tensor_method()\nnames = []\nnames.index(3)\n"
+    src += "torch.add(x, x).sum_to_size(1)\nx.clamp_(0, 1)\n"
+    assert tensor_method_names(src) == [
+        ("torch.Tensor.exp", 3), ("torch.Tensor.sum_to_size", 6), ("torch.Tensor.clamp_", 7)
+    ]  # fmt: skip
+    assert lookup("torch.Tensor.exp") == (True, "")
+    assert lookup("torch.Tensor.no_such_tensor_method") == (False, "")

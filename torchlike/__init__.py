@@ -37,6 +37,7 @@ from ._ops import return_types  # noqa: E402
 
 _sys.modules[__name__ + ".return_types"] = return_types  # importable as torch.return_types is (pickle needs it)
 from ._public import *  # noqa: E402,F403
+from ._runtime import *  # noqa: E402,F403
 from ._precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from . import backends, cuda, random  # noqa: E402
 from . import linalg  # noqa: E402
@@ -53,6 +54,7 @@ from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from . import distributions, fft, jit, special, testing  # noqa: E402
 from . import lazy  # noqa: E402
+from . import accelerator, mps, onnx, profiler, version, xpu  # noqa: E402
 from .autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
 )  # fmt: skip
@@ -71,4 +73,12 @@ long = int64
 int = int32
 short = int16
 
-__version__ = "2.13.0+torchlike0.1"
+__version__ = version.__version__
+
+
+def __getattr__(name: str) -> object:
+    from .compat._alias import missing_attribute_error
+
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise missing_attribute_error(__name__, name)

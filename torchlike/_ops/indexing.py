@@ -148,9 +148,9 @@ def _basic(self: Tensor, key: tuple, record: bool, single_slice_view: bool) -> t
             if not isinstance(k, Tensor):
                 if isinstance(k, str):
                     raise TypeError("new(): invalid data type 'str'")
-                if not isinstance(k, (list, tuple, np.ndarray)):
+                if not isinstance(k, (list, tuple, np.ndarray, range)):
                     raise IndexError(_BAD_INDEX.format(type(k).__name__))
-                k = _to_index_tensor(k, self.device)
+                k = _to_index_tensor(list(k) if isinstance(k, range) else k, self.device)  # torch: a sequence
             if k.dim() == 0 and not (k._dtype.is_floating_point or k._dtype.is_complex):
                 if k._dtype is D.bool or k._dtype is D.uint8:
                     t = _view(t, _unsqueeze_spec(t, dim), "UnsqueezeBackward0", record)

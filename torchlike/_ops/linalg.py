@@ -11,6 +11,7 @@ import jax.numpy as jnp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
+from ..autograd.graph import show_as
 from . import registry
 from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
 
@@ -28,18 +29,32 @@ def _same_dtype(a: Any, b: Any, what: str) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {D.c_type(da)} != {D.c_type(db)}")
 
 
+# torch's nodes inside matmul (inputs: 0 self, 1 other); see autograd.graph.show_as
+show_as("matmul_vm", [("MmBackward0", [("UnsqueezeBackward0", [0]), 1])])
+show_as("matmul_folded", [("MmBackward0", [("ViewBackward0", [0]), 1])])
+show_as("matmul_batched", [("BmmBackward0", [("ViewBackward0", [("ExpandBackward0", [0])]),
+                                              ("ViewBackward0", [("ExpandBackward0", [1])])])])  # fmt: skip
+show_as("matmul_mb", [("TransposeBackward0", [("UnsafeViewBackward0", [("MmBackward0", [
+    ("UnsafeViewBackward0", [("CloneBackward0", [("TransposeBackward0", [1])])]), ("TBackward0", [0])])])])])
+
+
 def _matmul_name(static: tuple, dyn: tuple) -> str:
-    a, b = dyn[0].dim(), dyn[1].dim()
+    x, y = dyn[0], dyn[1]
+    a, b = x.dim(), y.dim()
     if a == 1 and b == 1:
         return "DotBackward0"
     if a == 2 and b == 1:
         return "MvBackward0"
     if a == 1 and b == 2:
-        return "SqueezeBackward4"
+        return "SqueezeBackward4@matmul_vm"
     if a == 2 and b == 2:
         return "MmBackward0"
     if a <= 2 < b:
-        return "CloneBackward0"
+        return "CloneBackward0@matmul_mb" if a == 2 and b == 3 and y.is_contiguous() else "CloneBackward0"
+    if b == 2 and x.is_contiguous():
+        return "UnsafeViewBackward0@matmul_folded"
+    if a == b and x._shape[:-2] == y._shape[:-2] and x.is_contiguous() and y.is_contiguous():
+        return "UnsafeViewBackward0@matmul_batched"
     return "UnsafeViewBackward0"
 
 

@@ -39,13 +39,13 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 @defop(inplace=True, saves=("result",))
 def relu(input: TensorArg) -> Any:
-    return jnp.where(input > 0, input, jnp.zeros_like(input))
+    # torch: NaN propagates (relu is clamp_min(0)); the gradient at 0 is 0
+    return jnp.where(input <= 0, jnp.zeros_like(input), input)
 
 
 def _clip_open(x: Any, lo: Any, hi: Any) -> Any:
-    # torch: the gradient is 1 strictly inside (lo, hi) and 0 at and beyond the bounds
-    inside = (x > lo) & (x < hi)
-    return jnp.where(inside, x, jnp.where(x <= lo, jnp.asarray(lo, x.dtype), jnp.asarray(hi, x.dtype)))
+    # torch: the gradient is 1 strictly inside (lo, hi) and 0 at and beyond the bounds; NaN propagates
+    return jnp.where(x <= lo, jnp.asarray(lo, x.dtype), jnp.where(x >= hi, jnp.asarray(hi, x.dtype), x))
 
 
 @defop(method=False, grad_name="HardtanhBackward0")
@@ -131,16 +131,20 @@ def _softsign(input: TensorArg) -> Any:
 @defop(method=False, grad_name="HardsigmoidBackward0", check=_float_kernel("hardsigmoid_cpu"))
 def _hardsigmoid(input: TensorArg) -> Any:
     inside = (input > -3) & (input < 3)
-    return jnp.where(
-        inside, input / 6 + 0.5, jnp.where(input <= -3, jnp.zeros_like(input), jnp.ones_like(input))
-    )
+    # torch: NaN propagates, with a zero gradient
+    outside = jnp.where(input <= -3, jnp.zeros_like(input), jnp.where(input >= 3, jnp.ones_like(input),
+                                                                        jax.lax.stop_gradient(input)))  # fmt: skip
+    return jnp.where(inside, input / 6 + 0.5, outside)
 
 
 @defop(method=False, grad_name="HardswishBackward0", check=_float_kernel("hardswish_cpu"))
 def _hardswish(input: TensorArg) -> Any:
     x = input
     # torch: the gradient is 0 for x <= -3, x/3 + 0.5 inside, 1 for x >= 3
-    return jnp.where(x <= -3, jnp.zeros_like(x), jnp.where(x < 3, x * (x + 3) / 6, x))
+    mid = (x > -3) & (x < 3)
+    xm = jnp.where(mid, x, jnp.zeros_like(x))  # NOTE: so that NaN/inf outside give no NaN gradient
+    # torch computes x * 0 below -3: -0.0 there, and NaN at -inf
+    return jnp.where(x <= -3, x * 0, jnp.where(mid, xm * (xm + 3) / 6, x))
 
 
 @defop(method=False, grad_name="LogSigmoidBackward0", check=_float_kernel("log_sigmoid_cpu"))
@@ -179,7 +183,7 @@ def hardshrink(input: TensorArg, lambd: float = 0.5) -> Any:
 
 @defop(method=False)
 def threshold(input: TensorArg, threshold: float, value: float) -> Any:
-    return jnp.where(input > threshold, input, jnp.asarray(value, input.dtype))
+    return jnp.where(input <= threshold, jnp.asarray(value, input.dtype), input)  # torch: NaN propagates
 
 
 def _glu_check(cdt: Any, dyn: tuple, static: tuple) -> None:

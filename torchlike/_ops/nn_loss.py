@@ -210,11 +210,26 @@ def _bce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             raise RuntimeError("all elements of input should be between 0 and 1")
 
 
+@jax.custom_jvp
+def _bce_terms(x: Any, t: Any) -> Any:
+    """Elementwise BCE with torch's clamp of each log at -100."""
+    return (t - 1) * jnp.maximum(jnp.log1p(-x), -100.0) - t * jnp.maximum(jnp.log(x), -100.0)
+
+
+@_bce_terms.defjvp
+def _bce_terms_jvp(primals: tuple, tangents: tuple) -> tuple:
+    # torch: d/dx is (x - t) / max(x (1 - x), 1e-12), finite at x = 0 and 1 where the clamped logs give NaN;
+    # d/dt uses the unclamped logs
+    x, t = primals
+    dx, dt = tangents
+    out = _bce_terms(x, t)
+    d_input = (x - t) / jnp.maximum((1 - x) * x, jnp.asarray(1e-12, x.dtype))
+    return out, d_input * dx + (jnp.log1p(-x) - jnp.log(x)) * dt
+
+
 @defop(method=False, grad_name="BinaryCrossEntropyBackward0", check=_bce_check, autocast="fp32")
 def _binary_cross_entropy(input: TensorArg, target: TensorArg, weight: OptTensor, reduction: str) -> Any:
-    log_x = jnp.maximum(jnp.log(input), -100.0)
-    log_1mx = jnp.maximum(jnp.log1p(-input), -100.0)
-    loss = (target - 1) * log_1mx - target * log_x
+    loss = _bce_terms(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -18,6 +18,7 @@ from jax import lax
 from .._core import dtype as D
 from .._core import lazy
 from .._core.tensor import Tensor
+from ..autograd.graph import show_as
 from .linalg import _same_dtype
 from .registry import OptRawTensor, RawTensor, Scalar, defop
 
@@ -77,14 +78,38 @@ def _channel_shape(ndim: int) -> tuple:
 # --- linear -----------------------------------------------------------------------------------------
 
 
+def _T(i: int) -> tuple:
+    return ("TBackward0", [i])
+
+
+# torch's nodes for linear (inputs: 0 input, 1 weight, 2 bias); see autograd.graph.show_as
+_FLAT = ("UnsafeViewBackward0", [("CloneBackward0", [0])])  # reshape of a non-contiguous input
+show_as("linear2d", [2, 0, _T(1)])
+show_as("linear_nd", [("AddmmBackward0", [2, ("ViewBackward0", [0]), _T(1)])])
+show_as("linear_nd_strided", [("UnsafeViewBackward0", [("MmBackward0", [_FLAT, _T(1)])]), 2])
+show_as("linear2d_nobias", [0, _T(1)])
+show_as("linear1d_nobias", [("MmBackward0", [("UnsqueezeBackward0", [0]), _T(1)])])
+show_as("linear_nd_nobias", [("MmBackward0", [("ViewBackward0", [0]), _T(1)])])
+show_as("linear_nd_strided_nobias", [("MmBackward0", [_FLAT, _T(1)])])
+
+
 def _linear_name(static: tuple, dyn: tuple) -> str:
-    x, _, b = dyn
+    x, w, b = dyn
     nd = x.dim()
+    shown = w.dim() == 2
     if b is not None:
         if nd == 2:
-            return "AddmmBackward0"
-        return "ViewBackward0" if nd == 1 or x.is_contiguous() else "AddBackward0"
-    return {1: "SqueezeBackward4", 2: "MmBackward0"}.get(nd, "UnsafeViewBackward0")
+            return "AddmmBackward0@linear2d" if shown else "AddmmBackward0"
+        if nd == 1 or x.is_contiguous():
+            return "ViewBackward0@linear_nd" if shown else "ViewBackward0"
+        return "AddBackward0@linear_nd_strided" if shown else "AddBackward0"
+    if nd == 1:
+        return "SqueezeBackward4@linear1d_nobias" if shown else "SqueezeBackward4"
+    if nd == 2:
+        return "MmBackward0@linear2d_nobias" if shown else "MmBackward0"
+    if not shown:
+        return "UnsafeViewBackward0"
+    return "UnsafeViewBackward0@linear_nd" + ("" if x.is_contiguous() else "_strided") + "_nobias"
 
 
 @defop(promote=None, method=False, grad_name=_linear_name, autocast="lower", saves=("input", "weight"))
@@ -148,9 +173,14 @@ def bilinear(input1: RawTensor, input2: RawTensor, weight: RawTensor, bias: OptR
 # --- convolution --------------------------------------------------------------------------------------
 
 
-@defop(
-    promote=None, method=False, grad_name="ConvolutionBackward0", autocast="lower", saves=("input", "weight")
-)
+show_as("conv_nobias", [0, 1, None])  # torch keeps an empty edge for the missing bias
+
+
+def _conv_name(static: tuple, dyn: tuple) -> str:
+    return "ConvolutionBackward0" if dyn[2] is not None else "ConvolutionBackward0@conv_nobias"
+
+
+@defop(promote=None, method=False, grad_name=_conv_name, autocast="lower", saves=("input", "weight"))
 def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride: tuple, padding: tuple,
                  dilation: tuple, transposed: bool, output_padding: tuple, groups: int) -> Any:  # fmt: skip
     """N-d convolution; ``padding`` is ((lo, hi), ...) per spatial dim. Unbatched inputs get a batch dim."""

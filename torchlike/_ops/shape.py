@@ -203,7 +203,24 @@ registry.METHODS.update(
     cpu=lambda self, memory_format=None: to(self, "cpu"),
     cuda=lambda self, device=None, non_blocking=False, memory_format=None: to(
         self, _device.device("cuda", device) if isinstance(device, int) else (device or "cuda")),
+    pin_memory=lambda self, device=None: _pin_memory(self),
+    is_pinned=lambda self, device=None: False,
 )  # fmt: skip
+
+
+def _pin_memory(self: Tensor) -> Tensor:
+    """A copy of a CPU tensor (JAX manages host transfers itself: torchlike has no page-locked memory,
+    so ``is_pinned()`` stays False)."""
+    if not _device.cuda_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if self.device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{type_name(self)}' only dense CPU tensors can be pinned")
+    return clone(self)
+
+
+# torchlike runs on JAX's CPU and CUDA backends only
+Tensor.is_xpu = property(lambda self: False)
+Tensor.is_mps = property(lambda self: False)
 
 
 # --- reordering: flip, roll, rot90 ------------------------------------------------------------------

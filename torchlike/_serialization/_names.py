@@ -91,13 +91,13 @@ def _torch_name_of(obj: Any) -> tuple[str, str] | None:
         return "torch.nn.parameter", "Parameter"
     parts = module.split(".")
     if any(p.startswith("_") for p in parts):
-        # torchlike's private implementation file: name the public module that exports it
+        # torchlike's private implementation file: name the public module that exports it, looking
+        # in the public twins of private packages too (nn._functional._activation -> nn.functional)
         for n in range(len(parts), 0, -1):
-            if any(p.startswith("_") for p in parts[:n]):
-                continue
-            mod = sys.modules.get(".".join(parts[:n]))
+            public = [p.lstrip("_") for p in parts[:n]]
+            mod = sys.modules.get(".".join(public))
             if mod is not None and getattr(mod, qualname, None) is obj:
-                parts = parts[:n]
+                parts = public
                 break
     return ".".join(["torch"] + parts[1:]), qualname
 

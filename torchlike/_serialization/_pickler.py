@@ -6,6 +6,7 @@ import io
 import pickle
 import struct
 import sys
+import types
 from collections import OrderedDict
 from typing import IO, Any
 
@@ -128,6 +129,8 @@ class _TorchPickler(pickle._Pickler):  # type: ignore[name-defined]  # pure Pyth
     """A pickler writing torchlike objects under torch's global names, storages as persistent ids."""
 
     dispatch = dict(pickle._Pickler.dispatch)  # type: ignore[attr-defined]
+    # pickle's table holds its own save_global for functions: route them through torch's names too
+    dispatch[types.FunctionType] = lambda self, obj: self.save_global(obj)
 
     def __init__(self, file: IO[bytes], protocol: int, storages: _Storages) -> None:
         super().__init__(file, protocol)

@@ -1,15 +1,16 @@
 """torch.autograd: backward, grad, grad modes, custom Functions, functional transforms."""
 
-from . import functional, graph
+from . import functional, graph, profiler
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
                            set_detect_anomaly)  # fmt: skip
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (the functions shadow the module, as in torch)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "Function",
            "FunctionCtx", "once_differentiable", "functional", "graph", "Variable", "detect_anomaly",
-           "set_detect_anomaly"]  # fmt: skip
+           "set_detect_anomaly", "gradcheck", "gradgradcheck"]  # fmt: skip
 
 
 class _VariableMeta(type):
@@ -26,3 +27,9 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

@@ -76,10 +76,88 @@ class Node:
 
 
 def node_class(name: str) -> type:
+    """The grad_fn class for ``name``; ``"Name@shape"`` is a fused op's node whose ``next_functions``
+    show the chain of nodes torch builds for it (see ``show_as``)."""
     cls = _node_classes.get(name)
     if cls is None:
-        cls = _node_classes[name] = type(name, (Node,), {"__slots__": ()})
+        base, _, shape = name.partition("@")
+        ns: dict[str, Any] = {"__slots__": ()}
+        if shape:
+            ns["next_functions"] = property(lambda self, spec=_SHAPES[shape]: _shown_edges(self, spec))
+        cls = _node_classes[name] = type(base, (Node,), ns)
     return cls
+
+
+# --- torch's graph shape for fused ops ----------------------------------------------------------
+# torchlike runs e.g. ``linear`` as one kernel and one node, where torch records addmm over t(weight)
+# (or view/mm/unsafe_view chains). Scripts and tools read ``next_functions``, so such a node shows
+# torch's chain: a spec is a list of entries, each the index of one of the op's inputs, None (an
+# empty edge), or a ``(name, [entries])`` node shown between. Shown nodes only describe the graph: backward runs the
+# fused node, so hooks cannot be put on them.
+
+_SHAPES: dict[str, list] = {}
+
+
+def show_as(shape: str, spec: list) -> None:
+    """Register the graph shape ``shape`` (used as ``grad_name`` ``"Name@shape"``)."""
+    _SHAPES[shape] = spec
+
+
+class ShownNode:
+    """A node torch would have built inside a fused op: its name and its inputs, nothing to run."""
+
+    __slots__ = ("_next", "metadata", "__weakref__")
+
+    def __init__(self, next_functions: tuple) -> None:
+        self._next = next_functions
+        self.metadata: dict = {}
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self) -> tuple:
+        return self._next
+
+    def register_hook(self, fn: Callable) -> Any:
+        raise NotImplementedError(
+            f"torchlike runs this op as one node ({type(self).__name__} is shown for torch's graph shape): "
+            "register the hook on the op's output tensor or on its grad_fn instead"
+        )
+
+    register_prehook = register_hook
+
+
+_shown_classes: dict[str, type] = {}
+
+
+def _shown(name: str, next_functions: tuple) -> tuple:
+    if all(f is None for f, _ in next_functions):
+        return (None, 0)  # torch records no node where no input needs a gradient
+    cls = _shown_classes.get(name)
+    if cls is None:
+        cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": ()})
+    return (cls(next_functions), 0)
+
+
+def _shown_edges(node: Node, spec: list) -> tuple:
+    cached = _shown_cache.get(node)
+    if cached is None:
+
+        def build(entries: list) -> tuple:
+            return tuple(
+                node.input_edges[e] if isinstance(e, int) else (None, 0) if e is None else _shown(e[0], build(e[1]))
+                for e in entries
+            )
+
+        cached = _shown_cache[node] = build(spec)  # the same objects on every access, as torch's
+    return cached
+
+
+_shown_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class AccumulateGrad:

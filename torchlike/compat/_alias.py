@@ -73,6 +73,22 @@ class _AliasLoader(importlib.abc.Loader):
     def exec_module(self, module: types.ModuleType) -> None:
         # The import system returns whatever sys.modules holds under the name after exec_module.
         sys.modules[module.__name__] = self.module
+        _rename_classes(self.module)
+
+
+_renamed: list[tuple[type, str]] = []  # classes whose __module__ install() changed, with the old name
+
+
+def _rename_classes(module: types.ModuleType) -> None:
+    """Under the alias, classes of torchlike's public modules name torch's module, so `type(x)` and
+    reprs read `<class 'torch.nn.modules.linear.Linear'>` as under torch."""
+    name = getattr(module, "__name__", "") or ""
+    if not name.startswith(_TORCHLIKE + ".") or any(p.startswith("_") for p in name.split(".")):
+        return
+    for value in list(vars(module).values()):
+        if isinstance(value, type) and value.__module__ == name:
+            _renamed.append((value, name))
+            value.__module__ = torch_name(name)
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
@@ -118,6 +134,7 @@ def install() -> None:
         for name, module in list(sys.modules.items()):
             if name.startswith(_TORCHLIKE + "."):
                 sys.modules[torch_name(name)] = module
+                _rename_classes(module)
         # `type(t)` reads <class 'torch.Tensor'> as under torch (`torch` now resolves to torchlike).
         torchlike.Tensor.__module__ = _TORCH
 
@@ -133,6 +150,9 @@ def uninstall() -> None:
         import torchlike
 
         torchlike.Tensor.__module__ = "torchlike"
+        for cls, name in _renamed:
+            cls.__module__ = name
+        _renamed.clear()
         _finder = None
         for name in [n for n in sys.modules if _is_aliased(n)]:
             module = sys.modules[name]

@@ -80,6 +80,35 @@ def torch_names(source: str, filename: str = "<script>") -> list[tuple[str, int]
     return sorted(found, key=lambda x: x[1])
 
 
+# method names of builtin types: a call like `names.index(x)` says nothing about tensors
+_BUILTIN_METHODS = frozenset(n for t in (list, dict, set, str, bytes, tuple, int, float) for n in dir(t))
+
+
+def tensor_method_names(source: str, filename: str = "<script>") -> list[tuple[str, int]]:
+    """`torch.Tensor.<m>` for every call `<expr>.<m>(...)` where `m` is a method of torch.Tensor (the
+    shipped list of torch's names) and of no builtin type, with its line, sorted by line.
+
+    The receiver's type is not known statically, so this over-reports: a call on any object with a
+    tensor method's name counts. Calls on names bound to torch modules are left to `torch_names`.
+    """
+    from torchlike.compat._torch_tensor_methods import TORCH_TENSOR_METHODS
+
+    tree = ast.parse(source, filename=filename)
+    bindings, _ = _imports(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        attr = node.func.attr
+        if attr not in TORCH_TENSOR_METHODS or attr in _BUILTIN_METHODS:
+            continue
+        parts = _dotted(node.func.value)
+        if parts is not None and parts[0] in bindings:
+            continue  # torch.add(...), F.relu(...): a torch name, not a method
+        found.append((f"torch.Tensor.{attr}", node.lineno))
+    return sorted(found, key=lambda x: x[1])
+
+
 def lookup(name: str) -> tuple[bool | None, str]:
     """Whether torchlike provides the torch name `name`, importing submodules along the path as
     `import torch.x.y` would. Returns (provided, error); provided is None when the check failed."""
@@ -112,7 +141,7 @@ def scan(paths: Iterable[str | os.PathLike[str]]) -> tuple[dict[str, NameUse], l
     for file in _files(paths):
         try:
             source = Path(file).read_text(encoding="utf-8")
-            found = torch_names(source, str(file))
+            found = torch_names(source, str(file)) + tensor_method_names(source, str(file))
         except (OSError, SyntaxError, UnicodeDecodeError) as e:
             errors.append(f"{file}: {type(e).__name__}: {e}")
             continue

@@ -10,7 +10,8 @@ from . import amp  # noqa: F401
 __all__ = ["is_available", "device_count", "current_device", "get_device_name", "get_device_properties",
            "set_device", "synchronize", "manual_seed", "manual_seed_all", "seed", "seed_all", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
-           "empty_cache", "is_bf16_supported", "device", "amp"]  # fmt: skip
+           "empty_cache", "is_bf16_supported", "device", "amp", "get_rng_state", "set_rng_state",
+           "get_rng_state_all", "set_rng_state_all"]  # fmt: skip
 
 def is_available() -> bool:
     return _device.cuda_available()
@@ -161,6 +162,31 @@ def seed_all() -> None:
         random.cuda_generator(i).seed()
 
 
+def get_rng_state(device: Any = "cuda") -> Any:
+    """The state of a CUDA device's generator (a uint8 tensor, torchlike's own layout)."""
+    from .._ops import random
+
+    _lazy_check()
+    return random.cuda_generator(_index(device)).get_state()
+
+
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    from .._ops import random
+
+    _lazy_check()
+    random.cuda_generator(_index(device)).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """The generator states of every CUDA device (empty without a GPU, as in torch)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states: Any) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
 class device:
     """Context manager that changes the current CUDA device."""
 
@@ -172,3 +198,9 @@ class device:
 
     def __exit__(self, *exc: Any) -> None:
         _device.current_cuda = self.prev
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

@@ -70,3 +70,9 @@ __all__ = [
     "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
     *transforms.__all__,
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

@@ -24,3 +24,9 @@ __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift",
     "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

@@ -42,3 +42,9 @@ __all__ = [
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """torch.linalg.diagonal: ``A.diagonal`` with matrix-batch defaults."""
     return _diagonal(A, offset, dim1, dim2)
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

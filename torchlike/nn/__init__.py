@@ -18,3 +18,9 @@ from .modules._module import (  # noqa: F401
 )
 from .parallel import DataParallel  # noqa: E402,F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

@@ -267,3 +267,9 @@ __all__ = [
     "upsample_bilinear",
     "upsample_nearest",
 ]
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

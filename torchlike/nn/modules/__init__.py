@@ -18,3 +18,14 @@ from ._rnn import *  # noqa: F403
 from ._sparse import *  # noqa: F403
 from ._transformer import *  # noqa: F403
 from ._vision import *  # noqa: F403
+
+
+# torch's public module paths (torch.nn.modules.linear, ...); importing them gives the classes those names
+from . import activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout  # noqa: E402, F401
+from . import flatten, fold, instancenorm, lazy, linear, loss, module, normalization, padding  # noqa: E402, F401
+from . import pixelshuffle, pooling, rnn, sparse, transformer, upsampling, utils  # noqa: E402, F401
+
+import types as _types  # noqa: E402
+
+# `from .modules import *` (torchlike.nn) takes the layers, not the path modules above
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and not isinstance(v, _types.ModuleType)]

@@ -107,6 +107,11 @@ class RNNBase(Module):
     def _flat_weights(self) -> list:
         return [getattr(self, n) if hasattr(self, n) else None for n in self._flat_weights_names]
 
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state["_flat_weights"] = self._flat_weights  # torch keeps this list as an attribute, and pickles it
+        return state
+
     @property
     def all_weights(self) -> list:
         return [[getattr(self, w) for w in weights] for weights in self._all_weights]

@@ -1,6 +1,6 @@
 """torch.nn.utils."""
 
-from . import parametrizations, parametrize, rnn  # noqa: F401
+from . import parametrizations, parametrize, prune, rnn  # noqa: F401
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -15,5 +15,5 @@ from .weight_norm import remove_weight_norm, weight_norm
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
     "parameters_to_vector", "vector_to_parameters", "remove_weight_norm", "weight_norm", "parametrizations",
-    "parametrize", "rnn", "spectral_norm", "remove_spectral_norm",
+    "parametrize", "prune", "rnn", "spectral_norm", "remove_spectral_norm",
 ]  # fmt: skip

@@ -29,3 +29,9 @@ __all__ = [
     "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "_DatasetKind", "default_collate",
     "default_convert", "get_worker_info", "random_split",
 ]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    from ...compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)

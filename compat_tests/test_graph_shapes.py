@@ -1,0 +1,91 @@
+"""grad_fn graphs read like torch's: names and order of next_functions, including the nodes torch builds
+inside linear and matmul (TBackward0 for the weight, MmBackward0 without bias, view/expand chains)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from _harness import check
+
+import torchlike
+
+
+def _tree(fn) -> object:  # noqa: ANN001
+    if fn is None:
+        return None
+    return (fn.name(), [_tree(f) for f, _ in fn.next_functions])
+
+
+def _leaf(t, *shape, grad=True, seed=0):  # noqa: ANN001, ANN202
+    return t.tensor(np.random.RandomState(seed).randn(*shape).astype(np.float32), requires_grad=grad)
+
+
+def _linear(t, x_shape, bias=True, transpose=False, x_grad=True, w_grad=True):  # noqa: ANN001, ANN202
+    x = _leaf(t, *x_shape, grad=x_grad)
+    if transpose:
+        x = x.transpose(-1, -2)
+    w = _leaf(t, 3, 4, grad=w_grad)
+    b = _leaf(t, 3, grad=w_grad) if bias else None
+    return t.nn.functional.linear(x, w, b)
+
+
+_CASES = {
+    "linear_2d": lambda t: _linear(t, (2, 4)),
+    "linear_2d_nobias": lambda t: _linear(t, (2, 4), bias=False),
+    "linear_1d": lambda t: _linear(t, (4,)),
+    "linear_1d_nobias": lambda t: _linear(t, (4,), bias=False),
+    "linear_3d": lambda t: _linear(t, (2, 5, 4)),
+    "linear_3d_nobias": lambda t: _linear(t, (2, 5, 4), bias=False),
+    "linear_3d_strided": lambda t: _linear(t, (2, 4, 5), transpose=True),
+    "linear_3d_strided_nobias": lambda t: _linear(t, (2, 4, 5), bias=False, transpose=True),
+    "linear_data_input": lambda t: _linear(t, (2, 4), x_grad=False),
+    "linear_frozen_weight": lambda t: _linear(t, (2, 4), w_grad=False),
+    "linear_nonleaf": lambda t: t.nn.functional.linear(_leaf(t, 2, 4) * 2, _leaf(t, 3, 4) * 1, _leaf(t, 3) + 0),
+    "module_linear": lambda t: (t.manual_seed(0), t.nn.Linear(4, 3)(_leaf(t, 2, 4)))[1],
+    "module_linear_nobias": lambda t: (t.manual_seed(0), t.nn.Linear(4, 3, bias=False)(_leaf(t, 2, 4)))[1],
+    "conv2d": lambda t: (t.manual_seed(0), t.nn.Conv2d(2, 3, 3)(_leaf(t, 1, 2, 5, 5)))[1],
+    "conv2d_nobias": lambda t: (t.manual_seed(0), t.nn.Conv2d(2, 3, 3, bias=False)(_leaf(t, 1, 2, 5, 5)))[1],
+    "matmul_chain": lambda t: _leaf(t, 3, 4) @ _leaf(t, 4, 5, seed=1) @ _leaf(t, 5, 2, seed=2),
+    "matmul_mv": lambda t: _leaf(t, 3, 4) @ _leaf(t, 4),
+    "matmul_vm": lambda t: _leaf(t, 4) @ _leaf(t, 4, 3),
+    "matmul_3d_2d": lambda t: _leaf(t, 2, 5, 4) @ _leaf(t, 4, 3),
+    "matmul_2d_3d": lambda t: _leaf(t, 5, 4) @ _leaf(t, 2, 4, 3),
+    "matmul_3d_3d": lambda t: _leaf(t, 2, 5, 4) @ _leaf(t, 2, 4, 3, seed=1),
+    "matmul_4d_4d": lambda t: _leaf(t, 2, 2, 5, 4) @ _leaf(t, 2, 2, 4, 3, seed=1),
+    "matmul_data_left": lambda t: _leaf(t, 2, 5, 4, grad=False) @ _leaf(t, 2, 4, 3, seed=1),
+}
+
+
+def _mlp_loss(t):  # noqa: ANN001, ANN202
+    t.manual_seed(0)
+    net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
+    return t.nn.MSELoss()(net(_leaf(t, 3, 4, grad=False)), _leaf(t, 3, 2, grad=False))
+
+
+_CASES["blitz_mlp_loss"] = _mlp_loss
+
+
+@pytest.mark.parametrize("name", list(_CASES))
+def test_graph_matches_torch(name: str) -> None:
+    ref = _tree(_CASES[name](torch).grad_fn)
+    got = _tree(_CASES[name](torchlike).grad_fn)
+    assert got == ref
+
+
+def test_shown_nodes_are_stable_and_refuse_hooks() -> None:
+    out = _linear(torchlike, (2, 4))
+    t_node = out.grad_fn.next_functions[2][0]
+    assert t_node is out.grad_fn.next_functions[2][0]
+    assert type(t_node).__name__ == "TBackward0"
+    assert t_node.next_functions[0][0].variable is not None
+    with pytest.raises(NotImplementedError, match="TBackward0"):
+        t_node.register_hook(lambda *a: None)
+
+
+@pytest.mark.parametrize("x_shape", [(2, 4), (4,), (2, 5, 4)])
+def test_linear_gradients_unchanged(x_shape: tuple) -> None:
+    x = np.random.RandomState(0).randn(*x_shape).astype(np.float32)
+    w = np.random.RandomState(1).randn(3, 4).astype(np.float32)
+    check(lambda t, x, w: t.nn.functional.linear(x, w, w[:, 0] * 2), [x, w])
+    check(lambda t, x, w: t.matmul(x, w.t()), [x, w])

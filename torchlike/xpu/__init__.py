@@ -1,0 +1,19 @@
+"""torch.xpu: torchlike has no XPU backend; the queries scripts make before choosing a device answer so."""
+
+from __future__ import annotations
+
+__all__ = ["is_available", "device_count"]
+
+
+def is_available() -> bool:
+    return False
+
+
+def device_count() -> int:
+    return 0
+
+
+def __getattr__(name: str) -> object:
+    from ..compat._alias import missing_attribute_error
+
+    raise missing_attribute_error(__name__, name)
