@@ -1,0 +1,196 @@
+"""Transform cases shared by make_fixtures.py (run with real torch + torchvision) and the compat tests (run
+with torchlike.vision). Each case is ``fn(torch, torchvision) -> result``; results are turned into plain
+numpy / Python values by ``to_plain``. Inputs are made with numpy only, so both sides see the same pixels."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+def image_array(h: int = 13, w: int = 17, c: int = 3, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, (h, w, c), dtype=np.uint8)
+
+
+def pil(c: int = 3) -> Any:
+    from PIL import Image
+
+    arr = image_array(c=c)
+    return Image.fromarray(arr[:, :, 0] if c == 1 else arr)
+
+
+def u8(torch: Any, c: int = 3) -> Any:
+    return torch.tensor(image_array(c=c)).permute(2, 0, 1).contiguous()
+
+
+def f32(torch: Any, c: int = 3) -> Any:
+    return u8(torch, c).float() / 255
+
+
+def to_plain(x: Any) -> Any:
+    if hasattr(x, "getbands"):  # PIL image
+        return {"mode": x.mode, "pixels": np.asarray(x).copy()}
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        return x.detach().cpu().numpy()
+    if isinstance(x, (tuple, list)):
+        return [to_plain(v) for v in x]
+    return x
+
+
+def _seeded(make: Callable[[Any, Any], Any], kind: str, times: int = 3, seed: int = 0) -> Callable:
+    """Apply the transform ``times`` times under manual_seed(seed); also return one more rand(1) draw, which
+    shows whether the generator was advanced exactly as torchvision advances it."""
+
+    def case(torch: Any, tv: Any) -> Any:
+        torch.manual_seed(seed)
+        t = make(torch, tv)
+        outs = []
+        for _ in range(times):
+            img = pil() if kind == "pil" else (u8(torch) if kind == "u8" else f32(torch))
+            outs.append(t(img))
+        return outs + [torch.rand(1)]
+
+    return case
+
+
+def _both(name: str, make: Callable, kinds: tuple = ("pil", "u8", "f32")) -> dict:
+    return {f"{name}/{k}": _seeded(make, k) for k in kinds}
+
+
+def _functional(name: str, call: Callable, kinds: tuple = ("pil", "u8", "f32")) -> dict:
+    def wrap(kind: str) -> Callable:
+        def case(torch: Any, tv: Any) -> Any:
+            img = pil() if kind == "pil" else (u8(torch) if kind == "u8" else f32(torch))
+            return call(tv.transforms.functional, img, torch)
+
+        return case
+
+    return {f"F.{name}/{k}": wrap(k) for k in kinds}
+
+
+CASES: dict[str, Callable] = {}
+for _mode in ("NEAREST", "BILINEAR", "BICUBIC"):
+    CASES.update(_functional(f"resize_{_mode}_down", lambda F, x, t, m=_mode: F.resize(x, [6, 8], _im_f(F, m))))
+    CASES.update(_functional(f"resize_{_mode}_up", lambda F, x, t, m=_mode: F.resize(x, 21, _im_f(F, m))))
+CASES.update(_functional("resize_noaa", lambda F, x, t: F.resize(x, [7, 9], antialias=False), ("u8", "f32")))
+CASES.update(_functional("center_crop", lambda F, x, t: [F.center_crop(x, 8), F.center_crop(x, [20, 11])]))
+for _pm in ("constant", "edge", "reflect", "symmetric"):
+    CASES.update(_functional(f"pad_{_pm}", lambda F, x, t, m=_pm: F.pad(x, [3, 1, 2, 4], 7, m)))
+CASES.update(_functional("crop_outside", lambda F, x, t: F.crop(x, -2, 5, 9, 15)))
+CASES.update(_functional("flips", lambda F, x, t: [F.hflip(x), F.vflip(x)]))
+CASES.update(_functional("rotate", lambda F, x, t: [F.rotate(x, 33.0), F.rotate(x, -20.0, _im_f(F, "BILINEAR")),
+                                                    F.rotate(x, 45.0, expand=True), F.rotate(x, 10.0, center=[3, 4])]))  # fmt: skip
+CASES.update(_functional("affine", lambda F, x, t: [F.affine(x, 15.0, [2, -1], 1.1, [5.0, 3.0]),
+                                                    F.affine(x, -8.0, [0, 3], 0.9, 4.0, _im_f(F, "BILINEAR"))]))  # fmt: skip
+CASES.update(_functional("color", lambda F, x, t: [F.adjust_brightness(x, 1.3), F.adjust_contrast(x, 0.7),
+                                                   F.adjust_saturation(x, 1.6), F.adjust_hue(x, 0.12),
+                                                   F.adjust_hue(x, -0.3), F.adjust_gamma(x, 0.8)]))  # fmt: skip
+CASES.update(_functional("gray", lambda F, x, t: [F.rgb_to_grayscale(x), F.rgb_to_grayscale(x, 3)]))
+CASES.update(_functional("blur", lambda F, x, t: [F.gaussian_blur(x, [3, 5], [0.8, 1.3]), F.gaussian_blur(x, 5)]))
+CASES.update(_functional("to_tensor", lambda F, x, t: [F.to_tensor(x), F.pil_to_tensor(x)], ("pil",)))
+CASES.update(_functional("to_pil", lambda F, x, t: F.to_pil_image(x), ("u8", "f32")))
+CASES.update(_functional("convert_dtype", lambda F, x, t: [F.convert_image_dtype(x, t.float64),
+                                                           F.convert_image_dtype(x, t.uint8),
+                                                           F.convert_image_dtype(x, t.int16)], ("u8", "f32")))  # fmt: skip
+CASES.update(_functional("normalize", lambda F, x, t: F.normalize(x, [0.4, 0.5, 0.6], [0.2, 0.3, 0.25]), ("f32",)))
+CASES.update(_functional("erase", lambda F, x, t: F.erase(x, 2, 3, 4, 5, t.tensor(0.5)), ("f32",)))
+CASES.update(_functional("auto_ops", lambda F, x, t: [F.invert(x), F.posterize(x, 3) if not x_is_float(x) else x,
+                                                      F.solarize(x, 100 if not x_is_float(x) else 0.4),
+                                                      F.adjust_sharpness(x, 1.7), F.autocontrast(x),
+                                                      F.equalize(x) if not x_is_float(x) else x]))  # fmt: skip
+CASES.update(_functional("five_crop", lambda F, x, t: F.five_crop(x, [5, 6])))
+
+
+def x_is_float(x: Any) -> bool:
+    return hasattr(x, "is_floating_point") and x.is_floating_point()
+
+
+def _im_f(F: Any, name: str) -> Any:
+    return getattr(F.InterpolationMode, name)
+
+
+CASES.update(_both("RandomCrop", lambda t, tv: tv.transforms.RandomCrop(9, padding=2)))
+CASES.update(_both("RandomCrop_pad", lambda t, tv: tv.transforms.RandomCrop((16, 20), pad_if_needed=True,
+                                                                             padding_mode="reflect")))  # fmt: skip
+CASES.update(_both("RandomResizedCrop", lambda t, tv: tv.transforms.RandomResizedCrop(8)))
+CASES.update(_both("RandomResizedCrop_fallback", lambda t, tv: tv.transforms.RandomResizedCrop(5, scale=(3.0, 4.0))))
+CASES.update(_both("RandomHorizontalFlip", lambda t, tv: tv.transforms.RandomHorizontalFlip()))
+CASES.update(_both("RandomVerticalFlip", lambda t, tv: tv.transforms.RandomVerticalFlip(0.3)))
+CASES.update(_both("RandomRotation", lambda t, tv: tv.transforms.RandomRotation(30)))
+CASES.update(
+    _both("RandomAffine", lambda t, tv: tv.transforms.RandomAffine(20, (0.2, 0.1), (0.8, 1.2), (-5, 5, -3, 3)))
+)
+CASES.update(_both("ColorJitter", lambda t, tv: tv.transforms.ColorJitter(0.4, 0.4, 0.4, 0.1)))
+CASES.update(_both("RandomGrayscale", lambda t, tv: tv.transforms.RandomGrayscale(0.5)))
+CASES.update(_both("GaussianBlur", lambda t, tv: tv.transforms.GaussianBlur(5, (0.1, 2.0))))
+CASES.update(_both("RandomApply", lambda t, tv: tv.transforms.RandomApply([tv.transforms.RandomHorizontalFlip(1.0)])))
+CASES.update(_both("RandomErasing", lambda t, tv: tv.transforms.RandomErasing(1.0, value="random"), ("f32",)))
+CASES.update(_both("RandomErasing_value", lambda t, tv: tv.transforms.RandomErasing(0.7, value=(1, 2, 3)), ("f32",)))
+CASES.update(_both("Resize_CenterCrop", lambda t, tv: tv.transforms.Compose([tv.transforms.Resize(11),
+                                                                             tv.transforms.CenterCrop(9)])))  # fmt: skip
+CASES.update(_both("cifar_train", lambda t, tv: tv.transforms.Compose([
+    tv.transforms.RandomCrop(12, padding=2), tv.transforms.RandomHorizontalFlip(),
+    tv.transforms.Normalize((0.49, 0.48, 0.45), (0.25, 0.24, 0.26))]), ("f32",)))  # fmt: skip
+CASES.update(_both("AutoAugment", lambda t, tv: tv.transforms.AutoAugment(), ("pil", "u8")))
+CASES.update(_both("RandAugment", lambda t, tv: tv.transforms.RandAugment(), ("pil", "u8")))
+CASES.update(_both("TrivialAugmentWide", lambda t, tv: tv.transforms.TrivialAugmentWide(), ("pil", "u8")))
+CASES.update(_both("v2.RandomResizedCrop", lambda t, tv: tv.transforms.v2.RandomResizedCrop(8), ("pil", "f32")))
+CASES.update(_both("v2.RandomCrop", lambda t, tv: tv.transforms.v2.RandomCrop(9, padding=2), ("pil", "f32")))
+CASES.update(_both("v2.RandomHorizontalFlip", lambda t, tv: tv.transforms.v2.RandomHorizontalFlip(), ("pil", "f32")))
+CASES.update(_both("v2.ColorJitter", lambda t, tv: tv.transforms.v2.ColorJitter(0.4, 0.4, 0.4), ("pil", "f32")))
+CASES.update(_both("v2.RandomErasing", lambda t, tv: tv.transforms.v2.RandomErasing(1.0), ("f32",)))
+
+
+# --- models ---------------------------------------------------------------------------------------------
+
+MODELS = {
+    "resnet18": 64,
+    "resnet34": 64,
+    "resnet50": 64,
+    "resnet101": 64,
+    "vgg11": 64,
+    "vgg11_bn": 64,
+    "vgg16": 64,
+    "vgg16_bn": 64,
+    "alexnet": 64,
+    "mobilenet_v2": 64,
+    "mobilenet_v3_small": 64,
+    "mobilenet_v3_large": 64,
+    "densenet121": 64,
+    "efficientnet_b0": 64,
+    "squeezenet1_0": 64,
+    "squeezenet1_1": 64,
+    "vit_b_16": 224,
+    "convnext_tiny": 64,
+}  # fmt: skip  (name -> input side)
+
+
+def set_deterministic_weights(torch: Any, model: Any) -> None:
+    """Overwrite every parameter and float buffer with values from a formula (no RNG), the same on both
+    sides, so logits can be compared whatever the init. Scaled by 1/sqrt(fan_in) so activations stay O(1)."""
+    with torch.no_grad():
+        for k, (name, p) in enumerate(sorted(model.state_dict().items())):
+            if not p.is_floating_point():
+                continue
+            n = p.numel()
+            fan_in = max(1, n // p.shape[0]) if p.ndim > 1 else 1
+            vals = torch.sin(torch.arange(n, dtype=torch.float64) * 0.7 + k) / (fan_in**0.5)
+            if name.endswith("running_var"):
+                vals = vals.abs() + 0.5
+            p.copy_(vals.reshape(p.shape).to(p.dtype))
+
+
+def model_input(torch: Any, side: int) -> Any:
+    n = 3 * side * side
+    return (torch.cos(torch.arange(n, dtype=torch.float64) * 0.05) * 0.5).reshape(1, 3, side, side).float()
+
+
+def init_summary(torch: Any, model: Any) -> dict:
+    """Per parameter/buffer of a freshly seeded model: shape, sum, and its first 4 values (float64)."""
+    out = {}
+    for name, p in model.state_dict().items():
+        flat = p.detach().reshape(-1).double()
+        out[name] = (tuple(p.shape), str(p.dtype), float(flat.sum()) if flat.numel() else 0.0,
+                     flat[:4].tolist())  # fmt: skip
+    return out
