@@ -194,3 +194,62 @@ def init_summary(torch: Any, model: Any) -> dict:
         out[name] = (tuple(p.shape), str(p.dtype), float(flat.sum()) if flat.numel() else 0.0,
                      flat[:4].tolist())  # fmt: skip
     return out
+
+
+# --- datasets -------------------------------------------------------------------------------------------
+
+
+def _write_idx(path: str, arr: np.ndarray) -> None:
+    header = (8 * 256 + arr.ndim).to_bytes(4, "big") + b"".join(int(s).to_bytes(4, "big") for s in arr.shape)
+    with open(path, "wb") as f:
+        f.write(header + arr.tobytes())
+
+
+def build_dataset_files(root: str) -> None:
+    """Small fake MNIST, CIFAR10 and image-folder trees (numpy + Pillow only)."""
+    import os
+    import pickle
+
+    from PIL import Image
+
+    rng = np.random.default_rng(7)
+    raw = os.path.join(root, "MNIST", "raw")
+    os.makedirs(raw)
+    for split in ("train", "t10k"):
+        _write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte"), rng.integers(0, 256, (4, 28, 28), dtype=np.uint8))
+        _write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte"), rng.integers(0, 10, 4).astype(np.uint8))
+    folder = os.path.join(root, "cifar-10-batches-py")
+    os.makedirs(folder)
+    for name in ("data_batch_1", "test_batch"):
+        with open(os.path.join(folder, name), "wb") as f:
+            pickle.dump({"data": rng.integers(0, 256, (3, 3072), dtype=np.uint8), "labels": [3, 1, 4]}, f)
+    with open(os.path.join(folder, "batches.meta"), "wb") as f:
+        pickle.dump({"label_names": [f"c{i}" for i in range(10)]}, f)
+    for cls, n in (("b_cls", 2), ("a_cls", 1)):
+        os.makedirs(os.path.join(root, "folder", cls))
+        for i in range(n):
+            Image.fromarray(rng.integers(0, 256, (9, 11, 3), dtype=np.uint8)).save(
+                os.path.join(root, "folder", cls, f"{i}.png")
+            )
+
+
+def dataset_results(torch: Any, tv: Any, root: str) -> dict:
+    import os
+
+    class LocalCIFAR10(tv.datasets.CIFAR10):
+        train_list = [["data_batch_1", None]]
+        test_list = [["test_batch", None]]
+        meta = {"filename": "batches.meta", "key": "label_names", "md5": None}
+
+    out = {}
+    mnist = tv.datasets.MNIST(root, train=True, transform=tv.transforms.ToTensor())
+    out["mnist"] = [len(mnist), mnist.classes, mnist.class_to_idx, to_plain(mnist.targets), to_plain(mnist[1][0]),
+                    mnist[1][1], repr(mnist).replace(root, "<root>").splitlines()]  # fmt: skip
+    cifar = LocalCIFAR10(root, train=False)
+    out["cifar"] = [len(cifar), cifar.targets, cifar.classes[:3], to_plain(cifar[2][0]), cifar[2][1]]
+    folder = tv.datasets.ImageFolder(os.path.join(root, "folder"), transform=tv.transforms.ToTensor())
+    out["folder"] = [folder.classes, folder.class_to_idx, folder.targets,
+                     [os.path.relpath(p, root) for p, _ in folder.samples], to_plain(folder[0][0])]  # fmt: skip
+    fake = tv.datasets.FakeData(size=3, image_size=(3, 6, 5), num_classes=4)
+    out["fake"] = [[to_plain(fake[i][0]), fake[i][1]] for i in range(3)]
+    return out

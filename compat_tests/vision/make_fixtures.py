@@ -15,7 +15,9 @@ on CPU, and writes under compat_tests/vision/fixtures/ (well under 8 MB):
   torch.manual_seed(0), and its logits for a fixed input with formula-set weights;
 - squeezenet_c3.pth: real torchvision's squeezenet1_1(num_classes=3) after manual_seed(0), saved with
   torch.save (about 3 MB; a resnet18 file would be 45 MB), and squeezenet_c3_logits.npy, its eval logits
-  for cases.model_input(64). Dataset tests build their own files and need no fixtures.
+  for cases.model_input(64);
+- datasets.pkl: MNIST, CIFAR10 (md5-free subclass), ImageFolder and FakeData read back from the small fake
+  files cases.build_dataset_files writes (lengths, class maps, targets, items).
 
 ``--out DIR`` writes elsewhere (used to dry-run this script under ``python -m torchlike run``).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -54,6 +57,11 @@ def main() -> None:
     with open(os.path.join(out_dir, "transforms.pkl"), "wb") as f:
         pickle.dump({"meta": meta, "results": results}, f, protocol=4)
     print(f"transforms: {len(results)} cases in {time.time() - t0:.1f}s")
+
+    with tempfile.TemporaryDirectory() as root:
+        cases.build_dataset_files(root)
+        with open(os.path.join(out_dir, "datasets.pkl"), "wb") as f:
+            pickle.dump({"meta": meta, "results": cases.dataset_results(torch, torchvision, root)}, f, protocol=4)
 
     models = {}
     for name, side in cases.MODELS.items():

@@ -1,8 +1,6 @@
-"""The part of torchvision that torch tutorials use with torch.utils.data: ``torchlike.vision.transforms``.
+"""torchvision on torchlike: ``transforms`` (v1 and v2), ``datasets`` read from local files, ``models``,
+``utils``, ``io`` and ``ops``. ``import torchvision`` resolves here under ``python -m torchlike run``."""
 
-``from torchvision import transforms`` becomes ``from torchlike.vision import transforms``.
-"""
+from . import datasets, transforms
 
-from . import transforms
-
-__all__ = ["transforms"]
+__all__ = ["datasets", "transforms"]
