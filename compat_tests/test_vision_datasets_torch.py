@@ -15,7 +15,7 @@ import torchlike.vision as tv
 HERE = os.path.join(os.path.dirname(__file__), "vision")
 sys.path.insert(0, HERE)
 import cases  # noqa: E402  (the case table shared with make_fixtures.py)
-from test_vision_transforms import NOT_GENERATED, assert_plain_equal  # noqa: E402
+from test_vision_transforms_torch import NOT_GENERATED, assert_plain_equal  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "fixtures", "datasets.pkl")
 
