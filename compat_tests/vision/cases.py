@@ -167,32 +167,34 @@ MODELS = {
 
 
 def set_deterministic_weights(torch: Any, model: Any) -> None:
-    """Overwrite every parameter and float buffer with values from a formula (no RNG), the same on both
-    sides, so logits can be compared whatever the init. Scaled by 1/sqrt(fan_in) so activations stay O(1)."""
-    with torch.no_grad():
-        for k, (name, p) in enumerate(sorted(model.state_dict().items())):
-            if not p.is_floating_point():
-                continue
-            n = p.numel()
-            fan_in = max(1, n // p.shape[0]) if p.ndim > 1 else 1
-            vals = torch.sin(torch.arange(n, dtype=torch.float64) * 0.7 + k) / (fan_in**0.5)
-            if name.endswith("running_var"):
-                vals = vals.abs() + 0.5
-            p.copy_(vals.reshape(p.shape).to(p.dtype))
+    """Load formula-made values (numpy, no RNG; the same on both sides) into every float parameter and buffer,
+    so logits can be compared whatever the init. Scaled by 1/sqrt(fan_in) so activations stay O(1)."""
+    new = {}
+    for k, (name, p) in enumerate(sorted(model.state_dict().items())):
+        if not p.is_floating_point():
+            continue
+        shape = tuple(p.shape)
+        n = int(np.prod(shape))
+        fan_in = max(1, n // shape[0]) if len(shape) > 1 else 1
+        vals = np.sin(np.arange(n, dtype=np.float64) * 0.7 + k) / np.sqrt(fan_in)
+        if name.endswith("running_var"):
+            vals = np.abs(vals) + 0.5
+        new[name] = torch.from_numpy(vals.reshape(shape).astype(np.float32))
+    model.load_state_dict(new, strict=False)
 
 
 def model_input(torch: Any, side: int) -> Any:
     n = 3 * side * side
-    return (torch.cos(torch.arange(n, dtype=torch.float64) * 0.05) * 0.5).reshape(1, 3, side, side).float()
+    return torch.from_numpy((np.cos(np.arange(n) * 0.05) * 0.5).reshape(1, 3, side, side).astype(np.float32))
 
 
 def init_summary(torch: Any, model: Any) -> dict:
-    """Per parameter/buffer of a freshly seeded model: shape, sum, and its first 4 values (float64)."""
+    """Per parameter/buffer of a freshly seeded model: shape, dtype, float64 sum and first 4 values."""
     out = {}
     for name, p in model.state_dict().items():
-        flat = p.detach().reshape(-1).double()
-        out[name] = (tuple(p.shape), str(p.dtype), float(flat.sum()) if flat.numel() else 0.0,
-                     flat[:4].tolist())  # fmt: skip
+        arr = p.detach().cpu().numpy()
+        flat = arr.reshape(-1).astype(np.float64)
+        out[name] = (tuple(arr.shape), str(p.dtype), float(flat.sum()), flat[:4].tolist())
     return out
 
 

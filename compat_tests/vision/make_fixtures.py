@@ -19,7 +19,8 @@ on CPU, and writes under compat_tests/vision/fixtures/ (well under 8 MB):
 - datasets.pkl: MNIST, CIFAR10 (md5-free subclass), ImageFolder and FakeData read back from the small fake
   files cases.build_dataset_files writes (lengths, class maps, targets, items).
 
-``--out DIR`` writes elsewhere (used to dry-run this script under ``python -m torchlike run``).
+``--out DIR`` writes elsewhere and ``--models a,b`` limits the model list (both used to dry-run this script
+under ``python -m torchlike run``, where torchvision is torchlike.vision).
 """
 
 from __future__ import annotations
@@ -64,7 +65,10 @@ def main() -> None:
             pickle.dump({"meta": meta, "results": cases.dataset_results(torch, torchvision, root)}, f, protocol=4)
 
     models = {}
+    only = sys.argv[sys.argv.index("--models") + 1].split(",") if "--models" in sys.argv else list(cases.MODELS)
     for name, side in cases.MODELS.items():
+        if name not in only:
+            continue
         t1 = time.time()
         torch.manual_seed(0)
         model = getattr(torchvision.models, name)()
