@@ -142,6 +142,60 @@ CASES.update(_both("v2.ColorJitter", lambda t, tv: tv.transforms.v2.ColorJitter(
 CASES.update(_both("v2.RandomErasing", lambda t, tv: tv.transforms.v2.RandomErasing(1.0), ("f32",)))
 
 
+# --- utils, io, ops ---------------------------------------------------------------------------------------
+
+
+def _boxes(torch: Any, n: int = 12, seed: int = 3) -> tuple:
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0, 20, (n, 2))
+    wh = rng.uniform(1, 12, (n, 2))
+    boxes = np.concatenate([xy, xy + wh], 1).astype(np.float32)
+    return torch.from_numpy(boxes), torch.from_numpy(rng.random(n).astype(np.float32))
+
+
+def _png_roundtrip(torch: Any, tv: Any) -> Any:
+    import io as _io
+
+    from PIL import Image
+
+    out = []
+    for mode, c in (("RGB", 3), ("L", 1), ("RGBA", 4), ("LA", 2)):
+        arr = image_array(c=c)
+        buf = _io.BytesIO()
+        Image.fromarray(arr[:, :, 0] if c == 1 else arr, mode).save(buf, format="PNG")
+        data = torch.from_numpy(np.frombuffer(bytearray(buf.getvalue()), dtype=np.uint8))
+        out.append(tv.io.decode_image(data))
+        out.append(tv.io.decode_image(data, tv.io.ImageReadMode.GRAY))
+        out.append(tv.io.decode_image(data, tv.io.ImageReadMode.RGB))
+    encoded = tv.io.encode_png(u8(torch))
+    out.append(tv.io.decode_image(encoded))
+    return out
+
+
+CASES["utils.make_grid"] = lambda torch, tv: [
+    tv.utils.make_grid(f32(torch)[None].expand(5, 3, 13, 17).contiguous(), nrow=2),
+    tv.utils.make_grid([f32(torch)[:1], f32(torch)[1:2]], padding=3, pad_value=0.5, normalize=True),
+    tv.utils.make_grid(f32(torch) * 3 - 1, normalize=True, value_range=(-1.0, 1.0)),
+    tv.utils.make_grid((f32(torch) * 3 - 1)[None].repeat(2, 1, 1, 1), normalize=True, scale_each=True),
+]
+CASES["io.png"] = _png_roundtrip
+CASES["ops.box_iou"] = lambda torch, tv: [tv.ops.box_iou(*[_boxes(torch, 7, s)[0] for s in (1, 2)]),
+                                          tv.ops.box_area(_boxes(torch)[0])]  # fmt: skip
+CASES["ops.nms"] = lambda torch, tv: [tv.ops.nms(*_boxes(torch, 30), 0.3), tv.ops.nms(*_boxes(torch, 30), 0.05),
+                                      tv.ops.batched_nms(*_boxes(torch, 30), torch.arange(30) % 3, 0.2)]  # fmt: skip
+
+
+def _roi(torch: Any, tv: Any) -> Any:
+    x = f32(torch)[None].repeat(2, 1, 1, 1) * torch.tensor([1.0, 2.0])[:, None, None, None]
+    boxes = torch.tensor([[0, 1.0, 1.5, 9.0, 8.0], [1, 0.0, 0.0, 16.0, 12.0], [0, 3.3, 2.2, 5.1, 4.0],
+                          [1, -2.0, -1.0, 4.0, 20.0]])  # fmt: skip
+    return [tv.ops.roi_align(x, boxes, (3, 4)), tv.ops.roi_align(x, boxes, 2, 0.5, 2, aligned=True),
+            tv.ops.roi_align(x, [boxes[:2, 1:], boxes[2:, 1:]], [5, 5], sampling_ratio=1)]  # fmt: skip
+
+
+CASES["ops.roi_align"] = _roi
+
+
 # --- models ---------------------------------------------------------------------------------------------
 
 MODELS = {
