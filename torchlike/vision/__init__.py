@@ -3,4 +3,7 @@
 
 from . import datasets, io, models, ops, transforms, utils
 
+# the torchvision release that pairs with the torch version torchlike reports (torch 2.13 <-> torchvision 0.28)
+__version__ = "0.28.0+torchlike0.1"
+
 __all__ = ["datasets", "io", "models", "ops", "transforms", "utils"]
