@@ -35,10 +35,14 @@ REF = _load()
 
 
 def assert_plain_equal(ref, got, path="out"):
-    if isinstance(ref, dict):
-        assert isinstance(got, dict), f"{path}: expected a PIL image, got {type(got).__name__}"
-        assert got["mode"] == ref["mode"], f"{path}: mode {got['mode']} != {ref['mode']}"
+    if isinstance(ref, dict) and "pil_mode" in ref:
+        assert isinstance(got, dict) and "pil_mode" in got, f"{path}: expected a PIL image, got {got!r:.80}"
+        assert got["pil_mode"] == ref["pil_mode"], f"{path}: mode {got['pil_mode']} != {ref['pil_mode']}"
         assert_plain_equal(ref["pixels"], got["pixels"], path)
+    elif isinstance(ref, dict):
+        assert isinstance(got, dict) and list(got) == list(ref), f"{path}: {got!r} != {ref!r}"
+        for k in ref:
+            assert_plain_equal(ref[k], got[k], f"{path}[{k!r}]")
     elif isinstance(ref, np.ndarray):
         assert isinstance(got, np.ndarray), f"{path}: expected an array, got {type(got).__name__}"
         assert got.dtype == ref.dtype and got.shape == ref.shape, (

@@ -30,7 +30,7 @@ def f32(torch: Any, c: int = 3) -> Any:
 
 def to_plain(x: Any) -> Any:
     if hasattr(x, "getbands"):  # PIL image
-        return {"mode": x.mode, "pixels": np.asarray(x).copy()}
+        return {"pil_mode": x.mode, "pixels": np.asarray(x).copy()}
     if hasattr(x, "detach") and hasattr(x, "numpy"):
         return x.detach().cpu().numpy()
     if isinstance(x, (tuple, list)):
