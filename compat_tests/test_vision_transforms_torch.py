@@ -111,3 +111,25 @@ def test_random_params_draw_like_torch():
     torchlike.manual_seed(5)
     got = tv.transforms.RandomResizedCrop.get_params(torchlike.zeros(3, 13, 17), (0.08, 1.0), (3 / 4, 4 / 3))
     assert got == ref
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_tensor_moves_and_casts_equal_torch_ops(dtype):
+    """The tensor pad/flip/convert paths against the torch ops torchvision's tensor code runs."""
+    x = np.random.default_rng(2).integers(0, 256, (2, 3, 7, 9)).astype(dtype)
+    tx, lx = torch.from_numpy(x), torchlike.from_numpy(x)
+    fl = tx.float() if dtype == "uint8" else tx
+    pairs = [
+        (F.hflip(lx), tx.flip(-1)),
+        (F.vflip(lx), tx.flip(-2)),
+        (F.pad(lx, [2, 1, 3, 4], 7), torch.nn.functional.pad(tx, [2, 3, 1, 4], value=7.0)),
+        (F.pad(lx, [2, 3], padding_mode="edge"), torch.nn.functional.pad(fl, [2, 2, 3, 3], mode="replicate").to(tx.dtype)),
+        (F.pad(lx, [6, 5, 1, 2], padding_mode="reflect"),
+         torch.nn.functional.pad(fl, [6, 1, 5, 2], mode="reflect").to(tx.dtype)),
+    ]  # fmt: skip
+    if dtype == "uint8":
+        pairs.append((F.convert_image_dtype(lx, torchlike.float32), tx.to(torch.float32) / 255.0))
+        pairs.append((F.convert_image_dtype(lx, torchlike.float64), tx.to(torch.float64) / 255.0))
+    for got, ref in pairs:
+        assert str(got.dtype) == str(ref.dtype) and tuple(got.shape) == tuple(ref.shape)
+        np.testing.assert_array_equal(got.numpy(), ref.numpy())

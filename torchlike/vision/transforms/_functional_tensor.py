@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.tensor import Tensor
+from ...utils.data import _host
 
 
 def _torch() -> Any:
@@ -25,6 +26,12 @@ def _F() -> Any:
     from ...nn import functional
 
     return functional
+
+
+def _host_np(img: Tensor) -> np.ndarray | None:
+    """The values of a CPU tensor without autograd history, for the NumPy fast paths (exact moves and casts
+    that cost no JAX call, and run inside DataLoader worker processes); None for other tensors."""
+    return _host.host_array(img) if _host.is_host_readable(img) else None
 
 
 def _is_tensor_a_torch_image(x: Tensor) -> bool:
@@ -84,6 +91,9 @@ def convert_image_dtype(image: Tensor, dtype: Any) -> Tensor:
     t = _torch()
     if image.dtype == dtype:
         return image
+    a = _host_np(image)
+    if a is not None and image.dtype == t.uint8 and dtype in (t.float32, t.float64):
+        return _host.wrap(a.astype(dtype.np) / dtype.np.type(255), dtype)
     if image.is_floating_point():
         if dtype.is_floating_point:
             return image.to(dtype)
@@ -107,11 +117,17 @@ def convert_image_dtype(image: Tensor, dtype: Any) -> Tensor:
 
 def vflip(img: Tensor) -> Tensor:
     _assert_image_tensor(img)
+    a = _host_np(img)
+    if a is not None:
+        return _host.wrap(np.ascontiguousarray(a[..., ::-1, :]), img.dtype)
     return img.flip(-2)
 
 
 def hflip(img: Tensor) -> Tensor:
     _assert_image_tensor(img)
+    a = _host_np(img)
+    if a is not None:
+        return _host.wrap(np.ascontiguousarray(a[..., ::-1]), img.dtype)
     return img.flip(-1)
 
 
@@ -323,6 +339,21 @@ def pad(img: Tensor, padding: Any, fill: Any = 0, padding_mode: str = "constant"
     if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
         raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
     p = _parse_pad_padding(padding)
+    a = _host_np(img)
+    h, w = img.shape[-2:]
+    fits = padding_mode in ("constant", "edge") or (
+        max(p[0], p[1]) < w and max(p[2], p[3]) < h
+        if padding_mode == "reflect"
+        else max(p[0], p[1]) <= w and max(p[2], p[3]) <= h
+    )
+    if a is not None and min(p) >= 0 and fits:
+        widths = [(0, 0)] * (a.ndim - 2) + [(p[2], p[3]), (p[0], p[1])]
+        np_mode = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}[padding_mode]
+        if np_mode == "constant":
+            out = np.pad(a, widths, mode="constant", constant_values=_cast_fill(fill, img.dtype))
+        else:
+            out = np.pad(a, widths, mode=np_mode)
+        return _host.wrap(out, img.dtype)
     if padding_mode == "edge":
         padding_mode = "replicate"
     elif padding_mode == "symmetric":
@@ -347,6 +378,12 @@ def pad(img: Tensor, padding: Any, fill: Any = 0, padding_mode: str = "constant"
     if need_cast:
         img = img.to(out_dtype)
     return img
+
+
+def _cast_fill(fill: Any, dtype: Any) -> Any:
+    """``fill`` as torch's constant pad stores it in ``dtype`` (float then cast, truncating for integers)."""
+    value = np.asarray(float(fill), np.float64)
+    return value.astype(dtype.np) if not dtype.is_floating_point else value
 
 
 def _aa_weights(in_size: int, out_size: int, mode: str) -> np.ndarray:
