@@ -41,6 +41,7 @@ def test_model_matches_torchvision(name):
     ref = _ref(name)
     torchlike.manual_seed(0)
     model = getattr(tv.models, name)()
+    assert repr(model) == ref["repr"]
     summary = cases.init_summary(torchlike, model)
     assert list(summary) == list(ref["summary"]), "state_dict keys (and their order) differ from torchvision's"
     for key, (shape, dtype, total, first) in ref["summary"].items():

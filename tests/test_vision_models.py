@@ -83,3 +83,15 @@ def test_densenet_legacy_checkpoint_keys():
 
     fixed = _fix_legacy_keys({"features.denseblock1.denselayer1.norm.1.weight": 1, "classifier.bias": 2})
     assert list(fixed) == ["features.denseblock1.denselayer1.norm1.weight", "classifier.bias"]
+
+
+def test_registry_and_module_paths():
+    assert "resnet18" in models.list_models() and models.list_models(include="vgg1[16]") == ["vgg11", "vgg16"]
+    assert models.get_model_weights("resnet50") is models.ResNet50_Weights
+    assert models.get_weight("ResNet50_Weights.IMAGENET1K_V1") is models.ResNet50_Weights.IMAGENET1K_V1
+    with pytest.raises(ValueError, match="Unknown model nope"):
+        models.get_model("nope")
+    from torchlike.vision.models.resnet import BasicBlock
+    from torchlike.vision.models.mobilenetv3 import InvertedResidual
+
+    assert BasicBlock is models._resnet.BasicBlock and InvertedResidual is models._mobile.InvertedResidualV3

@@ -12,7 +12,7 @@ on CPU, and writes under compat_tests/vision/fixtures/ (well under 8 MB):
   uint8 and float tensors; random transforms applied 3 times after manual_seed, plus one more
   torch.rand(1) showing how far the generator was advanced);
 - models.pkl: per model in cases.MODELS: the state_dict layout and init summary of a model built after
-  torch.manual_seed(0), and its logits for a fixed input with formula-set weights;
+  torch.manual_seed(0), its repr, and its logits for a fixed input with formula-set weights;
 - squeezenet_c3.pth: real torchvision's squeezenet1_1(num_classes=3) after manual_seed(0), saved with
   torch.save (about 3 MB; a resnet18 file would be 45 MB), and squeezenet_c3_logits.npy, its eval logits
   for cases.model_input(64);
@@ -78,7 +78,7 @@ def main() -> None:
         model.eval()
         with torch.no_grad():
             logits = model(cases.model_input(torch, side)).double().numpy()
-        models[name] = {"summary": summary, "logits": logits, "repr_first": repr(model).splitlines()[:3]}
+        models[name] = {"summary": summary, "logits": logits, "repr": repr(model)}
         print(f"  {name}: {time.time() - t1:.1f}s")
     with open(os.path.join(out_dir, "models.pkl"), "wb") as f:
         pickle.dump({"meta": meta, "models": models}, f, protocol=4)

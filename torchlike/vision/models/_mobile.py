@@ -71,6 +71,10 @@ class InvertedResidualV2(nn.Module):
         return x + self.conv(x) if self.use_res_connect else self.conv(x)
 
 
+# torch: torchvision names both blocks InvertedResidual (each in its own module); model reprs show the name
+InvertedResidualV2.__name__ = InvertedResidualV2.__qualname__ = "InvertedResidual"
+
+
 class MobileNetV2(nn.Module):
     def __init__(self, num_classes: int = 1000, width_mult: float = 1.0, inverted_residual_setting: Any = None,
                  round_nearest: int = 8, block: Callable | None = None, norm_layer: Callable | None = None,
@@ -154,6 +158,9 @@ class InvertedResidualV3(nn.Module):
         if self.use_res_connect:
             result += input
         return result
+
+
+InvertedResidualV3.__name__ = InvertedResidualV3.__qualname__ = "InvertedResidual"
 
 
 class MobileNetV3(nn.Module):
