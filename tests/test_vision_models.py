@@ -91,7 +91,7 @@ def test_registry_and_module_paths():
     assert models.get_weight("ResNet50_Weights.IMAGENET1K_V1") is models.ResNet50_Weights.IMAGENET1K_V1
     with pytest.raises(ValueError, match="Unknown model nope"):
         models.get_model("nope")
-    from torchlike.vision.models.resnet import BasicBlock
     from torchlike.vision.models.mobilenetv3 import InvertedResidual
+    from torchlike.vision.models.resnet import BasicBlock
 
     assert BasicBlock is models._resnet.BasicBlock and InvertedResidual is models._mobile.InvertedResidualV3
