@@ -142,6 +142,27 @@ CASES.update(_both("v2.ColorJitter", lambda t, tv: tv.transforms.v2.ColorJitter(
 CASES.update(_both("v2.RandomErasing", lambda t, tv: tv.transforms.v2.RandomErasing(1.0), ("f32",)))
 
 
+def _reprs(torch: Any, tv: Any) -> list:
+    T = tv.transforms
+    ts = [
+        T.Resize(11), T.Resize((5, 6), T.InterpolationMode.BICUBIC, antialias=False), T.CenterCrop(5),
+        T.RandomCrop(9, padding=2), T.RandomResizedCrop(8, scale=(0.5, 1.0)), T.RandomHorizontalFlip(0.3),
+        T.RandomVerticalFlip(), T.ColorJitter(0.4, (0.5, 1.5), 0, 0.1), T.RandomRotation(30, center=(1, 2)),
+        T.RandomAffine(20, (0.2, 0.1), (0.8, 1.2), 5, T.InterpolationMode.BILINEAR, fill=3), T.Grayscale(3),
+        T.RandomGrayscale(), T.GaussianBlur(5), T.Pad([1, 2], fill=4, padding_mode="edge"),
+        T.Normalize((0.5,), (0.2,)), T.ToTensor(), T.PILToTensor(), T.ToPILImage(), T.ToPILImage("RGB"),
+        T.ConvertImageDtype(torch.float32), T.Lambda(lambda x: x), T.RandomErasing(),
+        T.RandomApply([T.CenterCrop(3), T.RandomVerticalFlip()], p=0.4), T.Compose([T.CenterCrop(3), T.ToTensor()]),
+        T.FiveCrop(3), T.TenCrop(3, vertical_flip=True), T.AutoAugment(), T.RandAugment(), T.TrivialAugmentWide(),
+        T.RandomInvert(), T.RandomPosterize(3), T.RandomSolarize(100), T.RandomAdjustSharpness(2),
+        T.RandomAutocontrast(), T.RandomEqualize(),
+    ]  # fmt: skip
+    return [repr(t) for t in ts]
+
+
+CASES["reprs"] = _reprs
+
+
 # --- utils, io, ops ---------------------------------------------------------------------------------------
 
 
