@@ -138,6 +138,27 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "autograd", "`gradcheck` always runs torch's slow (full Jacobian) check; its reentrancy and undefined-grad "
         "checks are not made, and batched-grad / forward-AD checks raise NotImplementedError.",
         "torchlike has no forward-mode AD or vmap over its tape.",
+    "vision_no_download": (
+        "vision", "`torchlike.vision` never downloads: datasets with `download=True` and models with `weights=` "
+        "read local files (dataset roots, the `$TORCH_HOME/hub/checkpoints` cache) and otherwise raise an error "
+        "naming the files to place.",
+        "torchlike runs where there may be no network; a half-finished download is worse than a clear error.",
+    ),
+    "vision_v2_uint8_resize": (
+        "vision", "`transforms.v2` resizes uint8 tensors through float32 as v1 does; torchvision's v2 has a "
+        "native uint8 kernel whose results can differ by one level. torchvision's `tv_tensors` (BoundingBoxes, "
+        "Mask, ...) are not provided: v2 transforms the first image of their input and passes the rest through.",
+        "Both need torchvision's C++ kernels / tensor subclass machinery; plain images behave as in torchvision.",
+    ),
+    "vision_codecs": (
+        "vision", "`torchvision.io` encodes and decodes with Pillow: PNG pixels are identical, JPEG pixels can "
+        "differ from torchvision's libjpeg decode by a level, and encoded bytes are Pillow's.",
+        "torchvision's codecs are C++ extensions.",
+    ),
+    "vision_roi_align_grad": (
+        "vision", "`ops.roi_align` and `ops.nms` run on the host in NumPy; `roi_align` has no backward and raises "
+        "when its input requires grad.",
+        "torchvision's kernels are C++/CUDA extensions; the forward arithmetic is reproduced, the backward not yet.",
     ),
 }
 

@@ -1,8 +1,9 @@
-"""The part of torchvision that torch tutorials use with torch.utils.data: ``torchlike.vision.transforms``.
+"""torchvision on torchlike: ``transforms`` (v1 and v2), ``datasets`` read from local files, ``models``,
+``utils``, ``io`` and ``ops``. ``import torchvision`` resolves here under ``python -m torchlike run``."""
 
-``from torchvision import transforms`` becomes ``from torchlike.vision import transforms``.
-"""
+from . import datasets, io, models, ops, transforms, utils
 
-from . import transforms
+# the torchvision release that pairs with the torch version torchlike reports (torch 2.13 <-> torchvision 0.28)
+__version__ = "0.28.0+torchlike0.1"
 
-__all__ = ["transforms"]
+__all__ = ["datasets", "io", "models", "ops", "transforms", "utils"]

@@ -1,0 +1,100 @@
+"""DataLoader + transforms throughput (images/s): a CIFAR-style augmentation pipeline over 10,000 in-memory
+32x32 RGB images, batch 128, torchlike.vision vs torch + torchvision (when torchvision imports).
+
+Usage: python bench/vision_pipeline.py [--workers 2] [--epochs 2] [--n 10000] [--json out.json]
+
+Pipelines: "PIL" = RandomCrop(32, padding=4) + RandomHorizontalFlip on PIL images, then ToTensor + Normalize
+(the usual torchvision CIFAR recipe); "tensor" = the same crop/flip on uint8 CHW tensors, then
+ConvertImageDtype + Normalize. Each epoch is timed from creating the iterator (worker start-up included) to
+the last batch; the best epoch is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+MEAN, STD = (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616)
+
+
+class Images:
+    def __init__(self, lib, arrays, labels, transform, as_tensor):
+        from PIL import Image
+
+        self.transform, self.labels = transform, labels
+        if as_tensor:
+            self.items = [lib.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1))) for a in arrays]
+        else:
+            self.items = [Image.fromarray(a) for a in arrays]
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.transform(self.items[i]), int(self.labels[i])
+
+
+def pipelines(lib, T):
+    crop_flip = [T.RandomCrop(32, padding=4), T.RandomHorizontalFlip()]
+    return {
+        "PIL": (T.Compose(crop_flip + [T.ToTensor(), T.Normalize(MEAN, STD)]), False),
+        "tensor": (T.Compose(crop_flip + [T.ConvertImageDtype(lib.float32), T.Normalize(MEAN, STD)]), True),
+    }
+
+
+def run(lib, T, arrays, labels, workers, epochs):
+    out = {}
+    for name, (transform, as_tensor) in pipelines(lib, T).items():
+        ds = Images(lib, arrays, labels, transform, as_tensor)
+        loader = lib.utils.data.DataLoader(ds, batch_size=128, shuffle=True, num_workers=workers)
+        best = float("inf")
+        for _ in range(epochs):
+            t0 = time.perf_counter()
+            n = 0
+            for x, _y in loader:
+                n += x.shape[0]
+            best = min(best, time.perf_counter() - t0)
+        out[name] = round(n / best)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--n", type=int, default=10_000)
+    p.add_argument("--json")
+    a = p.parse_args()
+    rng = np.random.default_rng(0)
+    arrays = rng.integers(0, 256, (a.n, 32, 32, 3), dtype=np.uint8)
+    labels = rng.integers(0, 10, a.n)
+    results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(), "workers": a.workers}
+    import torchlike
+    from torchlike.vision import transforms as tl_T
+
+    torchlike.manual_seed(0)
+    results["torchlike"] = run(torchlike, tl_T, arrays, labels, a.workers, a.epochs)
+    try:
+        import torch
+        from torchvision import transforms as tv_T
+    except Exception as e:  # torchvision's wheels may not load with the installed torch
+        results["torch+torchvision"] = f"not run: torchvision does not import here ({type(e).__name__}: {e})"
+    else:
+        torch.manual_seed(0)
+        results["torch+torchvision"] = run(torch, tv_T, arrays, labels, a.workers, a.epochs)
+    print(json.dumps(results, indent=1))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+"""torchvision.datasets.fakedata."""
+
+from ._fakedata import (
+    FakeData,
+)
+
+__all__ = ["FakeData"]  # fmt: skip

@@ -1,0 +1,5 @@
+"""torchvision.utils."""
+
+from ._utils import make_grid, save_image
+
+__all__ = ["make_grid", "save_image"]
