@@ -138,6 +138,7 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "autograd", "`gradcheck` always runs torch's slow (full Jacobian) check; its reentrancy and undefined-grad "
         "checks are not made, and batched-grad / forward-AD checks raise NotImplementedError.",
         "torchlike has no forward-mode AD or vmap over its tape.",
+    ),
     "vision_no_download": (
         "vision", "`torchlike.vision` never downloads: datasets with `download=True` and models with `weights=` "
         "read local files (dataset roots, the `$TORCH_HOME/hub/checkpoints` cache) and otherwise raise an error "
