@@ -40,7 +40,7 @@ def _inplace(op: Any) -> Callable:
     fn = op.wrapper
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._enabled and (self._rg or self._base_t is not None):
+        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
             graph.check_inplace(self)
         result = fn(self, *args, **kwargs)
         commit(self, result)

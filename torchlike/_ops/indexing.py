@@ -295,7 +295,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
         _check_bounds(self, [key], [0], tuple(key._shape))
         return _index(self, [key], (("a", 0),))
     key = _as_tuple(key)
-    record = self._rg and grad_mode._enabled
+    record = self._rg and grad_mode._state.enabled
     t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)
     if not advanced:
         if t is self:  # x[...] or x[:, :]: torch returns an alias
@@ -394,7 +394,7 @@ def _fill_check(value: Any) -> None:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     _fill_check(value)
-    if grad_mode._enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
         graph.check_inplace(self)
         graph.commit_inplace(self, fill(self, value))
         return self
@@ -408,7 +408,7 @@ def _zeros_of(input: RawTensor) -> Any:
 
 
 def zero_(input: Tensor) -> Tensor:
-    if grad_mode._enabled and (input._rg or input._base_t is not None):
+    if grad_mode._state.enabled and (input._rg or input._base_t is not None):
         graph.check_inplace(input)
         graph.commit_inplace(input, _zeros_of(input))
         return input
@@ -460,9 +460,9 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if not isinstance(value, Tensor):
         value = _scalar_value(self, value)
     key = _as_tuple(key)
-    track = grad_mode._enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
+    track = grad_mode._state.enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
     t, advanced = _basic(self, key, track, single_slice_view=False)
-    if grad_mode._enabled and (track or t._base_t is not None):
+    if grad_mode._state.enabled and (track or t._base_t is not None):
         graph.check_inplace(t)
     if not advanced:
         _copy_to(t, value, track)
@@ -515,9 +515,9 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     _check_copy_shape(tuple(src._shape), tuple(self._shape))
     if src._buf.device != self._buf.device:
         src = src.to(self.device)
-    if grad_mode._enabled and (self._rg or src._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or src._rg or self._base_t is not None):
         graph.check_inplace(self)
-    if grad_mode._enabled and (self._rg or src._rg):
+    if grad_mode._state.enabled and (self._rg or src._rg):
         graph.commit_inplace(self, _copy_from(self, src))
         return self
     self._assign_broadcast(_cast_for(self, src))

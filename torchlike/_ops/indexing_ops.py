@@ -32,7 +32,7 @@ def _inplace_method(fn: Any, name: str) -> Any:
     """``Tensor.<name>_`` for a Python-level op: torch's in-place checks, then the mutation door."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._enabled and (self._rg or self._base_t is not None):
+        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
             graph.check_inplace(self)
         result = fn(self, *args, **kwargs)
         from . import commit
@@ -225,7 +225,7 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     from . import indexing
 
-    if grad_mode._enabled and (input._rg or input._base_t is not None or values._rg):
+    if grad_mode._state.enabled and (input._rg or input._base_t is not None or values._rg):
         graph.check_inplace(input)
     k, arrays = _index_put_prepare(input, indices, values)
     graph.commit_inplace(input, indexing._index_put(input, arrays, values, k, bool(accumulate)))
@@ -632,7 +632,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     from . import commit
 

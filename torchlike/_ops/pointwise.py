@@ -311,7 +311,7 @@ def _inplace_commit(self: Tensor, result: Tensor) -> Tensor:
     from ..autograd import grad_mode, graph
     from . import commit
 
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     commit(self, result)
     return self

@@ -435,7 +435,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     else:
         outputs = make(result, device)
 
-    if any_rg and op.differentiable and grad_mode._enabled:
+    if any_rg and op.differentiable and grad_mode._state.enabled:
         graph.record(op, kernel, static, arrays, tensors, outputs, dyn)
 
     if out is not None:
@@ -594,7 +594,7 @@ def copy_to_out(result: Tensor, out: Tensor) -> None:
         raise RuntimeError(
             f"result type {D.cpp_name(result._dtype)} can't be cast to the desired output type {D.cpp_name(out._dtype)}"
         )
-    if grad_mode._enabled and (result._rg or out._rg):
+    if grad_mode._state.enabled and (result._rg or out._rg):
         raise RuntimeError(
             "add(): functions with out=... arguments don't support automatic differentiation, but one of the "
             "arguments requires grad."
@@ -665,7 +665,7 @@ def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwarg
     else:
         new = view.then(kind, static, dyn, shape, stride, offset)
     out = T.make_view(input, new)
-    if input._rg and grad_mode._enabled:
+    if input._rg and grad_mode._state.enabled:
         name = gname if isinstance(gname, str) else gname(args, kwargs or {})
         graph.record_view(input, out, V.read_kernel(((kind, static),)), dyn, name)
     return out
@@ -717,7 +717,7 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
     single = not isinstance(result, (tuple, list))
     outs = tuple(None if r is None else T.make(r, device) for r in ((result,) if single else result))
     present = tuple(o for o in outs if o is not None)
-    if grad_mode._enabled and any(t._rg for _, t in tensors) and present:
+    if grad_mode._state.enabled and any(t._rg for _, t in tensors) and present:
         op = _fn_ops.get(name)
         if op is None:
             op = _fn_ops[name] = _FnOp(name)

@@ -603,7 +603,7 @@ def _wrapped_diag(shape: tuple) -> np.ndarray:
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     from ..autograd import grad_mode, graph
 
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     graph.commit_inplace(self, _fill_diagonal(self, fill_value, bool(wrap)))
     return self

@@ -584,7 +584,7 @@ def _become_view(self: Tensor, spec: tuple, gname: str) -> Tensor:
     """Give ``self`` the geometry (and autograd history) of a view of itself, as torch's ``x.t_()``."""
     from ..autograd import grad_mode, graph
 
-    if grad_mode._enabled and self._rg:
+    if grad_mode._state.enabled and self._rg:
         graph.check_inplace(self)
     new = registry.make_view_of(self, spec, gname)
     self._view = new._view

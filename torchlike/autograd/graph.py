@@ -281,7 +281,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
     """Make ``t`` hold ``result`` (same shape): write its array, and move autograd history onto ``t``."""
     from . import grad_mode
 
-    track = grad_mode._enabled and (result._rg or (t._base_t is not None and t._base_t._rg) or t._rg)
+    track = grad_mode._state.enabled and (result._rg or (t._base_t is not None and t._base_t._rg) or t._rg)
     if not track:
         t._assign(result._data())
         return
