@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 import torch
 from _harness import assert_same, check_raises, per_node_backward  # noqa: F401
 

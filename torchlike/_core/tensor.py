@@ -20,6 +20,7 @@ import numpy as np
 from . import device as _device
 from . import dtype as _dtype
 from . import views as _views
+from .kernel_cache import LRU
 from .size import Size
 
 _getrefcount = sys.getrefcount
@@ -618,7 +619,7 @@ class Tensor:
         engine.backward((self,), (gradient,), retain_graph, create_graph, inputs)
 
 
-_bcast_kernels: dict = {}
+_bcast_kernels: LRU = LRU()
 
 
 def _broadcast_cast(value: Any, shape: tuple, np_dtype: Any) -> Any:

@@ -17,6 +17,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .kernel_cache import LRU
+
 Geometry = tuple  # (shape, stride, offset)
 
 
@@ -159,8 +161,8 @@ def apply_steps(steps: tuple, x: Any, dyn: Sequence[Any]) -> Any:
     return x
 
 
-_read_kernels: dict[tuple, Any] = {}
-_write_kernels: dict[tuple, Any] = {}
+_read_kernels: LRU = LRU()
+_write_kernels: LRU = LRU()
 
 
 def read_kernel(steps: tuple) -> Any:

@@ -15,6 +15,7 @@ import numpy as np
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.size import Size
 from .._core.tensor import Tensor
 from . import registry
@@ -225,7 +226,7 @@ def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
 
 # --- filled ----------------------------------------------------------------------------------------
 
-_fill_kernels: dict = {}
+_fill_kernels: LRU = LRU()
 
 
 def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:

@@ -23,6 +23,7 @@ import numpy as np
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 
@@ -38,7 +39,8 @@ class TensorOrScalar:
 
 
 class TensorOrStatic:
-    """A tensor, or a Python number baked into the kernel (``pow``'s exponent: x**2 must be x*x)."""
+    """A tensor, or a Python number: baked into the kernel where the op's ``bake(value)`` says the value
+    changes the program (``pow``'s exponent: x**2 must be x*x), passed dynamically otherwise."""
 
 
 class Scalar:
@@ -125,6 +127,7 @@ def defop(
     aliases: tuple = (),
     check: Callable | None = None,
     out_dtype: str | None = None,
+    bake: Callable | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -171,11 +174,12 @@ def defop(
         op.dtypes = dtypes
         op.autocast = autocast
         op.returns = returns
-        op.kernels = {}
+        op.kernels = LRU()
         op.wrapper = _generate_wrapper(op, sig, with_out=out)
         OPS[op.name] = op
         op.check = check
         op.out_dtype = out_dtype
+        op.bake = bake
         for alias in aliases:
             OPS.setdefault(alias, op)
         return op.wrapper
@@ -251,7 +255,7 @@ def _category_error(op: OpDef, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{D.cpp_name(dt)}\'')
 
 
-_scalar_cache: dict = {}
+_scalar_cache: LRU = LRU(kernels=False)
 
 
 def _scalar_array(v: Any, device: Any) -> Any:
@@ -259,8 +263,6 @@ def _scalar_array(v: Any, device: Any) -> Any:
     key = (type(v), v, repr(v), device)
     arr = _scalar_cache.get(key)
     if arr is None:
-        if len(_scalar_cache) > 4096:
-            _scalar_cache.clear()
         try:
             host = np.asarray(v)
         except OverflowError:
@@ -290,7 +292,7 @@ def _to_scalar(x: Any) -> Any:
     return x
 
 
-_promo_cache: dict = {}
+_promo_cache: LRU = LRU(kernels=False)
 
 
 def _promote_key(op: OpDef, promo: tuple) -> D.dtype:
@@ -368,8 +370,9 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 promo.append((D.scalar_dtype(a), 0))
             elif kind == "TSS":
                 promo.append((D.scalar_dtype(a), 0))
-                baked = (baked or ()) + ((i, type(a), a),)
-                a = None
+                if op.bake is None or op.bake(a):
+                    baked = (baked or ()) + ((i, type(a), a),)
+                    a = None
             elif kind == "S" and a == op.scalar_defaults[i] and type(a) is type(op.scalar_defaults[i]):
                 # the default (alpha=1) is baked in: one kernel without the extra argument
                 baked = (baked or ()) + ((i, type(a), a),)
@@ -686,7 +689,7 @@ class _FnOp:
 
 
 _fn_ops: dict[str, _FnOp] = {}
-_flat_kernels: dict = {}
+_flat_kernels: LRU = LRU(kernels=False)
 
 
 def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> Any:
@@ -730,7 +733,7 @@ def _flattened(kernel: Callable, treedef: Any) -> Callable:
     return lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs))
 
 
-_present_cache: dict = {}
+_present_cache: LRU = LRU(kernels=False)
 
 
 def _present_outputs(fn: Callable, mask: list) -> Callable:

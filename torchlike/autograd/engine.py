@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import anomaly_mode
 from .graph import AccumulateGrad, Node
@@ -244,7 +245,7 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
 
 # --- the fused path ----------------------------------------------------------------------------
 
-_programs: collections.OrderedDict = collections.OrderedDict()
+_programs: LRU = LRU(kernels=False)  # structure -> times seen, then its fused program
 
 
 def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> Any:
@@ -263,15 +264,13 @@ def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int)
 
 # --- the per-node path -------------------------------------------------------------------------
 
-_vjp_kernels: dict = {}
+_vjp_kernels: LRU = LRU()
 
 
 def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
     key = (kernel, diff, _arg_sig(args), tuple(c is None for c in cts))
     k = _vjp_kernels.get(key)
     if k is None:
-        if len(_vjp_kernels) > 4096:
-            _vjp_kernels.clear()
         k = _vjp_kernels[key] = jax.jit(lambda a, c: _node_vjp(kernel, diff, a, c))
     return _mesh_safe(k, args, cts)
 
