@@ -172,7 +172,22 @@ def tensor(data: Any, *, dtype: D.dtype | None = None, device: Any = None, requi
             device = data.device
     dt = D.to_dtype(dtype) if dtype is not None else None
     arr, dt = _numpy_of(data, dt)
+    if dt._kind in "iu" and isinstance(data, (int, float, list, tuple)):
+        _check_python_ints(arr, dt)
     return from_array(_jnp_from_numpy(arr, dt), _dev(device), requires_grad, dt)
+
+
+def _check_python_ints(arr: np.ndarray, dt: D.dtype) -> None:
+    """torch.tensor's range check of Python numbers stored in an integer dtype (numpy data is cast)."""
+    if arr.size == 0 or arr.dtype.kind not in "iuf":
+        return
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise D.overflow_error(dt, c_names=False)
+    for v in (arr.min().item(), arr.max().item()):
+        if D.overflows(v, dt):
+            if dt is D.int64 and isinstance(v, int):
+                raise ValueError("Overflow when unpacking long long")
+            raise D.overflow_error(dt, c_names=False)
 
 
 def as_tensor(data: Any, dtype: D.dtype | None = None, device: Any = None) -> Tensor:
@@ -247,6 +262,8 @@ def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requir
     if dt is None:
         dt = D.scalar_dtype(value) if name == "full" else D.get_default_dtype()
     dev = _dev(device if device is not None else (out.device if out is not None else None))
+    if name == "full" and isinstance(value, (int, float, builtins.complex)) and D.overflows(value, dt):
+        raise D.overflow_error(dt)
     arr = _filled(shape, dt, value, None if dev.type == "cpu" else _device.jax_device(dev))
     t = T.make(arr, dev, dt)
     if requires_grad:

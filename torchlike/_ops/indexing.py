@@ -385,15 +385,17 @@ def fill(input: RawTensor, value: TensorOrScalar) -> Any:
     return jnp.broadcast_to(jnp.asarray(value).astype(input.dtype), input.shape)
 
 
-def _fill_check(value: Any) -> None:
+def _fill_check(self: Tensor, value: Any) -> None:
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
         )
+    if isinstance(value, (int, float, complex)) and D.overflows(value, self._dtype):
+        raise D.overflow_error(self._dtype)
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
-    _fill_check(value)
+    _fill_check(self, value)
     if grad_mode._state.enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
         graph.check_inplace(self)
         graph.commit_inplace(self, fill(self, value))
@@ -465,6 +467,8 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if grad_mode._state.enabled and (track or t._base_t is not None):
         graph.check_inplace(t)
     if not advanced:
+        if isinstance(value, Tensor) and value._buf is t._buf:
+            check_overlap(t, value)
         _copy_to(t, value, track)
         return
     k, arrays, dims, bshape = _advanced(t, advanced)
@@ -512,6 +516,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
     if not isinstance(src, Tensor):
         src = creation.tensor(src)
+    check_overlap(self, src)
     _check_copy_shape(tuple(src._shape), tuple(self._shape))
     if src._buf.device != self._buf.device:
         src = src.to(self.device)
@@ -522,6 +527,14 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         return self
     self._assign_broadcast(_cast_for(self, src))
     return self
+
+
+def check_overlap(dst: Tensor, src: Any) -> None:
+    """torch's overlap checks before writing ``src`` into ``dst`` (copy_, in-place ops)."""
+    if dst._view is not None:
+        V.check_internal_overlap(dst._view.shape, dst._view.stride)
+    if isinstance(src, Tensor) and src._buf is dst._buf and src is not dst:
+        V.check_partial_overlap(dst._geometry(), src._geometry(), dst._dtype.itemsize, src._dtype.itemsize)
 
 
 def _cast_for(dst: Tensor, src: Tensor) -> Any:

@@ -668,6 +668,9 @@ def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwarg
     else:
         new = view.then(kind, static, dyn, shape, stride, offset)
     out = T.make_view(input, new)
+    if "_multi_view" in input.__dict__:  # torch: a view of a multi-output view inherits its in-place ban
+        name = gname if isinstance(gname, str) else gname(args, kwargs or {})
+        out._multi_view = (name.removesuffix("Backward0"), 0)
     if input._rg and grad_mode._state.enabled:
         name = gname if isinstance(gname, str) else gname(args, kwargs or {})
         graph.record_view(input, out, V.read_kernel(((kind, static),)), dyn, name)

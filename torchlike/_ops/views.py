@@ -10,6 +10,7 @@ from .._core import dtype as D
 from .._core import views as V
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
+from ..autograd import grad_mode
 from . import registry
 from .registry import defview
 
@@ -433,9 +434,19 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if input.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, input.dim())
-    return tuple(
-        registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d])
+    return _multi_output(
+        [registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d])],
+        "Unbind",
     )
+
+
+def _multi_output(views: list, name: str) -> tuple:
+    """Mark the views of a multi-output view op made in grad mode: torch refuses in-place writes to them
+    (``graph.check_inplace``)."""
+    if grad_mode._state.enabled:
+        for i, v in enumerate(views):
+            v._multi_view = (name, i)
+    return tuple(views)
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -458,7 +469,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     for s in sizes:
         out.append(registry.make_view_of(tensor, slice_spec(tensor, d, start, s, 1), gname))
         start += s
-    return tuple(out)
+    return _multi_output(out, gname[: -len("Backward0")])
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:

@@ -108,9 +108,7 @@ class _Program:
 
         entries = []
         for n in order:
-            if n.freed and n.needs_saved:
-                raise RuntimeError(_ERR_FREED)
-            if n.freed:
+            if n.freed and n.needs_saved:  # torch: a node that saved nothing runs again
                 raise RuntimeError(_ERR_FREED)
             entries.append((n.kernel, n.diff, tuple(target(e) for e in n.edges), _arg_sig(n.args)))
         self.entries = entries
@@ -416,7 +414,8 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
     if not retain_graph:
         for n in prog.nodes:
-            n.args = None
+            if n.needs_saved:
+                n.args = None
             n.freed = True
             if n.kernel is None:
                 n._freed = True
