@@ -214,7 +214,10 @@ _write_kernels: LRU = LRU()
 def read_kernel(steps: tuple) -> Any:
     k = _read_kernels.get(steps)
     if k is None:
-        k = _read_kernels[steps] = jax.jit(lambda x, *dyn: apply_steps(steps, x, dyn))
+        def view_read(x, *dyn):
+            return apply_steps(steps, x, dyn)
+
+        k = _read_kernels[steps] = jax.jit(view_read)
     return k
 
 
@@ -266,7 +269,10 @@ def write_kernel(steps: tuple) -> Any:
     """A cached jitted ``(base, value, *dyn) -> new base`` writing ``value`` through the view."""
     k = _write_kernels.get(steps)
     if k is None:
-        k = _write_kernels[steps] = jax.jit(lambda base, value, *dyn: _write(steps, base, value, *dyn))
+        def view_write(base, value, *dyn):
+            return _write(steps, base, value, *dyn)
+
+        k = _write_kernels[steps] = jax.jit(view_write)
     return k
 
 

@@ -7,6 +7,7 @@ tensors: they cannot run inside traced (compiled) code.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax
@@ -755,6 +756,19 @@ def _histc_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi and x.numel():  # the range comes from the data: torch needs it finite
+        lo, hi = x.min().item(), x.max().item()
+        if math.isnan(lo) or math.isnan(hi):
+            lo = hi = -math.nan  # torch prints the NaN range as "-nan"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_c_float(lo)}, {_c_float(hi)}] is not finite")
+
+
+def _c_float(v: float) -> str:
+    """A float as C++'s stream prints it (``-nan`` for a NaN with the sign bit, as torch's min/max give)."""
+    if math.isnan(v):
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return f"{v:g}"
 
 
 @defop(promote=None, out=True, differentiable=False, check=_histc_check)

@@ -115,9 +115,29 @@ def _mover(jdev: Any) -> Any:
     return m
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+)
+
+
+def _to_type_error(name: str, value: Any) -> TypeError:
+    kind = "torch.dtype" if isinstance(value, D.dtype) else type(value).__name__
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({name}={kind}, ), but expected one of:\n"
+        + _TO_SIGNATURES
+    )
+
+
 def _parse_to(args: tuple, kwargs: dict) -> tuple:
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        raise _to_type_error("dtype", dtype)
+    if device is not None and not isinstance(device, (str, _device.device, int)) or isinstance(device, bool):
+        raise _to_type_error("device", device)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
@@ -140,7 +160,12 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); returns self when nothing changes."""
     device, dtype, copy = _parse_to(args, dict(kwargs))
-    dev = _device.canonical(device) if device is not None else self.device
+    try:
+        dev = _device.canonical(device) if device is not None else self.device
+    except RuntimeError:
+        if isinstance(device, str):  # torch's message for a string that is no device (``to("float32")``)
+            raise RuntimeError(f"Invalid device string: '{device}'") from None
+        raise
     dt = D.to_dtype(dtype) if dtype is not None else self._dtype
     out = self
     if dt is not self._dtype:

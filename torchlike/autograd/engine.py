@@ -257,6 +257,7 @@ def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int)
         ]
         return new_grads, [wanted_cts.get(w) for w in range(len(wanted or ()))]
 
+    run.__name__ = "fused_backward"
     return jax.jit(run)
 
 
@@ -269,7 +270,11 @@ def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> t
     key = (kernel, diff, _arg_sig(args), tuple(c is None for c in cts))
     k = _vjp_kernels.get(key)
     if k is None:
-        k = _vjp_kernels[key] = jax.jit(lambda a, c: _node_vjp(kernel, diff, a, c))
+        def vjp(a, c):
+            return _node_vjp(kernel, diff, a, c)
+
+        vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_backward"
+        k = _vjp_kernels[key] = jax.jit(vjp)
     return _mesh_safe(k, args, cts)
 
 
