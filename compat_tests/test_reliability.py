@@ -3,6 +3,7 @@ traced arguments, bounded kernel caches, torch's checks on bad input, and safe s
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 
@@ -277,3 +278,114 @@ def test_good_input_matches_torch(name):
 def test_backward_twice_with_saved_tensors_raises_as_torch():
     check_raises(lambda t: _backward_twice(t, lambda x: (x * x).sum()))
     check_raises(lambda t: _backward_twice(t, lambda x: (x * 2).sum()))
+
+
+# --- save() and load() ------------------------------------------------------------------------------
+
+
+def _save_through_fifo(lib, path):
+    os.mkfifo(path)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(path, "rb").read()))
+    reader.start()
+    lib.save({"w": lib.arange(3.0)}, path)
+    reader.join(10)
+    import io
+
+    return os.path.exists(path) and not os.path.isfile(path), lib.load(io.BytesIO(got[0]))["w"]
+
+
+def test_save_writes_through_a_fifo(tmp_path):
+    ref = _save_through_fifo(torch, str(tmp_path / "t.fifo"))
+    got = _save_through_fifo(torchlike, str(tmp_path / "l.fifo"))
+    assert_same(ref, got)
+
+
+def test_save_to_a_device_file():
+    for lib in LIBS:
+        lib.save({"w": lib.ones(2)}, os.devnull)
+        assert not os.path.isfile(os.devnull)
+
+
+def _save_through_symlink(lib, tmp_path, name):
+    target = tmp_path / f"{name}.pt"
+    link = tmp_path / f"{name}.link"
+    lib.save(lib.zeros(2), str(target))
+    os.symlink(target, link)
+    lib.save(lib.ones(2), str(link))
+    return os.path.islink(link), lib.load(str(target))
+
+
+def test_save_through_a_symlink_writes_its_target(tmp_path):
+    assert_same(_save_through_symlink(torch, tmp_path, "t"), _save_through_symlink(torchlike, tmp_path, "l"))
+
+
+def test_save_removes_stale_temp_files_of_dead_saves(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from torchlike.serialization import _temp_prefix
+
+    target = str(tmp_path / "ck.pt")
+    prefix = _temp_prefix(target)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f"{prefix}{dead.stdout.strip()}.abc.tmp"
+    live = tmp_path / f"{prefix}{os.getppid()}.abc.tmp"
+    other = tmp_path / f".other.pt.{socket.gethostname()}.{dead.stdout.strip()}.abc.tmp"
+    for p in (stale, live, other):
+        p.write_bytes(b"partial")
+    torchlike.save(torchlike.ones(2), target)
+    assert not stale.exists() and live.exists() and other.exists()
+    assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt", live.name, other.name])
+
+
+def test_failed_save_leaves_no_temp_file_and_keeps_the_old_one(tmp_path):
+    target = tmp_path / "ck.pt"
+    torchlike.save(torchlike.ones(2), str(target))
+
+    class Bad:
+        def __reduce__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        torchlike.save([torchlike.zeros(2), Bad()], str(target))
+    assert os.listdir(tmp_path) == ["ck.pt"]
+    assert torchlike.load(str(target)).tolist() == [1.0, 1.0]
+
+
+def test_save_over_a_hard_link_is_atomic_and_warns(tmp_path):
+    """Documented difference: torch overwrites a hard-linked file in place; torchlike replaces it."""
+    target, other = tmp_path / "a.pt", tmp_path / "b.pt"
+    torchlike.save(torchlike.zeros(2), str(target))
+    os.link(target, other)
+    with pytest.warns(UserWarning, match="hard links"):
+        torchlike.save(torchlike.ones(2), str(target))
+    assert torchlike.load(str(target)).tolist() == [1.0, 1.0]
+    assert torchlike.load(str(other)).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("extra", ["other/evil", "../evil", "/abs/evil", "evil"])
+def test_load_rejects_entries_outside_the_archive(tmp_path, extra):
+    import shutil
+    import zipfile
+
+    path = str(tmp_path / "ck.pt")
+    torch.save({"a": torch.ones(2)}, path)
+    shutil.copy(path, path + ".bad")
+    with zipfile.ZipFile(path + ".bad", "a") as z:
+        z.writestr(extra, b"x")
+    check_raises(lambda t: t.load(path + ".bad", weights_only=True))
+
+
+@pytest.mark.parametrize("count", [2**62, -1, 2**40, 5])
+def test_load_legacy_impossible_storage_size(count):
+    import io
+    import struct
+
+    buf = io.BytesIO()
+    torch.save({"a": torch.arange(4.0)}, buf, _use_new_zipfile_serialization=False)
+    raw = buf.getvalue()
+    pos = raw.rfind(struct.pack("<q", 4))
+    bad = raw[:pos] + struct.pack("<q", count) + raw[pos + 8 :]
+    check_raises(lambda t: t.load(io.BytesIO(bad), weights_only=True))
