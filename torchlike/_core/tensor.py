@@ -364,9 +364,13 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self._scalar())
 
     def __int__(self) -> int:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self._scalar())
 
     def __complex__(self) -> complex:

@@ -515,6 +515,8 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     from . import creation
 
     if not isinstance(src, Tensor):
+        if not isinstance(src, (bool, int, float, complex, np.ndarray, np.generic)):
+            raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
         src = creation.tensor(src)
     check_overlap(self, src)
     _check_copy_shape(tuple(src._shape), tuple(self._shape))

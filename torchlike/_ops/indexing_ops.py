@@ -649,6 +649,8 @@ def _int64(arr: Any, device: Any) -> Tensor:
 
 
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
+    if not isinstance(as_tuple, bool):
+        raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {type(as_tuple).__name__}")
     host = input._host()
     if as_tuple:
         nz = np.nonzero(np.atleast_1d(host))

@@ -69,6 +69,11 @@ def clone(input: RawTensor, *, memory_format: Any = None) -> Any:
 
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    from .._core import layout
+
+    for fmt, rank in ((layout.channels_last, 4), (layout.channels_last_3d, 5)):
+        if memory_format is fmt and self.dim() != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {fmt} format")
     return self if self.is_contiguous() else clone(self)
 
 

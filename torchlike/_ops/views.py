@@ -368,6 +368,16 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> An
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Any:
     size, stride = tuple(size), tuple(stride)
     off = input.storage_offset() if storage_offset is None else storage_offset
+    if all(n > 0 for n in size) and len(size) == len(stride):
+        base = input if input._base_t is None else input._base_t
+        need = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        have = base.numel() + (base.storage_offset() if base._view is not None else 0)
+        if need > have:
+            item = input._dtype.itemsize
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and itemsize {item} "
+                f"requiring a storage size of {need * item} are out of bounds for storage of size {have * item}"
+            )
     spec = ("as_strided", (size, stride, off), (), size, stride, off)
     if input._view is None:
         return spec

@@ -281,7 +281,7 @@ class PyTorchFileReader:
             raise RuntimeError(
                 f"PytorchStreamReader failed reading file {name}: {what}" + _MINIZ_HINT
             ) from None
-        except (EOFError, OSError, struct.error, zlib.error) as e:
+        except (EOFError, OSError, ValueError, struct.error, zlib.error) as e:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: {e}" + _MINIZ_HINT) from None
 
     def get_record_offset(self, name: str) -> int | None:

@@ -171,7 +171,7 @@ def run_backward(node: _FunctionNode, cts: tuple, device: Any, create_graph: boo
         if g is not None and not isinstance(g, Tensor):
             g = T.make(g, device)
         grads_in.append(g)
-    with grad_mode.set_grad_enabled(create_graph):
+    with grad_mode.set_grad_enabled(bool(create_graph)):
         result = type(node)._fn_backward(node, *grads_in)
     if not isinstance(result, tuple):
         result = (result,)

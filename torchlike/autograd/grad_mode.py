@@ -106,6 +106,8 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode: takes effect immediately, and as a context manager restores it on exit."""
 
     def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}")
         self.prev = _state.enabled
         self.mode = bool(mode)
         _set(mode)

@@ -23,6 +23,7 @@ cosine_similarity = L.cosine_similarity
 def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
+    input.size(int(dim))  # torch's IndexError for a dim out of range
     result = L._normalize(input, float(p), int(dim), float(eps))
     if out is not None:
         from ..._ops.registry import copy_to_out
