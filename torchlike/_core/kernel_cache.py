@@ -9,8 +9,8 @@ keep changing. The kernels in use then compile again once, on their next call.
 
 ``compile_stats()`` counts compiles and why: ``new_kernels`` (a table missed: a new op, static
 argument or dtype), ``recompiles`` (a known kernel met new input shapes), ``flushes`` and
-``evictions``. When one op has compiled ``WARN_AFTER`` times, a warning names it, as torch._dynamo
-warns on recompiles.
+``evictions``. When one of torchlike's kernels has compiled ``WARN_AFTER`` times, a warning names
+it, as torch._dynamo warns on recompiles (JAX's own helpers are counted but not warned about).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ _size = DEFAULT_SIZE
 _counts: collections.Counter = collections.Counter()
 _by_op: collections.Counter = collections.Counter()
 _warned: set = set()
+_ours: set = set()  # names of the kernels torchlike's tables built: only these are warned about
 _live = 0  # executables compiled since JAX's caches were last cleared
 _lock = threading.Lock()
 
@@ -55,6 +56,7 @@ class LRU(collections.OrderedDict):
     def __setitem__(self, key: Any, value: Any) -> None:
         if self.kernels and key not in self:
             _counts["new_kernels"] += 1
+            _ours.add(getattr(value, "__name__", None))
         super().__setitem__(key, value)
         while len(self) > _size:
             self.popitem(last=False)
@@ -98,7 +100,7 @@ def _on_event(event: str, duration: float, **kw: Any) -> None:
         if flush:
             _live = 0
             _counts["flushes"] += 1
-        warn = _by_op[name] == WARN_AFTER and name not in _warned
+        warn = _by_op[name] == WARN_AFTER and name in _ours and name not in _warned
         if warn:
             _warned.add(name)
     if flush:
