@@ -48,9 +48,9 @@ class LRU(collections.OrderedDict):
     def get(self, key: Any, default: Any = None) -> Any:
         try:
             value = self[key]
-        except KeyError:
+            self.move_to_end(key)
+        except KeyError:  # absent, or evicted by another thread just now
             return default
-        self.move_to_end(key)
         return value
 
     def __setitem__(self, key: Any, value: Any) -> None:
