@@ -59,7 +59,10 @@ class LRU(collections.OrderedDict):
             _ours.add(getattr(value, "__name__", None))
         super().__setitem__(key, value)
         while len(self) > _size:
-            self.popitem(last=False)
+            try:
+                self.popitem(last=False)
+            except KeyError:  # emptied by another thread
+                break
             _counts["evictions"] += 1
 
 
