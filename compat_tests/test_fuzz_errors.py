@@ -275,6 +275,8 @@ def _autograd() -> list[Case]:
         "bool_multi": lambda t: bool(t.ones(2)),
         "float_multi": lambda t: float(t.ones(2)),
         "int_multi": lambda t: int(t.ones(2)),
+        "complex_multi": lambda t: complex(t.ones(2)),
+        "float_empty": lambda t: float(t.ones(0)),
         "register_hook_no_grad": lambda t: t.ones(2).register_hook(lambda g: g),
         "retain_grad_no_grad": lambda t: t.ones(2).retain_grad(),
         "jacobian_non_tensor": lambda t: t.autograd.functional.jacobian(lambda a: a, [1.0]),

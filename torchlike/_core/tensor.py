@@ -374,6 +374,8 @@ class Tensor:
         return int(self._scalar())
 
     def __complex__(self) -> complex:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return complex(self._scalar())
 
     def __index__(self) -> int:
