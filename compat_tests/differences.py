@@ -8,6 +8,16 @@ key -> (area, what differs, why).
 from __future__ import annotations
 
 DIFFERENCES: dict[str, tuple[str, str, str]] = {
+    "save_hard_links": (
+        "serialization", "`save()` to a regular file with other hard links replaces it atomically (with a warning), so "
+        "the other names keep the previous checkpoint; torch overwrites the shared file in place.",
+        "Rewriting a file in place can leave a half-written checkpoint if the process dies; a rename cannot.",
+    ),
+    "kernel_cache_flush": (
+        "speed", "Past `torchlike.set_kernel_cache_size(n)` compiled executables (default 512), JAX's compile caches "
+        "are cleared, and the kernels in use compile again on their next call.",
+        "JAX keeps one executable per input shape per kernel without bound; clearing is the only way to free them.",
+    ),
     "empty_values": (
         "creation", "`torch.empty` (and `empty_like`, `new_empty`) return zeros instead of uninitialised memory.",
         "JAX has no uninitialised arrays; the values of torch's are arbitrary anyway.",

@@ -39,6 +39,7 @@ _sys.modules[__name__ + ".return_types"] = return_types  # importable as torch.r
 from ._public import *  # noqa: E402,F403
 from ._runtime import *  # noqa: E402,F403
 from ._precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from ._core.kernel_cache import compile_stats, get_kernel_cache_size, set_kernel_cache_size  # noqa: E402,F401
 from . import backends, cuda, random  # noqa: E402
 from . import linalg  # noqa: E402
 from ._compile import compile  # noqa: E402

@@ -8,8 +8,9 @@ globals (``torch._utils._rebuild_tensor_v2``, ``torch.Size``, ``torch.float32``.
 torch loads what torchlike saves and vice versa; on load those names map back to torchlike.
 
 Differences from torch: every record's CRC-32 is checked on load (torch reads corrupted tensor
-data silently); saving to a path writes a temporary file and renames it over the target, so an
-interrupted save leaves the previous file intact.
+data silently); saving to a regular file writes a temporary file and renames it over the target, so an
+interrupted save leaves the previous file intact (a hard-linked file's other names keep the old
+contents: see ``_atomic_write``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import errno
 import io
 import os
 import pickle
+import socket
+import stat
 import tempfile
 import warnings
 from typing import IO, Any, Callable, Union
@@ -60,8 +63,57 @@ UNSAFE_MESSAGE = (
 _OPEN_FAILED = "[enforce fail at inline_container.cc:747] . open file failed with strerror: "  # torch's text
 
 
+def _temp_prefix(target: str) -> str:
+    """Temporary files of a save of ``target`` are ``.<name>.<host>.<pid>.<random>.tmp`` beside it."""
+    host = "".join(c if c.isalnum() or c == "-" else "_" for c in socket.gethostname()) or "host"
+    return f".{os.path.basename(target)}.{host}."
+
+
+def _remove_stale_temps(target: str, prefix: str) -> None:
+    """Remove temporary files that saves of ``target`` on this host left when their process died."""
+    parent = os.path.dirname(target) or "."
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid = name[len(prefix):].split(".", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(parent, name))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process
+        return True
+    return True
+
+
+def _write_through(target: str, write: Callable[[IO[bytes]], None]) -> None:
+    """Write into an existing non-regular file (FIFO, device) as torch does: open it and write."""
+    try:
+        fh = open(target, "wb")
+    except OSError as e:
+        raise RuntimeError(_OPEN_FAILED + (e.strerror or str(e))) from e
+    with fh:
+        write(fh)
+
+
 def _atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
-    """Write a new file next to ``path`` and rename it over ``path`` only once it is complete."""
+    """Write a new file next to ``path`` and rename it over ``path`` only once it is complete.
+
+    A symlink is followed and its target replaced. A FIFO or device file is written through, as torch
+    does. A regular file with other hard links is replaced too (a rename is the only safe way to never
+    leave a half-written checkpoint), so its other names keep the previous contents; a warning says so.
+    Temporary files of saves to the same target whose process has died (killed mid-save) are removed.
+    """
     target = os.path.realpath(path) if os.path.islink(path) else path
     parent = os.path.dirname(target)
     if parent and not os.path.isdir(parent):
@@ -69,9 +121,23 @@ def _atomic_write(path: str, write: Callable[[IO[bytes]], None]) -> None:
     if os.path.isdir(target):
         raise RuntimeError(_OPEN_FAILED + os.strerror(errno.EISDIR))
     try:
-        fd, tmp = tempfile.mkstemp(
-            prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=parent or "."
+        st = os.stat(target)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_through(target, write)
+        return
+    if st is not None and st.st_nlink > 1:
+        warnings.warn(
+            f"torchlike.save: {path} has {st.st_nlink} hard links; it is replaced atomically, so its other names "
+            "keep the previous contents (torch overwrites the file in place).",
+            UserWarning,
+            stacklevel=3,
         )
+    prefix = _temp_prefix(target)
+    _remove_stale_temps(target, prefix)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}.", suffix=".tmp", dir=parent or ".")
     except OSError as e:
         raise RuntimeError(_OPEN_FAILED + (e.strerror or str(e))) from e
     try:

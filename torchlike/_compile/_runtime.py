@@ -240,7 +240,7 @@ class CompiledFunction:
                 parts.append((tuple(x._shape), x._dtype, x._buf.device, x._rg))
             else:
                 parts.append(("s", _static_key(x)))
-        return (tree, tuple(parts), grad_mode._enabled, _ambient())
+        return (tree, tuple(parts), grad_mode._state.enabled, _ambient())
 
     def _guards_hold(self, entry: _Entry) -> bool:
         for ref, buf, had_grad in entry.state_tensors:
@@ -516,7 +516,7 @@ class CompiledFunction:
     def _maybe_record(self, entry: _Entry, out: Any, state_arrays: list, input_arrays: list, scalar_values: list,
                       leaves: list) -> None:
         """A compiled forward used with an eager backward: the whole program is one autograd node."""
-        if not grad_mode._enabled:
+        if not grad_mode._state.enabled:
             return
         outs = [o for o in _flatten(out)[0] if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex)]
         if not outs:

@@ -222,6 +222,39 @@ def c_type(d: dtype) -> str:
     return _C_TYPE[d]
 
 
+_SCALAR_C_TYPE = {
+    uint8: "uint8_t", uint16: "uint16_t", uint32: "uint32_t", uint64: "uint64_t", int8: "int8_t",
+    int16: "int16_t", int32: "int", int64: "int64_t", float16: "c10::Half", bfloat16: "c10::BFloat16",
+    float32: "float", float64: "double",
+}  # fmt: skip
+
+
+def overflows(value: Any, d: dtype, floats: builtins.bool = True) -> builtins.bool:
+    """torch's checked_convert: whether the Python number ``value`` doesn't fit ``d`` (unsigned types
+    take negatives down to -max, which wrap; floats overflow only from finite values, and only when
+    ``floats``). Bool and complex targets take anything."""
+    if d is bool or d._kind == "c" or isinstance(value, builtins.bool):
+        return False
+    if isinstance(value, builtins.complex):
+        if value.imag != 0:
+            return True
+        value = value.real
+    if d._kind == "f":
+        if not floats or not math.isfinite(value):
+            return False
+        return abs(value) > float(ml_dtypes.finfo(d.np).max)
+    info = np.iinfo(d.np)
+    lo = -int(info.max) if d._kind == "u" else int(info.min)
+    if isinstance(value, float) and not math.isfinite(value):
+        return True
+    return not lo <= value <= int(info.max)
+
+
+def overflow_error(d: dtype, c_names: builtins.bool = True) -> RuntimeError:
+    name = _SCALAR_C_TYPE.get(d, d.np.name) if c_names else np.dtype(d.np).name
+    return RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def _category(d: dtype) -> int:
     return {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}[d._kind]
 

@@ -21,6 +21,7 @@ from . import device as _device
 from . import dtype as _dtype
 from . import lazy as _lazy
 from . import views as _views
+from .kernel_cache import LRU
 from .size import Size
 
 _getrefcount = sys.getrefcount
@@ -388,12 +389,18 @@ class Tensor:
                 UserWarning,
                 stacklevel=2,
             )
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self._scalar())
 
     def __int__(self) -> int:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self._scalar())
 
     def __complex__(self) -> complex:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return complex(self._scalar())
 
     def __index__(self) -> int:
@@ -643,7 +650,7 @@ class Tensor:
         engine.backward((self,), (gradient,), retain_graph, create_graph, inputs)
 
 
-_bcast_kernels: dict = {}
+_bcast_kernels: LRU = LRU()
 
 
 def _broadcast_cast(value: Any, shape: tuple, np_dtype: Any) -> Any:

@@ -17,6 +17,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .kernel_cache import LRU
+
 Geometry = tuple  # (shape, stride, offset)
 
 
@@ -40,6 +42,52 @@ def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
                 return False
             expected *= size
     return True
+
+
+def is_non_overlapping_and_dense(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """torch's is_non_overlapping_and_dense: some permutation of the dims is contiguous."""
+    dims = sorted((st, size) for size, st in zip(shape, stride) if size != 1)
+    if any(size == 0 for size in shape):
+        return True
+    expected = 1
+    for st, size in dims:
+        if st != expected:
+            return False
+        expected *= size
+    return True
+
+
+_PARTIAL = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+_INTERNAL = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+    "Please clone() the tensor before performing the operation."
+)
+
+
+def check_internal_overlap(shape: Sequence[int], stride: Sequence[int]) -> None:
+    """torch's assert_no_internal_overlap for a tensor written to: a stride-0 dim of size > 1 overlaps."""
+    if any(st == 0 and size > 1 for size, st in zip(shape, stride)):
+        raise RuntimeError(_INTERNAL)
+
+
+def check_partial_overlap(a: Geometry, b: Geometry, itemsize_a: int, itemsize_b: int) -> None:
+    """torch's assert_no_partial_overlap for two views of one storage: dense views whose memory ranges
+    meet raise unless they are the same elements in the same order (views torch can't decide pass)."""
+    (sa, sta, oa), (sb, stb, ob) = a, b
+    na, nb = math.prod(sa), math.prod(sb)
+    if na == 0 or nb == 0:
+        return
+    if not (is_non_overlapping_and_dense(sa, sta) and is_non_overlapping_and_dense(sb, stb)):
+        return
+    a0, a1 = oa * itemsize_a, (oa + na) * itemsize_a
+    b0, b1 = ob * itemsize_b, (ob + nb) * itemsize_b
+    if a0 == b0 and a1 == b1 and tuple(sta) == tuple(stb):
+        return
+    if a0 < b1 and b0 < a1:
+        raise RuntimeError(_PARTIAL)
 
 
 def view_strides(old_shape: Sequence[int], old_stride: Sequence[int], new_shape: Sequence[int]) -> tuple | None:
@@ -159,14 +207,17 @@ def apply_steps(steps: tuple, x: Any, dyn: Sequence[Any]) -> Any:
     return x
 
 
-_read_kernels: dict[tuple, Any] = {}
-_write_kernels: dict[tuple, Any] = {}
+_read_kernels: LRU = LRU()
+_write_kernels: LRU = LRU()
 
 
 def read_kernel(steps: tuple) -> Any:
     k = _read_kernels.get(steps)
     if k is None:
-        k = _read_kernels[steps] = jax.jit(lambda x, *dyn: apply_steps(steps, x, dyn))
+        def view_read(x, *dyn):
+            return apply_steps(steps, x, dyn)
+
+        k = _read_kernels[steps] = jax.jit(view_read)
     return k
 
 
@@ -218,7 +269,10 @@ def write_kernel(steps: tuple) -> Any:
     """A cached jitted ``(base, value, *dyn) -> new base`` writing ``value`` through the view."""
     k = _write_kernels.get(steps)
     if k is None:
-        k = _write_kernels[steps] = jax.jit(lambda base, value, *dyn: _write(steps, base, value, *dyn))
+        def view_write(base, value, *dyn):
+            return _write(steps, base, value, *dyn)
+
+        k = _write_kernels[steps] = jax.jit(view_write)
     return k
 
 

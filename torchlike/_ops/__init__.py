@@ -40,8 +40,10 @@ def _inplace(op: Any) -> Callable:
     fn = op.wrapper
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._enabled and (self._rg or self._base_t is not None):
+        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
             graph.check_inplace(self)
+        if self._view is not None or (args and isinstance(args[0], Tensor) and args[0]._buf is self._buf):
+            indexing.check_overlap(self, args[0] if args else None)
         result = fn(self, *args, **kwargs)
         commit(self, result)
         return self

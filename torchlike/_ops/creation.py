@@ -16,6 +16,7 @@ from .._core import device as _device
 from .._core import dtype as D
 from .._core import lazy
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.size import Size
 from .._core.tensor import Tensor
 from . import registry
@@ -86,6 +87,8 @@ def _numpy_of(data: Any, dtype: D.dtype | None) -> tuple[np.ndarray, D.dtype]:
         return data, dtype or D.from_numpy_dtype(data.dtype)
     if isinstance(data, np.generic):
         return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
     if isinstance(data, (builtins.bool, int, float, builtins.complex)):
         return np.asarray(data), dtype or D.scalar_dtype(data)
     if isinstance(data, (list, tuple)):
@@ -108,7 +111,7 @@ def _numpy_of(data: Any, dtype: D.dtype | None) -> tuple[np.ndarray, D.dtype]:
     if hasattr(data, "__array__") or hasattr(data, "__array_interface__"):
         arr = np.asarray(data)
         return arr, dtype or D.from_numpy_dtype(arr.dtype)
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 def _tensors_to_lists(data: Any) -> Any:
@@ -149,7 +152,18 @@ def _raise_ragged(data: Any) -> None:
             walk(item, dim + 1)
 
     walk(data, 0)
-    raise TypeError("Could not infer dtype of object")
+    raise RuntimeError(f"Could not infer dtype of {type(_odd_leaf(data)).__name__}")
+
+
+def _odd_leaf(data: Any) -> Any:
+    """The first element of nested lists that is not a number (what torch names in its error)."""
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            leaf = _odd_leaf(d)
+            if leaf is not None:
+                return leaf
+        return None
+    return None if isinstance(data, (builtins.bool, int, float, builtins.complex, np.generic)) else data
 
 
 def _jnp_from_numpy(arr: np.ndarray, dt: D.dtype) -> Any:
@@ -172,7 +186,26 @@ def tensor(data: Any, *, dtype: D.dtype | None = None, device: Any = None, requi
             device = data.device
     dt = D.to_dtype(dtype) if dtype is not None else None
     arr, dt = _numpy_of(data, dt)
+    if isinstance(data, (builtins.complex, list, tuple)) and arr.dtype.kind == "c" and not dt.is_complex:
+        raise TypeError(
+            "'complex' object cannot be interpreted as an integer" if dt._kind in "iub" else "must be real number, not complex"
+        )
+    if dt._kind in "iu" and isinstance(data, (int, float, list, tuple)):
+        _check_python_ints(arr, dt)
     return from_array(_jnp_from_numpy(arr, dt), _dev(device), requires_grad, dt)
+
+
+def _check_python_ints(arr: np.ndarray, dt: D.dtype) -> None:
+    """torch.tensor's range check of Python numbers stored in an integer dtype (numpy data is cast)."""
+    if arr.size == 0 or arr.dtype.kind not in "iuf":
+        return
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise D.overflow_error(dt, c_names=False)
+    for v in (arr.min().item(), arr.max().item()):
+        if D.overflows(v, dt):
+            if dt is D.int64 and isinstance(v, int):
+                raise ValueError("Overflow when unpacking long long")
+            raise D.overflow_error(dt, c_names=False)
 
 
 def as_tensor(data: Any, dtype: D.dtype | None = None, device: Any = None) -> Tensor:
@@ -226,7 +259,7 @@ def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
 
 # --- filled ----------------------------------------------------------------------------------------
 
-_fill_kernels: dict = {}
+_fill_kernels: LRU = LRU()
 
 
 def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
@@ -242,11 +275,15 @@ def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
 
 def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requires_grad: bool,
              out: Tensor | None = None) -> Tensor:
+    if isinstance(dtype, str):
+        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not str")
     shape = parse_size(size, name)
     dt = D.to_dtype(dtype) if dtype is not None else (out._dtype if out is not None else None)
     if dt is None:
         dt = D.scalar_dtype(value) if name == "full" else D.get_default_dtype()
     dev = _dev(device if device is not None else (out.device if out is not None else None))
+    if name == "full" and isinstance(value, (int, float, builtins.complex)) and D.overflows(value, dt):
+        raise D.overflow_error(dt)
     arr = _filled(shape, dt, value, None if dev.type == "cpu" else _device.jax_device(dev))
     t = T.make(arr, dev, dt)
     if requires_grad:
@@ -275,6 +312,10 @@ def empty(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any 
 
 def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, layout: Any = None,
                   device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    if len(tuple(size)) != len(tuple(stride)):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(tuple(size))}) must match dimensionality of strides ({len(tuple(stride))})"
+        )
     return _factory("empty_strided", (tuple(size),), 0, dtype, device, requires_grad)
 
 
@@ -342,6 +383,8 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
         dt = D.int64
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {_c_num(start)} -> {_c_num(end)}")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
@@ -398,6 +441,15 @@ def _linspace_np(start: Any, end: Any, steps: int, dt: D.dtype) -> np.ndarray:
     return out.astype(dt.np)
 
 
+def _c_num(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _check_steps(steps: Any) -> None:
+    if isinstance(steps, int) and steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+
+
 def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:
     start, end = _num(start), _num(end)
@@ -415,6 +467,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dty
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None, dtype: Any = None,
              layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     start, end = _num(start), _num(end)
+    _check_steps(steps)
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     work = np.float64 if dt is D.float64 or not dt.is_floating_point else np.float32
     if steps == 1:
@@ -451,6 +504,8 @@ def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: Any =
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None) -> Tensor:
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{'row' if row < 0 else 'col'} must be non-negative, got{row if row < 0 else col}")
     r, c = np.tril_indices(row, offset, col)
     dt = D.to_dtype(dtype) if dtype is not None else D.int64
     return from_array(jnp.array(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)

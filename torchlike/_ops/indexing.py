@@ -295,7 +295,7 @@ def getitem(self: Tensor, key: Any) -> Tensor:
         _check_bounds(self, [key], [0], tuple(key._shape))
         return _index(self, [key], (("a", 0),))
     key = _as_tuple(key)
-    record = self._rg and grad_mode._enabled
+    record = self._rg and grad_mode._state.enabled
     t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)
     if not advanced:
         if t is self:  # x[...] or x[:, :]: torch returns an alias
@@ -385,16 +385,18 @@ def fill(input: RawTensor, value: TensorOrScalar) -> Any:
     return jnp.broadcast_to(jnp.asarray(value).astype(input.dtype), input.shape)
 
 
-def _fill_check(value: Any) -> None:
+def _fill_check(self: Tensor, value: Any) -> None:
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
         )
+    if isinstance(value, (int, float, complex)) and D.overflows(value, self._dtype):
+        raise D.overflow_error(self._dtype)
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
-    _fill_check(value)
-    if grad_mode._enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
+    _fill_check(self, value)
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
         graph.check_inplace(self)
         graph.commit_inplace(self, fill(self, value))
         return self
@@ -408,7 +410,7 @@ def _zeros_of(input: RawTensor) -> Any:
 
 
 def zero_(input: Tensor) -> Tensor:
-    if grad_mode._enabled and (input._rg or input._base_t is not None):
+    if grad_mode._state.enabled and (input._rg or input._base_t is not None):
         graph.check_inplace(input)
         graph.commit_inplace(input, _zeros_of(input))
         return input
@@ -460,11 +462,13 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if not isinstance(value, Tensor):
         value = _scalar_value(self, value)
     key = _as_tuple(key)
-    track = grad_mode._enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
+    track = grad_mode._state.enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
     t, advanced = _basic(self, key, track, single_slice_view=False)
-    if grad_mode._enabled and (track or t._base_t is not None):
+    if grad_mode._state.enabled and (track or t._base_t is not None):
         graph.check_inplace(t)
     if not advanced:
+        if isinstance(value, Tensor) and value._buf is t._buf:
+            check_overlap(t, value)
         _copy_to(t, value, track)
         return
     k, arrays, dims, bshape = _advanced(t, advanced)
@@ -511,17 +515,28 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     from . import creation
 
     if not isinstance(src, Tensor):
+        if not isinstance(src, (bool, int, float, complex, np.ndarray, np.generic)):
+            raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
         src = creation.tensor(src)
+    check_overlap(self, src)
     _check_copy_shape(tuple(src._shape), tuple(self._shape))
     if src._buf.device != self._buf.device:
         src = src.to(self.device)
-    if grad_mode._enabled and (self._rg or src._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or src._rg or self._base_t is not None):
         graph.check_inplace(self)
-    if grad_mode._enabled and (self._rg or src._rg):
+    if grad_mode._state.enabled and (self._rg or src._rg):
         graph.commit_inplace(self, _copy_from(self, src))
         return self
     self._assign_broadcast(_cast_for(self, src))
     return self
+
+
+def check_overlap(dst: Tensor, src: Any) -> None:
+    """torch's overlap checks before writing ``src`` into ``dst`` (copy_, in-place ops)."""
+    if dst._view is not None:
+        V.check_internal_overlap(dst._view.shape, dst._view.stride)
+    if isinstance(src, Tensor) and src._buf is dst._buf and src is not dst:
+        V.check_partial_overlap(dst._geometry(), src._geometry(), dst._dtype.itemsize, src._dtype.itemsize)
 
 
 def _cast_for(dst: Tensor, src: Tensor) -> Any:

@@ -7,6 +7,7 @@ tensors: they cannot run inside traced (compiled) code.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import jax
@@ -32,7 +33,7 @@ def _inplace_method(fn: Any, name: str) -> Any:
     """``Tensor.<name>_`` for a Python-level op: torch's in-place checks, then the mutation door."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._enabled and (self._rg or self._base_t is not None):
+        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
             graph.check_inplace(self)
         result = fn(self, *args, **kwargs)
         from . import commit
@@ -225,7 +226,7 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     from . import indexing
 
-    if grad_mode._enabled and (input._rg or input._base_t is not None or values._rg):
+    if grad_mode._state.enabled and (input._rg or input._base_t is not None or values._rg):
         graph.check_inplace(input)
     k, arrays = _index_put_prepare(input, indices, values)
     graph.commit_inplace(input, indexing._index_put(input, arrays, values, k, bool(accumulate)))
@@ -632,7 +633,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     from . import commit
 
@@ -648,6 +649,8 @@ def _int64(arr: Any, device: Any) -> Tensor:
 
 
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
+    if not isinstance(as_tuple, bool):
+        raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {type(as_tuple).__name__}")
     host = input._host()
     if as_tuple:
         nz = np.nonzero(np.atleast_1d(host))
@@ -755,6 +758,19 @@ def _histc_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if lo == hi and x.numel():  # the range comes from the data: torch needs it finite
+        lo, hi = x.min().item(), x.max().item()
+        if math.isnan(lo) or math.isnan(hi):
+            lo = hi = -math.nan  # torch prints the NaN range as "-nan"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_c_float(lo)}, {_c_float(hi)}] is not finite")
+
+
+def _c_float(v: float) -> str:
+    """A float as C++'s stream prints it (``-nan`` for a NaN with the sign bit, as torch's min/max give)."""
+    if math.isnan(v):
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    return f"{v:g}"
 
 
 @defop(promote=None, out=True, differentiable=False, check=_histc_check)

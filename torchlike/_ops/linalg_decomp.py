@@ -574,8 +574,26 @@ def _linalg_svd(A: RawTensor, full_matrices: bool) -> Any:
     return tuple(jnp.linalg.svd(A, full_matrices=full_matrices))
 
 
+def _svd_nan_check(A: Tensor) -> None:
+    """torch's LAPACK error for a NaN input (an inf gives NaNs without one, as in torch)."""
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A.numel() == 0:
+        return
+    bad = np.asarray(_has_nan_per_matrix(A._data()))
+    if bad.any():
+        where = f"(Batch element {int(np.argmax(bad.reshape(-1)))}): " if A.dim() > 2 else ""
+        raise _LinAlgError(
+            f"linalg.svd: {where}The algorithm failed to converge because the input matrix contained non-finite values."
+        )
+
+
+@jax.jit
+def _has_nan_per_matrix(a: Any) -> Any:
+    return jnp.isnan(a).any(axis=(-2, -1))
+
+
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Any = None) -> Any:
     res = _linalg_svd(A, bool(full_matrices))
+    _svd_nan_check(A)
     if out is not None:
         for o, r in zip(out, res):
             registry.copy_to_out(r, o)
@@ -586,6 +604,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """torch.svd (legacy): returns V, not Vh; with compute_uv=False, U and V are zero-filled."""
     U, S, Vh = _linalg_svd(input, not some)
+    _svd_nan_check(input)
     if not compute_uv:
         from .creation import zeros
 
@@ -603,7 +622,9 @@ def _svdvals(A: RawTensor) -> Any:
 
 
 def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
-    return _svdvals(A, out=out)
+    res = _svdvals(A, out=out)
+    _svd_nan_check(A)
+    return res
 
 
 def _eigh_check(cdt: Any, dyn: tuple, static: tuple) -> None:

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .._core.tensor import Tensor
 from .reduction import dims
-from .registry import RawTensor, TensorArg, defop
+from .registry import RawTensor, Scalar, TensorArg, defop
 
 __all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu", "rrelu_"]
 
@@ -49,15 +49,15 @@ def _clip_open(x: Any, lo: Any, hi: Any) -> Any:
 
 
 @defop(method=False, grad_name="HardtanhBackward0")
-def _hardtanh(input: TensorArg, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+def _hardtanh(input: TensorArg, min_val: Scalar = -1.0, max_val: Scalar = 1.0) -> Any:
     if input.dtype == jnp.bool_:
         raise NotImplementedError("\"hardtanh_backward_cpu\" not implemented for 'Bool'")
     return _clip_open(input, min_val, max_val)
 
 
 @defop(method=False, grad_name="LeakyReluBackward0", check=_float_kernel("leaky_relu_cpu"))
-def _leaky_relu(input: TensorArg, negative_slope: float = 0.01) -> Any:
-    return jnp.where(input > 0, input, input * jnp.asarray(negative_slope, input.dtype))
+def _leaky_relu(input: TensorArg, negative_slope: Scalar = 0.01) -> Any:
+    return jnp.where(input > 0, input, input * negative_slope)
 
 
 def _elu_body(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
@@ -66,7 +66,7 @@ def _elu_body(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
 
 
 @defop(method=False, grad_name="EluBackward0", check=_float_kernel("elu_cpu"))
-def _elu(input: TensorArg, alpha: float = 1.0) -> Any:
+def _elu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
     return _elu_body(input, alpha, 1.0, 1.0)
 
 
@@ -79,10 +79,14 @@ def selu(input: TensorArg) -> Any:
     return _elu_body(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
-@defop(method=False, check=_float_kernel("elu_cpu"))
-def celu(input: TensorArg, alpha: float = 1.0) -> Any:
-    if alpha == 0:
+def _celu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    _float_kernel("elu_cpu")(cdt, dyn, static)
+    if dyn[1] == 0:
         raise RuntimeError("ZeroDivisionError")
+
+
+@defop(method=False, check=_celu_check)
+def celu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
     return _elu_body(input, alpha, 1.0, 1.0 / alpha)
 
 
@@ -119,7 +123,7 @@ def _mish(input: TensorArg) -> Any:
 
 
 @defop(method=False, grad_name="SoftplusBackward0", check=_float_kernel("softplus_cpu"))
-def _softplus(input: TensorArg, beta: float = 1.0, threshold: float = 20.0) -> Any:
+def _softplus(input: TensorArg, beta: Scalar = 1.0, threshold: Scalar = 20.0) -> Any:
     return _softplus_body(input, beta, threshold)
 
 
@@ -160,7 +164,7 @@ def _tanhshrink(input: TensorArg) -> Any:
 def _lambd_check(kernel: str) -> Any:
     def check(cdt: Any, dyn: tuple, static: tuple) -> None:
         _float_kernel(kernel)(cdt, dyn, static)
-        lambd = static[0]
+        lambd = dyn[1]
         if kernel == "softshrink_check" and not lambd >= 0:
             raise RuntimeError(
                 f"lambda must be in range [0, 3.40282e+38] for input dtype {D.cpp_name(cdt)}, but found {lambd:g}"
@@ -170,19 +174,19 @@ def _lambd_check(kernel: str) -> Any:
 
 
 @defop(method=False, grad_name="SoftshrinkBackward0", check=_lambd_check("softshrink_check"))
-def _softshrink(input: TensorArg, lambd: float = 0.5) -> Any:
+def _softshrink(input: TensorArg, lambd: Scalar = 0.5) -> Any:
     x = input
     zero = jnp.zeros_like(x)
     return jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, zero))
 
 
 @defop(check=_lambd_check("hardshrink_cpu"))
-def hardshrink(input: TensorArg, lambd: float = 0.5) -> Any:
+def hardshrink(input: TensorArg, lambd: Scalar = 0.5) -> Any:
     return jnp.where((input > lambd) | (input < -lambd), input, jnp.zeros_like(input))
 
 
 @defop(method=False)
-def threshold(input: TensorArg, threshold: float, value: float) -> Any:
+def threshold(input: TensorArg, threshold: Scalar, value: Scalar) -> Any:
     return jnp.where(input <= threshold, jnp.asarray(value, input.dtype), input)  # torch: NaN propagates
 
 
@@ -236,8 +240,8 @@ def _rrelu_noise(input: TensorArg, noise: RawTensor) -> Any:
 
 
 @defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"))
-def _rrelu_eval(input: TensorArg, slope: float) -> Any:
-    return jnp.where(input > 0, input, input * jnp.asarray(slope, input.dtype))
+def _rrelu_eval(input: TensorArg, slope: Scalar) -> Any:
+    return jnp.where(input > 0, input, input * slope)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -274,7 +274,15 @@ def _fpow_jvp(primals: tuple, tangents: tuple) -> tuple:
     return r, dx * cx + dy * cy
 
 
-@defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check)
+def _pow_bakes(e: Any) -> bool:
+    """Exponents baked into pow's kernel: the ones ``_pow`` runs as special exact kernels, integers and
+    complex numbers; any other float is a traced argument, so a new value compiles nothing."""
+    if isinstance(e, float):
+        return e in (0.5, -0.5) or (e.is_integer() and -3 <= e <= 3)
+    return isinstance(e, (int, complex))
+
+
+@defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes)
 def pow(input: TensorOrScalar, exponent: TensorOrStatic) -> Any:
     return _pow(input, exponent)
 
@@ -311,7 +319,7 @@ def _inplace_commit(self: Tensor, result: Tensor) -> Tensor:
     from ..autograd import grad_mode, graph
     from . import commit
 
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     commit(self, result)
     return self

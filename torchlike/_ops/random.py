@@ -283,7 +283,7 @@ def _to_device(values: Any, dev: _device.device) -> Any:
 
 def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) -> Tensor:
     """The in-place random ops: draw in the tensor's memory order and write through the door."""
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     dev = self.device
     gen = _generator_for(generator, dev)
@@ -299,7 +299,7 @@ def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) 
     if self._dtype.is_complex:
         values = values[..., 0] + 1j * values[..., 1]
     self._assign(_to_device(values, dev).reshape(tuple(self._shape)).astype(self._dtype.np))
-    if self._rg and self._node is not None and grad_mode._enabled:
+    if self._rg and self._node is not None and grad_mode._state.enabled:
         self._node = None  # the values no longer depend on the history
     return self
 

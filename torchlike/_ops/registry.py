@@ -24,6 +24,7 @@ from .._core import device as _device
 from .._core import dtype as D
 from .._core import lazy
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 
@@ -39,7 +40,8 @@ class TensorOrScalar:
 
 
 class TensorOrStatic:
-    """A tensor, or a Python number baked into the kernel (``pow``'s exponent: x**2 must be x*x)."""
+    """A tensor, or a Python number: baked into the kernel where the op's ``bake(value)`` says the value
+    changes the program (``pow``'s exponent: x**2 must be x*x), passed dynamically otherwise."""
 
 
 class Scalar:
@@ -126,6 +128,7 @@ def defop(
     aliases: tuple = (),
     check: Callable | None = None,
     out_dtype: str | None = None,
+    bake: Callable | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -172,11 +175,12 @@ def defop(
         op.dtypes = dtypes
         op.autocast = autocast
         op.returns = returns
-        op.kernels = {}
+        op.kernels = LRU()
         op.wrapper = _generate_wrapper(op, sig, with_out=out)
         OPS[op.name] = op
         op.check = check
         op.out_dtype = out_dtype
+        op.bake = bake
         for alias in aliases:
             OPS.setdefault(alias, op)
         return op.wrapper
@@ -252,7 +256,7 @@ def _category_error(op: OpDef, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{D.cpp_name(dt)}\'')
 
 
-_scalar_cache: dict = {}
+_scalar_cache: LRU = LRU(kernels=False)
 
 
 def _scalar_array(v: Any, device: Any) -> Any:
@@ -260,8 +264,6 @@ def _scalar_array(v: Any, device: Any) -> Any:
     key = (type(v), v, repr(v), device)
     arr = _scalar_cache.get(key)
     if arr is None:
-        if len(_scalar_cache) > 4096:
-            _scalar_cache.clear()
         try:
             host = np.asarray(v)
         except OverflowError:
@@ -291,7 +293,7 @@ def _to_scalar(x: Any) -> Any:
     return x
 
 
-_promo_cache: dict = {}
+_promo_cache: LRU = LRU(kernels=False)
 
 
 def _promote_key(op: OpDef, promo: tuple) -> D.dtype:
@@ -372,8 +374,9 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 promo.append((D.scalar_dtype(a), 0))
             elif kind == "TSS":
                 promo.append((D.scalar_dtype(a), 0))
-                baked = (baked or ()) + ((i, type(a), a),)
-                a = None
+                if op.bake is None or op.bake(a):
+                    baked = (baked or ()) + ((i, type(a), a),)
+                    a = None
             elif kind == "S" and a == op.scalar_defaults[i] and type(a) is type(op.scalar_defaults[i]):
                 # the default (alpha=1) is baked in: one kernel without the extra argument
                 baked = (baked or ()) + ((i, type(a), a),)
@@ -441,7 +444,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     else:
         outputs = make(result, device)
 
-    if any_rg and op.differentiable and grad_mode._enabled:
+    if any_rg and op.differentiable and grad_mode._state.enabled:
         graph.record(op, kernel, static, arrays, tensors, outputs, dyn)
 
     if out is not None:
@@ -601,7 +604,7 @@ def copy_to_out(result: Tensor, out: Tensor) -> None:
         raise RuntimeError(
             f"result type {D.cpp_name(result._dtype)} can't be cast to the desired output type {D.cpp_name(out._dtype)}"
         )
-    if grad_mode._enabled and (result._rg or out._rg):
+    if grad_mode._state.enabled and (result._rg or out._rg):
         raise RuntimeError(
             "add(): functions with out=... arguments don't support automatic differentiation, but one of the "
             "arguments requires grad."
@@ -672,7 +675,10 @@ def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwarg
     else:
         new = view.then(kind, static, dyn, shape, stride, offset)
     out = T.make_view(input, new)
-    if input._rg and grad_mode._enabled:
+    if "_multi_view" in input.__dict__:  # torch: a view of a multi-output view inherits its in-place ban
+        name = gname if isinstance(gname, str) else gname(args, kwargs or {})
+        out._multi_view = (name.removesuffix("Backward0"), 0)
+    if input._rg and grad_mode._state.enabled:
         name = gname if isinstance(gname, str) else gname(args, kwargs or {})
         graph.record_view(input, out, V.read_kernel(((kind, static),)), dyn, name)
     return out
@@ -693,7 +699,7 @@ class _FnOp:
 
 
 _fn_ops: dict[str, _FnOp] = {}
-_flat_kernels: dict = {}
+_flat_kernels: LRU = LRU(kernels=False)
 
 
 def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> Any:
@@ -724,7 +730,7 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
     single = not isinstance(result, (tuple, list))
     outs = tuple(None if r is None else T.make(r, device) for r in ((result,) if single else result))
     present = tuple(o for o in outs if o is not None)
-    if grad_mode._enabled and any(t._rg for _, t in tensors) and present:
+    if grad_mode._state.enabled and any(t._rg for _, t in tensors) and present:
         op = _fn_ops.get(name)
         if op is None:
             op = _fn_ops[name] = _FnOp(name)
@@ -737,7 +743,7 @@ def _flattened(kernel: Callable, treedef: Any) -> Callable:
     return lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs))
 
 
-_present_cache: dict = {}
+_present_cache: LRU = LRU(kernels=False)
 
 
 def _present_outputs(fn: Callable, mask: list) -> Callable:

@@ -69,6 +69,11 @@ def clone(input: RawTensor, *, memory_format: Any = None) -> Any:
 
 
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    from .._core import layout
+
+    for fmt, rank in ((layout.channels_last, 4), (layout.channels_last_3d, 5)):
+        if memory_format is fmt and self.dim() != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {fmt} format")
     return self if self.is_contiguous() else clone(self)
 
 
@@ -115,9 +120,29 @@ def _mover(jdev: Any) -> Any:
     return m
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)\n"
+)
+
+
+def _to_type_error(name: str, value: Any) -> TypeError:
+    kind = "torch.dtype" if isinstance(value, D.dtype) else type(value).__name__
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({name}={kind}, ), but expected one of:\n"
+        + _TO_SIGNATURES
+    )
+
+
 def _parse_to(args: tuple, kwargs: dict) -> tuple:
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        raise _to_type_error("dtype", dtype)
+    if device is not None and not isinstance(device, (str, _device.device, int)) or isinstance(device, bool):
+        raise _to_type_error("device", device)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
@@ -140,7 +165,12 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); returns self when nothing changes."""
     device, dtype, copy = _parse_to(args, dict(kwargs))
-    dev = _device.canonical(device) if device is not None else self.device
+    try:
+        dev = _device.canonical(device) if device is not None else self.device
+    except RuntimeError:
+        if isinstance(device, str):  # torch's message for a string that is no device (``to("float32")``)
+            raise RuntimeError(f"Invalid device string: '{device}'") from None
+        raise
     dt = D.to_dtype(dtype) if dtype is not None else self._dtype
     out = self
     if dt is not self._dtype:
@@ -620,7 +650,7 @@ def _wrapped_diag(shape: tuple) -> np.ndarray:
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     from ..autograd import grad_mode, graph
 
-    if grad_mode._enabled and (self._rg or self._base_t is not None):
+    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     graph.commit_inplace(self, _fill_diagonal(self, fill_value, bool(wrap)))
     return self

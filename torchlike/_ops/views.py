@@ -10,6 +10,7 @@ from .._core import dtype as D
 from .._core import views as V
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
+from ..autograd import grad_mode
 from . import registry
 from .registry import defview
 
@@ -367,6 +368,16 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> An
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Any:
     size, stride = tuple(size), tuple(stride)
     off = input.storage_offset() if storage_offset is None else storage_offset
+    if all(n > 0 for n in size) and len(size) == len(stride):
+        base = input if input._base_t is None else input._base_t
+        need = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+        have = base.numel() + (base.storage_offset() if base._view is not None else 0)
+        if need > have:
+            item = input._dtype.itemsize
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and itemsize {item} "
+                f"requiring a storage size of {need * item} are out of bounds for storage of size {have * item}"
+            )
     spec = ("as_strided", (size, stride, off), (), size, stride, off)
     if input._view is None:
         return spec
@@ -433,9 +444,19 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if input.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, input.dim())
-    return tuple(
-        registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d])
+    return _multi_output(
+        [registry.make_view_of(input, select_spec(input, d, i), "UnbindBackward0") for i in range(input._shape[d])],
+        "Unbind",
     )
+
+
+def _multi_output(views: list, name: str) -> tuple:
+    """Mark the views of a multi-output view op made in grad mode: torch refuses in-place writes to them
+    (``graph.check_inplace``)."""
+    if grad_mode._state.enabled:
+        for i, v in enumerate(views):
+            v._multi_view = (name, i)
+    return tuple(views)
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -458,7 +479,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     for s in sizes:
         out.append(registry.make_view_of(tensor, slice_spec(tensor, d, start, s, 1), gname))
         start += s
-    return tuple(out)
+    return _multi_output(out, gname[: -len("Backward0")])
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -584,7 +605,7 @@ def _become_view(self: Tensor, spec: tuple, gname: str) -> Tensor:
     """Give ``self`` the geometry (and autograd history) of a view of itself, as torch's ``x.t_()``."""
     from ..autograd import grad_mode, graph
 
-    if grad_mode._enabled and self._rg:
+    if grad_mode._state.enabled and self._rg:
         graph.check_inplace(self)
     new = registry.make_view_of(self, spec, gname)
     self._view = new._view

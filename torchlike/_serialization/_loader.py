@@ -238,6 +238,7 @@ def _load_legacy(f: IO[bytes], loader: _Loader) -> Any:
     # The data comes after the pickle: scan the pickle (running nothing) to learn each storage's dtype.
     body = f.tell()
     dtypes: dict[str, D.dtype] = {}
+    sizes: dict[str, Any] = {}
 
     def scan_pid(pid: Any) -> Any:
         if isinstance(pid, tuple) and pid and _decode(pid[0]) == "storage":
@@ -248,6 +249,7 @@ def _load_legacy(f: IO[bytes], loader: _Loader) -> Any:
                     "torchlike cannot load legacy storage views (PyTorch < 1.0 checkpoints)"
                 )
             dtypes[_decode(pid[2])] = _legacy_storage_dtype(pid[1])
+            sizes[_decode(pid[2])] = pid[4]
         return _wo.Inert("pid")
 
     _wo.Unpickler(f, allowed={}, persistent_load=scan_pid, build=_build, scan=True).load()
@@ -259,6 +261,15 @@ def _load_legacy(f: IO[bytes], loader: _Loader) -> Any:
             raise RuntimeError("torchlike: truncated or corrupted legacy checkpoint")
         numel = struct.unpack("<q" if little else ">q", head)[0]
         dtype = dtypes[key]
+        declared = sizes[key]
+        if isinstance(declared, int) and numel != declared:
+            # torch's message, printf placeholders and all: the byte sizes follow it unformatted
+            expected = (numel * dtype.itemsize) % 2**64
+            raise RuntimeError(
+                f"storage has wrong byte size: expected %ld got %ld{expected}{declared * dtype.itemsize}"
+            )
+        if numel < 0 or numel * dtype.itemsize > 2**62:
+            raise RuntimeError("torchlike: truncated or corrupted legacy checkpoint")
         raw = np.frombuffer(f.read(numel * dtype.itemsize), dtype=np.uint8)
         if raw.size != numel * dtype.itemsize:
             raise RuntimeError("torchlike: truncated or corrupted legacy checkpoint")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import re
 import struct
 import sys
 import types
@@ -203,7 +204,13 @@ _PLAIN = frozenset((int, float, str, bytes, bool, type(None), tuple, list, dict,
 def _pickle_with_storages(obj: Any, protocol: int, legacy: bool) -> tuple[bytes, _Storages]:
     storages = _Storages(legacy)
     buf = io.BytesIO()
-    _TorchPickler(buf, protocol, storages).dump(obj)
+    try:
+        _TorchPickler(buf, protocol, storages).dump(obj)
+    except pickle.PicklingError as e:
+        local = re.match(r"Can't pickle <function (\S+\.<locals>\.\S+) at ", str(e))
+        if local:  # the C pickler's error, which torch.save shows
+            raise AttributeError(f"Can't pickle local object '{local.group(1)}'") from None
+        raise
     return buf.getvalue(), storages
 
 

@@ -249,6 +249,13 @@ class PyTorchFileReader:
         if "/" not in first:
             raise RuntimeError(f"file in archive is not in a subdirectory: {first}")
         self._prefix = first[: first.index("/") + 1]
+        for info in infos:
+            name = info.filename
+            if not name.startswith(self._prefix):
+                raise RuntimeError(
+                    "[enforce fail at inline_container.cc:340] . file in archive is not in a subdirectory "
+                    f"{self._prefix}: {name}"
+                )
         self._names = {i.filename for i in infos}
         if not (self.has_record("version") or self.has_record(".data/version")):
             raise RuntimeError(
@@ -274,7 +281,7 @@ class PyTorchFileReader:
             raise RuntimeError(
                 f"PytorchStreamReader failed reading file {name}: {what}" + _MINIZ_HINT
             ) from None
-        except (EOFError, OSError, struct.error, zlib.error) as e:
+        except (EOFError, OSError, ValueError, struct.error, zlib.error) as e:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: {e}" + _MINIZ_HINT) from None
 
     def get_record_offset(self, name: str) -> int | None:

@@ -8,6 +8,7 @@ op's kernel, so the cast is differentiable and gradients come back in the inputs
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 from typing import Any, Callable
 
@@ -16,9 +17,21 @@ from . import _policy
 
 __all__ = ["autocast", "is_autocast_available", "custom_fwd", "custom_bwd"]
 
-_enabled = {"cpu": False, "cuda": False}
-_dtype = {"cpu": D.bfloat16, "cuda": D.float16}
-_cache_enabled = True
+
+
+class _ThreadState(threading.local):
+    """Autocast state of the calling thread (torch keeps it per thread; a new thread starts off)."""
+
+    def __init__(self) -> None:
+        self.enabled = {"cpu": False, "cuda": False}
+        self.dtype = {"cpu": D.bfloat16, "cuda": D.float16}
+        self.cache_enabled = True
+        self.active = False  # counted in _active_threads
+
+
+_state = _ThreadState()
+_active_threads = 0  # threads with autocast on somewhere: while 0 the op table skips the hook
+_lock = threading.Lock()
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -27,18 +40,27 @@ def is_autocast_available(device_type: str) -> bool:
 
 def state_key() -> tuple:
     """What a compiled program must be specialised on."""
-    return tuple((d, _dtype[d]) for d in ("cpu", "cuda") if _enabled[d])
+    st = _state
+    return tuple((d, st.dtype[d]) for d in ("cpu", "cuda") if st.enabled[d])
 
 
 def _sync_registry() -> None:
+    global _active_threads
     from .._ops import registry
 
-    registry.autocast = _adjust if any(_enabled.values()) else None
+    st = _state
+    now = any(st.enabled.values())
+    if now != st.active:
+        with _lock:
+            st.active = now
+            _active_threads += 1 if now else -1
+            registry.autocast = _adjust if _active_threads > 0 else None
 
 
 def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static: tuple) -> tuple | None:
     """(target dtype, new compute dtype) for this op under the active autocast, or None."""
-    if not _enabled.get(device_type):
+    st = _state
+    if not st.enabled.get(device_type):
         return None
     table = _policy.POLICY[device_type]
     cat = table.get(op.name) or table.get(op.name.lstrip("_"))
@@ -50,7 +72,7 @@ def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static:
         raise RuntimeError(_policy.BANNED_MESSAGE)
     floats = [d for d, _ in promo if d.is_floating_point and d is not D.float64]
     if cat == "lower":
-        target = _dtype[device_type]
+        target = st.dtype[device_type]
     elif cat == "fp32" or (cat == "fp32_opt" and "dtype" in op.static_names
                            and static[op.static_names.index("dtype")] is None):  # fmt: skip
         target = D.float32
@@ -73,31 +95,30 @@ _DECLARED = {"lower": "lower", "fp32": "fp32", "promote": "promote", "fp32_opt":
 
 
 def get_autocast_dtype(device_type: str) -> D.dtype:
-    return _dtype[device_type]
+    return _state.dtype[device_type]
 
 
 def set_autocast_dtype(device_type: str, dtype: D.dtype) -> None:
-    _dtype[device_type] = dtype
+    _state.dtype[device_type] = dtype
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
-    return _enabled["cuda" if device_type is None else device_type]
+    return _state.enabled["cuda" if device_type is None else device_type]
 
 
 def set_autocast_enabled(device_type: Any, enabled: bool | None = None) -> None:
     if enabled is None:  # torch's old one-argument form is for CUDA
         device_type, enabled = "cuda", device_type
-    _enabled[device_type] = bool(enabled)
+    _state.enabled[device_type] = bool(enabled)
     _sync_registry()
 
 
 def is_autocast_cache_enabled() -> bool:
-    return _cache_enabled
+    return _state.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
-    global _cache_enabled
-    _cache_enabled = enabled
+    _state.cache_enabled = enabled
 
 
 class autocast:
@@ -111,8 +132,8 @@ class autocast:
         if not is_autocast_available(device_type):
             raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
         self.device = device_type
-        self.fast_dtype = _dtype[device_type] if dtype is None else dtype
-        self._cache_enabled = _cache_enabled if cache_enabled is None else cache_enabled
+        self.fast_dtype = _state.dtype[device_type] if dtype is None else dtype
+        self._cache_enabled = _state.cache_enabled if cache_enabled is None else cache_enabled
         if enabled:
             if device_type == "cuda":
                 from .. import cuda
@@ -130,14 +151,16 @@ class autocast:
         self._enabled = enabled
 
     def __enter__(self) -> None:
-        self.prev = (_enabled[self.device], _dtype[self.device], _cache_enabled)
-        _enabled[self.device] = self._enabled
-        _dtype[self.device] = self.fast_dtype
+        st = _state
+        self.prev = (st.enabled[self.device], st.dtype[self.device], st.cache_enabled)
+        st.enabled[self.device] = self._enabled
+        st.dtype[self.device] = self.fast_dtype
         set_autocast_cache_enabled(self._cache_enabled)
         _sync_registry()
 
     def __exit__(self, *exc: Any) -> bool:
-        _enabled[self.device], _dtype[self.device], cache = self.prev
+        st = _state
+        st.enabled[self.device], st.dtype[self.device], cache = self.prev
         set_autocast_cache_enabled(cache)
         _sync_registry()
         return False

@@ -8,10 +8,11 @@ from typing import Any
 import jax
 
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from .graph import AccumulateGrad
 
-_vjp_fns: dict = {}
+_vjp_fns: LRU = LRU()
 
 
 def _vjp_fn(kernel: Any, diff: tuple) -> Any:

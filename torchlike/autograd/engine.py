@@ -22,6 +22,7 @@ import numpy as np
 
 from .._core import lazy
 from .._core import tensor as T
+from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import anomaly_mode
 from .graph import AccumulateGrad, Node
@@ -108,9 +109,7 @@ class _Program:
 
         entries = []
         for n in order:
-            if n.freed and n.needs_saved:
-                raise RuntimeError(_ERR_FREED)
-            if n.freed:
+            if n.freed and n.needs_saved:  # torch: a node that saved nothing runs again
                 raise RuntimeError(_ERR_FREED)
             entries.append((n.kernel, n.diff, tuple(target(e) for e in n.edges), _arg_sig(n.args)))
         self.entries = entries
@@ -245,7 +244,7 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
 
 # --- the fused path ----------------------------------------------------------------------------
 
-_programs: collections.OrderedDict = collections.OrderedDict()
+_programs: LRU = LRU(kernels=False)  # structure -> times seen, then its fused program
 
 
 def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> Any:
@@ -259,21 +258,24 @@ def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int)
         ]
         return new_grads, [wanted_cts.get(w) for w in range(len(wanted or ()))]
 
+    run.__name__ = "fused_backward"
     return jax.jit(run)
 
 
 # --- the per-node path -------------------------------------------------------------------------
 
-_vjp_kernels: dict = {}
+_vjp_kernels: LRU = LRU()
 
 
 def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
     key = (kernel, diff, _arg_sig(args), tuple(c is None for c in cts))
     k = _vjp_kernels.get(key)
     if k is None:
-        if len(_vjp_kernels) > 4096:
-            _vjp_kernels.clear()
-        k = _vjp_kernels[key] = jax.jit(lambda a, c: _node_vjp(kernel, diff, a, c))
+        def vjp(a, c):
+            return _node_vjp(kernel, diff, a, c)
+
+        vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_backward"
+        k = _vjp_kernels[key] = jax.jit(vjp)
     return _mesh_safe(k, args, cts)
 
 
@@ -418,7 +420,8 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
     if not retain_graph:
         for n in prog.nodes:
-            n.args = None
+            if n.needs_saved:
+                n.args = None
             n.freed = True
             if n.kernel is None:
                 n._freed = True

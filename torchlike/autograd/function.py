@@ -116,7 +116,7 @@ class Function(metaclass=FunctionMeta):
         ctx.dirty = set()
         ctx.materialize_grads = True
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        track = grad_mode._enabled and any(args[i]._rg for i in tensor_pos)
+        track = grad_mode._state.enabled and any(args[i]._rg for i in tensor_pos)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg and track for a in args)
         new_style = cls.setup_context is not Function.setup_context
         with grad_mode.no_grad():
@@ -171,7 +171,7 @@ def run_backward(node: _FunctionNode, cts: tuple, device: Any, create_graph: boo
         if g is not None and not isinstance(g, Tensor):
             g = T.make(g, device)
         grads_in.append(g)
-    with grad_mode.set_grad_enabled(create_graph):
+    with grad_mode.set_grad_enabled(bool(create_graph)):
         result = type(node)._fn_backward(node, *grads_in)
     if not isinstance(result, tuple):
         result = (result,)

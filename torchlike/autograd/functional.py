@@ -14,9 +14,14 @@ from . import grad_mode
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 
-def _tuple(x: Any) -> tuple[tuple, bool]:
+def _tuple(x: Any, fn_name: str | None = None) -> tuple[tuple, bool]:
     if isinstance(x, Tensor):
         return (x,), True
+    if fn_name is not None and not isinstance(x, tuple):
+        raise TypeError(
+            f"The inputs given to {fn_name} must be either a Tensor or a tuple of Tensors but the given inputs has "
+            f"type {type(x)}."
+        )
     return tuple(x), False
 
 
@@ -58,7 +63,7 @@ def _run(transform: Callable, func: Callable, inputs: tuple, extra: tuple, creat
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode") -> Any:
-    ins, single_in = _tuple(inputs)
+    ins, single_in = _tuple(inputs, "jacobian")
 
     def transform(fn, xs, _):
         jac = jax.jacfwd if strategy == "forward-mode" else jax.jacrev

@@ -4,25 +4,34 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from typing import Any, Callable
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
 
-_enabled = True
-_inference = False
+
+
+class _ThreadState(threading.local):
+    """Grad and inference mode of the calling thread (torch keeps both per thread). Class attributes
+    are the defaults a new thread starts with; the op table reads ``_state.enabled`` per call."""
+
+    enabled = True
+    inference = False
+
+
+_state = _ThreadState()
 
 
 def is_grad_enabled() -> bool:
-    return _enabled
+    return _state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    return _inference
+    return _state.inference
 
 
 def _set(enabled: bool) -> None:
-    global _enabled
-    _enabled = bool(enabled)
+    _state.enabled = bool(enabled)
 
 
 class _DecoratorContextManager:
@@ -84,7 +93,7 @@ class no_grad(_NoParamDecoratorContextManager):
         self.prev = False
 
     def __enter__(self) -> None:
-        self.prev = _enabled
+        self.prev = _state.enabled
         _set(False)
 
     def __exit__(self, *exc: Any) -> None:
@@ -95,7 +104,7 @@ class enable_grad(_NoParamDecoratorContextManager):
     """Enable gradient recording inside the block."""
 
     def __enter__(self) -> None:
-        self.prev = _enabled
+        self.prev = _state.enabled
         _set(True)
 
     def __exit__(self, *exc: Any) -> None:
@@ -106,7 +115,9 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode: takes effect immediately, and as a context manager restores it on exit."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = _enabled
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}")
+        self.prev = _state.enabled
         self.mode = bool(mode)
         _set(mode)
 
@@ -136,16 +147,14 @@ class inference_mode(_DecoratorContextManager):
         return cls()(mode)  # used as a bare decorator: @inference_mode
 
     def __enter__(self) -> None:
-        global _inference
-        self.prev = (_enabled, _inference)
+        self.prev = (_state.enabled, _state.inference)
         if self.mode:
             _set(False)
-            _inference = True
+            _state.inference = True
 
     def __exit__(self, *exc: Any) -> None:
-        global _inference
         _set(self.prev[0])
-        _inference = self.prev[1]
+        _state.inference = self.prev[1]
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)

@@ -345,7 +345,15 @@ def retain(t: Tensor) -> None:
 
 
 def check_inplace(t: Tensor) -> None:
-    """torch's refusal of in-place ops on leaves that require grad (and on their views)."""
+    """torch's refusal of in-place ops on leaves that require grad (and on their views), and on the views
+    a multi-output view op (unbind, split) made in grad mode."""
+    multi = t.__dict__.get("_multi_view")
+    if multi is not None and t._base_t is not None and t._base_t._rg:
+        raise RuntimeError(
+            f"Output {multi[1]} of {multi[0]} is a view and is being modified inplace. This view is the output of a "
+            "function that returns multiple views. Such functions do not allow the output views to be modified "
+            "inplace. You should replace the inplace operation by an out-of-place one."
+        )
     if t._rg and t._node is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = t._base_t
@@ -359,7 +367,7 @@ def commit_inplace(t: Tensor, result: Tensor) -> None:
     """Make ``t`` hold ``result`` (same shape): write its array, and move autograd history onto ``t``."""
     from . import grad_mode
 
-    track = grad_mode._enabled and (result._rg or (t._base_t is not None and t._base_t._rg) or t._rg)
+    track = grad_mode._state.enabled and (result._rg or (t._base_t is not None and t._base_t._rg) or t._rg)
     if not track:
         t._assign(result._peek())
         return

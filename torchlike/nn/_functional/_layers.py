@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 from ..._core import dtype as D
+from ..._core.kernel_cache import LRU
 from ..._core.tensor import Tensor
 from ..._ops import nn_dropout as DR
 from ..._ops import nn_ops as N
@@ -368,7 +369,7 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
         weight._assign(_renorm_kernel(float(max_norm), float(norm_type))(w, input._data()))
 
 
-_renorm_kernels: dict = {}
+_renorm_kernels: LRU = LRU()
 
 
 def _renorm_kernel(max_norm: float, norm_type: float) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import nn_loss as L
 from .._reduction import resolve
@@ -47,6 +48,11 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
     _size_warning(input, target)
     reduction = resolve(size_average, reduce, reduction)
+    if reduction == "mean" and isinstance(input, Tensor) and not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {D.cpp_name(input.dtype)}"
+        )
     if weight is not None:
         return _weighted(L._l1_loss(input, target, "none"), weight, input, reduction)
     return L._l1_loss(input, target, reduction)

@@ -23,6 +23,7 @@ cosine_similarity = L.cosine_similarity
 def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
+    input.size(int(dim))  # torch's IndexError for a dim out of range
     result = L._normalize(input, float(p), int(dim), float(eps))
     if out is not None:
         from ..._ops.registry import copy_to_out
@@ -94,6 +95,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if output_size is None:
         output_size = [int(input.size(i + 2) * s) for i, s in enumerate(scale_factors)]
     scales = tuple(scale_factors) if scale_factors is not None else (None,) * dim
+    if mode != "area" and 1 <= dim <= 3:
+        _check_output_size(tuple(input.shape[2:]), output_size)
     expected = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
     if mode in ("nearest", "nearest-exact") and input.dim() in (3, 4, 5):
         return V._upsample(input, tuple(output_size), mode, False, scales)
@@ -107,6 +110,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | linear "
         f"| bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
     )
+
+
+def _check_output_size(in_size: tuple, out_size: list) -> None:
+    """torch's upsample_*_shape_check: every input and output spatial size is positive."""
+    if all(n > 0 for n in in_size) and all(n > 0 for n in out_size):
+        return
+    names = "DHW"[3 - len(in_size):]
+    inp = ", ".join(f"{c}: {n}" for c, n in zip(names, in_size))
+    out = ", ".join(f"{c}: {n}" for c, n in zip(names, out_size))
+    sep = " and" if len(in_size) == 1 else ""
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({inp}){sep} output ({out})")
 
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",

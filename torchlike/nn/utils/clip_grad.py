@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from ..._core import tensor as T
+from ..._core.kernel_cache import LRU
 from ..._core.tensor import Tensor
 from ..._ops import creation
 from ...autograd.grad_mode import no_grad
@@ -36,7 +37,7 @@ def _scale(grads: list, coef: Any) -> list:
     return [(g * coef.astype(g.dtype)) for g in grads]
 
 
-_norm_kernels: dict = {}
+_norm_kernels: LRU = LRU()
 
 
 def _total_norm_kernel(p: float) -> Any:

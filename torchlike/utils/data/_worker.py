@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.kernel_cache import LRU
 from ..._core.tensor import Tensor
 from . import _host
 
@@ -200,7 +201,7 @@ def enter_fork_mode() -> None:
         if hasattr(owner, name):
             setattr(owner, name, value)
     for op in set(registry.OPS.values()):  # the parent's compiled kernels would run on its runtime
-        op.kernels = {}
+        op.kernels = LRU()
 
 
 def _fork_patches(

@@ -1,0 +1,77 @@
+"""Reliability benchmarks of issue 22, each in a fresh subprocess (max RSS from getrusage).
+
+Usage: python bench/reliability.py [pow|mlp|op] [count]
+  pow: ``x.abs() ** (1 + i*1e-4)`` for ``count`` distinct Python-float exponents (default 1000)
+  mlp: an MLP training step (Linear-ReLU-Linear, SGD) over ``count`` distinct batch sizes (default 250)
+  op:  microseconds per ``x + y`` on 4x4 float32 tensors (grad mode's hot-path cost)
+Prints seconds, max RSS (MB) and, where torchlike has them, the compile counters.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+import timeit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bench_pow(torch, n: int) -> None:
+    x = torch.randn(64, 64)
+    x.abs() ** 1.5  # warm the common path
+    t0 = time.perf_counter()
+    for i in range(n):
+        y = x.abs() ** (1 + i * 1e-4)
+    y.sum().item()
+    print(f"pow: {n} exponents in {time.perf_counter() - t0:.2f} s, max RSS {rss_mb():.0f} MB")
+
+
+def bench_mlp(torch, n: int) -> None:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    t0 = time.perf_counter()
+    marks = {}
+    for b in range(1, n + 1):
+        x = torch.randn(b, 32)
+        y = torch.randint(0, 10, (b,))
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if b in (n // 4, n // 2, 3 * n // 4, n):
+            marks[b] = rss_mb()
+    loss.item()
+    trail = ", ".join(f"{k}: {v:.0f}" for k, v in marks.items())
+    print(f"mlp: {n} batch sizes in {time.perf_counter() - t0:.1f} s, max RSS by batch size (MB) {trail}")
+
+
+def bench_op(torch) -> None:
+    x, y = torch.ones(4, 4), torch.ones(4, 4)
+    for _ in range(200):
+        x + y
+    best = min(timeit.repeat(lambda: x + y, number=5000, repeat=7)) / 5000 * 1e6
+    print(f"op: x + y {best:.2f} us per call")
+
+
+def main() -> None:
+    what = sys.argv[1] if len(sys.argv) > 1 else "op"
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else (1000 if what == "pow" else 250)
+    if os.environ.get("BENCH_TORCH"):
+        import torch
+    else:
+        import torchlike as torch
+    {"pow": lambda: bench_pow(torch, n), "mlp": lambda: bench_mlp(torch, n), "op": lambda: bench_op(torch)}[what]()
+    stats = getattr(torch, "compile_stats", None)
+    if stats is not None:
+        print("compiles:", stats())
+
+
+if __name__ == "__main__":
+    main()

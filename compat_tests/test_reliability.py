@@ -1,0 +1,391 @@
+"""Issue 22 (reliability), each behaviour compared with torch: per-thread modes, Python scalars as
+traced arguments, bounded kernel caches, torch's checks on bad input, and safe saves."""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from _harness import assert_same, check, check_raises, compare, per_node_backward  # noqa: F401
+
+import torchlike
+
+LIBS = [torch, torchlike]
+
+# --- per-thread state -------------------------------------------------------------------------------
+
+
+def _modes_seen_by_new_thread(lib):
+    """What a fresh thread sees while the main thread has every mode switched."""
+    seen = {}
+
+    def probe():
+        seen["grad"] = lib.is_grad_enabled()
+        seen["inference"] = lib.is_inference_mode_enabled()
+        seen["autocast"] = lib.is_autocast_enabled("cpu")
+        seen["autocast_dtype"] = str(lib.get_autocast_dtype("cpu"))
+        seen["autocast_cache"] = lib.is_autocast_cache_enabled()
+        seen["anomaly"] = lib.is_anomaly_enabled()  # torch: global
+        seen["default_dtype"] = str(lib.get_default_dtype())  # torch: global
+        a = lib.ones(2, 2)
+        seen["matmul_dtype"] = str((a @ a).dtype)
+
+    old_dtype = lib.get_default_dtype()
+    lib.set_grad_enabled(False)
+    lib.set_autocast_enabled("cpu", True)
+    lib.set_autocast_dtype("cpu", lib.float16)
+    lib.set_autocast_cache_enabled(False)
+    lib.set_anomaly_enabled(True)
+    lib.set_default_dtype(lib.float64)
+    try:
+        with lib.inference_mode():
+            th = threading.Thread(target=probe)
+            th.start()
+            th.join()
+        seen["main_grad_after"] = lib.is_grad_enabled()
+        seen["main_autocast_after"] = lib.is_autocast_enabled("cpu")
+    finally:
+        lib.set_grad_enabled(True)
+        lib.set_autocast_enabled("cpu", False)
+        lib.set_autocast_dtype("cpu", lib.bfloat16)
+        lib.set_autocast_cache_enabled(True)
+        lib.set_anomaly_enabled(False)
+        lib.set_default_dtype(old_dtype)
+    return seen
+
+
+def test_new_thread_starts_with_torch_defaults():
+    ref = _modes_seen_by_new_thread(torch)
+    got = _modes_seen_by_new_thread(torchlike)
+    assert got == ref
+
+
+def _no_grad_in_other_thread(lib):
+    """An evaluator thread sits in no_grad (and autocast) while the trainer thread records a graph."""
+    entered, done = threading.Event(), threading.Event()
+
+    def evaluator():
+        with lib.no_grad(), lib.autocast("cpu", dtype=lib.bfloat16):
+            entered.set()
+            done.wait(10)
+
+    th = threading.Thread(target=evaluator)
+    th.start()
+    entered.wait(10)
+    try:
+        w = lib.ones(3, 3, requires_grad=True)
+        y = (w @ w).sum()
+        y.backward()
+        return y.dtype, w.grad
+    finally:
+        done.set()
+        th.join()
+
+
+def test_no_grad_and_autocast_in_one_thread_leave_another_alone():
+    assert_same(_no_grad_in_other_thread(torch), _no_grad_in_other_thread(torchlike))
+
+
+# --- Python scalars are traced arguments ------------------------------------------------------------
+
+SCALAR_CASES = [
+    ("pow_float", lambda t, x: x.abs() ** 1.2345),
+    ("pow_neg_float", lambda t, x: (x.abs() + 0.5) ** -1.75),
+    ("pow_square", lambda t, x: x**2),
+    ("pow_sqrt", lambda t, x: x.abs() ** 0.5),
+    ("pow_int7", lambda t, x: x**7),
+    ("rpow", lambda t, x: 1.37**x),
+    ("leaky_relu", lambda t, x: t.nn.functional.leaky_relu(x, 0.173)),
+    ("elu", lambda t, x: t.nn.functional.elu(x, alpha=0.37)),
+    ("celu", lambda t, x: t.nn.functional.celu(x, alpha=1.7)),
+    ("softplus", lambda t, x: t.nn.functional.softplus(x, beta=1.9, threshold=1.3)),
+    ("hardtanh", lambda t, x: t.nn.functional.hardtanh(x, -0.37, 0.61)),
+    ("relu6", lambda t, x: t.nn.functional.relu6(x * 7)),
+    ("softshrink", lambda t, x: t.nn.functional.softshrink(x, 0.27)),
+    ("hardshrink", lambda t, x: t.nn.functional.hardshrink(x, 0.27)),
+    ("threshold", lambda t, x: t.nn.functional.threshold(x, 0.13, -2.5)),
+    ("rrelu_eval", lambda t, x: t.nn.functional.rrelu(x, 0.1, 0.3, training=False)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("name,fn", SCALAR_CASES, ids=[c[0] for c in SCALAR_CASES])
+def test_scalar_hyperparameters_match_torch(name, fn, dtype):
+    x = np.random.RandomState(0).uniform(-2, 2, (3, 4))
+    # torch: celu's float64 backward rounds 1/alpha through float (gradients agree to ~1e-8)
+    rtol = 1e-7 if name == "celu" and dtype == "float64" else None
+    check(fn, [x], dtype=dtype, grad=dtype != "bfloat16", rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float16", "complex64"])
+def test_pow_scalar_result_dtypes_match_torch(dtype):
+    x = np.arange(1, 7).reshape(2, 3)
+    for e in (2, 2.5, -1.5, 3.0, 0.5):
+        compare(lambda t, a, e=e: a**e, [x], dtype=dtype, grad=False)
+
+
+def test_new_float_values_compile_nothing():
+    """1 + i*1e-4 exponents and changing activation slopes reuse one kernel each."""
+    x = torchlike.randn(8, 8)
+    f = torchlike.nn.functional
+    warm = [lambda v: x.abs() ** v, lambda v: f.leaky_relu(x, v), lambda v: f.softplus(x, beta=v),
+            lambda v: f.elu(x, alpha=v), lambda v: f.hardtanh(x, -v, v)]  # fmt: skip
+    for g in warm:
+        g(1.2345)
+    before = torchlike.compile_stats()["compiles"]
+    for i in range(20):
+        for g in warm:
+            g(1.3 + i * 1e-4)
+    assert torchlike.compile_stats()["compiles"] == before
+
+
+# --- bounded caches -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_cache():
+    from torchlike._core import kernel_cache
+
+    old = kernel_cache.get_kernel_cache_size()
+    torchlike.set_kernel_cache_size(6)
+    yield kernel_cache
+    torchlike.set_kernel_cache_size(old)
+
+
+def test_kernel_tables_are_bounded(small_cache):
+    from torchlike._ops.registry import OPS
+
+    x = torchlike.ones(2, 3, 4, 5, 6, 7, 8)
+    for d in range(-7, 7):
+        assert x.sum(d).shape[0] in (2, 3)
+    assert len(OPS["sum"].kernels) <= 6
+    assert torchlike.compile_stats()["evictions"] > 0
+
+
+def test_changing_shapes_flush_and_stay_correct(small_cache):
+    before = torchlike.compile_stats()["flushes"]
+    for n in range(1, 16):
+        a = np.arange(n * 3.0).reshape(n, 3)
+        got = (torchlike.tensor(a).tanh() * 2).sum(0)
+        np.testing.assert_allclose(got.numpy(), (np.tanh(a) * 2).sum(0), rtol=1e-6)
+    assert torchlike.compile_stats()["flushes"] > before
+
+
+def test_recompiling_op_warns_naming_it(monkeypatch):
+    from torchlike._core import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "WARN_AFTER", kernel_cache._by_op["logaddexp"] + 4)
+    monkeypatch.setattr(kernel_cache, "_warned", set())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(1, 7):
+            torchlike.logaddexp(torchlike.ones(n, 5), torchlike.ones(n, 5))
+    assert any("'logaddexp' has compiled" in str(w.message) for w in caught)
+
+
+def test_set_kernel_cache_size_validates():
+    with pytest.raises(ValueError):
+        torchlike.set_kernel_cache_size(0)
+
+
+# --- torch's checks on bad input --------------------------------------------------------------------
+
+BAD = {
+    "tensor_uint8_300": lambda t: t.tensor(300, dtype=t.uint8),
+    "tensor_int8_list": lambda t: t.tensor([1, 1000], dtype=t.int8),
+    "tensor_int32_big": lambda t: t.tensor(2**40, dtype=t.int32),
+    "tensor_int8_nan": lambda t: t.tensor(float("nan"), dtype=t.int8),
+    "tensor_int64_2_63": lambda t: t.tensor(2**63, dtype=t.int64),
+    "tensor_uint8_-300": lambda t: t.tensor([-300], dtype=t.uint8),
+    "full_uint8": lambda t: t.full((2,), 300, dtype=t.uint8),
+    "full_int8_float": lambda t: t.full((2,), 1000.0, dtype=t.int8),
+    "full_half": lambda t: t.full((2,), 1e6, dtype=t.float16),
+    "full_float_1e39": lambda t: t.full((2,), 1e39, dtype=t.float32),
+    "fill_uint8": lambda t: t.zeros(2, dtype=t.uint8).fill_(300),
+    "fill_int16": lambda t: t.zeros(2, dtype=t.int16).fill_(-40000),
+    "fill_bf16": lambda t: t.zeros(2, dtype=t.bfloat16).fill_(1e39),
+    "copy_overlap": lambda t: (lambda x: x[1:].copy_(x[:-1]))(t.arange(5.0)),
+    "copy_overlap_back": lambda t: (lambda x: x[:-1].copy_(x[1:]))(t.arange(5.0)),
+    "copy_transpose": lambda t: (lambda x: x.copy_(x.t()))(t.ones(3, 3)),
+    "copy_into_expanded": lambda t: t.ones(3).expand(3, 3).copy_(t.ones(3, 3)),
+    "add_overlap": lambda t: (lambda x: x[1:].add_(x[:-1]))(t.arange(5.0)),
+    "setitem_overlap": lambda t: (lambda x: x.__setitem__(slice(1, None), x[:-1]))(t.arange(5.0)),
+    "unbind_inplace": lambda t: t.ones(3, 2, requires_grad=True).clone().unbind(0)[1].add_(1),
+    "unbind_leaf_inplace": lambda t: t.ones(3, 2, requires_grad=True).unbind(0)[0].mul_(2),
+    "split_inplace": lambda t: t.ones(3, requires_grad=True).clone().split(1)[0].mul_(2),
+    "split_sizes_inplace": lambda t: t.ones(3, requires_grad=True).clone().split([1, 2])[1].mul_(2),
+    "chunk_inplace": lambda t: t.ones(4, requires_grad=True).clone().chunk(2)[1].zero_(),
+    "unbind_select_setitem": lambda t: t.ones(3, 2, requires_grad=True).clone().unbind(0)[1].__setitem__(0, 5.0),
+    "unbind_copy": lambda t: t.ones(3, 2, requires_grad=True).clone().unbind(0)[1].copy_(t.ones(2)),
+    "to_dtype_str": lambda t: t.ones(2).to(dtype="float32"),
+    "to_dtype_int": lambda t: t.ones(2).to(dtype=5),
+    "to_device_dtype": lambda t: t.ones(2).to(device=t.float32),
+    "to_str": lambda t: t.ones(2).to("float32"),
+    "svd_nan": lambda t: t.linalg.svd(t.full((3, 3), float("nan"))),
+    "svd_nan_batched": lambda t: t.linalg.svd(t.stack([t.eye(3), t.full((3, 3), float("nan"))])),
+    "svdvals_nan": lambda t: t.linalg.svdvals(t.full((2, 2), float("nan"))),
+    "svd_legacy_nan": lambda t: t.svd(t.full((2, 2), float("nan"))),
+    "histc_inf": lambda t: t.histc(t.tensor([1.0, float("inf")]), bins=4),
+    "histc_nan": lambda t: t.histc(t.tensor([1.0, float("nan")]), bins=4),
+    "histc_inf_min": lambda t: t.histc(t.tensor([-float("inf"), 2.0]), bins=4),
+    "histc_range_inf": lambda t: t.histc(t.tensor([1.0, 2.0]), bins=4, min=0, max=float("inf")),
+    "interpolate_negative": lambda t: t.nn.functional.interpolate(t.ones(1, 1, 4), scale_factor=-1),
+    "interpolate_zero_2d": lambda t: t.nn.functional.interpolate(t.ones(1, 1, 4, 4), scale_factor=(0.1, 1)),
+    "interpolate_size_0": lambda t: t.nn.functional.interpolate(t.ones(1, 1, 4, 4), size=(0, 2), mode="bilinear"),
+    "interpolate_3d": lambda t: t.nn.functional.interpolate(t.ones(1, 1, 2, 2, 2), scale_factor=-1, mode="trilinear"),
+}
+
+
+def _backward_twice(t, make):
+    x = t.ones(3, requires_grad=True)
+    y = make(x)
+    y.backward()
+    y.backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_input_raises_as_torch(name):
+    check_raises(BAD[name])
+
+
+OK = {
+    "tensor_uint8_-1_wraps": lambda t: t.tensor([-1, 255], dtype=t.uint8),
+    "tensor_half_inf": lambda t: t.tensor(1e6, dtype=t.float16),
+    "full_inf": lambda t: t.full((2,), float("inf")),
+    "copy_self": lambda t: (lambda x: x.copy_(x))(t.arange(5.0)),
+    "copy_same_view": lambda t: (lambda x: x.view(5).copy_(x))(t.arange(5.0)),
+    "copy_strided_disjoint": lambda t: (lambda x: x[::2].copy_(x[1::2]))(t.arange(8.0)),
+    "copy_column_from_row": lambda t: (lambda x: x[:, 0].copy_(x[0, :]))(t.arange(9.0).reshape(3, 3)),
+    "unbind_inplace_no_grad_base": lambda t: t.ones(3, 2).unbind(0)[1].add_(1),
+    "tensor_split_inplace": lambda t: t.ones(3, requires_grad=True).clone().tensor_split(3)[2].mul_(2),
+    "histc_nan_in_range": lambda t: t.histc(t.tensor([1.0, float("nan")]), bins=4, min=0, max=3),
+    "svd_inf": lambda t: t.linalg.svdvals(t.tensor([[1.0, 0.0], [0.0, 2.0]])),
+    "backward_twice_add": lambda t: _backward_twice(t, lambda x: (x + 1).sum()),
+    "backward_twice_view": lambda t: _backward_twice(t, lambda x: x.view(3, 1).sum()),
+}
+
+
+@pytest.mark.parametrize("name", list(OK))
+def test_good_input_matches_torch(name):
+    check(lambda t: OK[name](t), [], grad=False)
+
+
+def test_backward_twice_with_saved_tensors_raises_as_torch():
+    check_raises(lambda t: _backward_twice(t, lambda x: (x * x).sum()))
+    check_raises(lambda t: _backward_twice(t, lambda x: (x * 2).sum()))
+
+
+# --- save() and load() ------------------------------------------------------------------------------
+
+
+def _save_through_fifo(lib, path):
+    os.mkfifo(path)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(path, "rb").read()))
+    reader.start()
+    lib.save({"w": lib.arange(3.0)}, path)
+    reader.join(10)
+    import io
+
+    return os.path.exists(path) and not os.path.isfile(path), lib.load(io.BytesIO(got[0]))["w"]
+
+
+def test_save_writes_through_a_fifo(tmp_path):
+    ref = _save_through_fifo(torch, str(tmp_path / "t.fifo"))
+    got = _save_through_fifo(torchlike, str(tmp_path / "l.fifo"))
+    assert_same(ref, got)
+
+
+def test_save_to_a_device_file():
+    for lib in LIBS:
+        lib.save({"w": lib.ones(2)}, os.devnull)
+        assert not os.path.isfile(os.devnull)
+
+
+def _save_through_symlink(lib, tmp_path, name):
+    target = tmp_path / f"{name}.pt"
+    link = tmp_path / f"{name}.link"
+    lib.save(lib.zeros(2), str(target))
+    os.symlink(target, link)
+    lib.save(lib.ones(2), str(link))
+    return os.path.islink(link), lib.load(str(target))
+
+
+def test_save_through_a_symlink_writes_its_target(tmp_path):
+    assert_same(_save_through_symlink(torch, tmp_path, "t"), _save_through_symlink(torchlike, tmp_path, "l"))
+
+
+def test_save_removes_stale_temp_files_of_dead_saves(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from torchlike.serialization import _temp_prefix
+
+    target = str(tmp_path / "ck.pt")
+    prefix = _temp_prefix(target)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f"{prefix}{dead.stdout.strip()}.abc.tmp"
+    live = tmp_path / f"{prefix}{os.getppid()}.abc.tmp"
+    other = tmp_path / f".other.pt.{socket.gethostname()}.{dead.stdout.strip()}.abc.tmp"
+    for p in (stale, live, other):
+        p.write_bytes(b"partial")
+    torchlike.save(torchlike.ones(2), target)
+    assert not stale.exists() and live.exists() and other.exists()
+    assert sorted(os.listdir(tmp_path)) == sorted(["ck.pt", live.name, other.name])
+
+
+def test_failed_save_leaves_no_temp_file_and_keeps_the_old_one(tmp_path):
+    target = tmp_path / "ck.pt"
+    torchlike.save(torchlike.ones(2), str(target))
+
+    class Bad:
+        def __reduce__(self):
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        torchlike.save([torchlike.zeros(2), Bad()], str(target))
+    assert os.listdir(tmp_path) == ["ck.pt"]
+    assert torchlike.load(str(target)).tolist() == [1.0, 1.0]
+
+
+def test_save_over_a_hard_link_is_atomic_and_warns(tmp_path):
+    """Documented difference: torch overwrites a hard-linked file in place; torchlike replaces it."""
+    target, other = tmp_path / "a.pt", tmp_path / "b.pt"
+    torchlike.save(torchlike.zeros(2), str(target))
+    os.link(target, other)
+    with pytest.warns(UserWarning, match="hard links"):
+        torchlike.save(torchlike.ones(2), str(target))
+    assert torchlike.load(str(target)).tolist() == [1.0, 1.0]
+    assert torchlike.load(str(other)).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("extra", ["other/evil", "../evil", "/abs/evil", "evil"])
+def test_load_rejects_entries_outside_the_archive(tmp_path, extra):
+    import shutil
+    import zipfile
+
+    path = str(tmp_path / "ck.pt")
+    torch.save({"a": torch.ones(2)}, path)
+    shutil.copy(path, path + ".bad")
+    with zipfile.ZipFile(path + ".bad", "a") as z:
+        z.writestr(extra, b"x")
+    check_raises(lambda t: t.load(path + ".bad", weights_only=True))
+
+
+@pytest.mark.parametrize("count", [2**62, -1, 2**40, 5])
+def test_load_legacy_impossible_storage_size(count):
+    import io
+    import struct
+
+    buf = io.BytesIO()
+    torch.save({"a": torch.arange(4.0)}, buf, _use_new_zipfile_serialization=False)
+    raw = buf.getvalue()
+    pos = raw.rfind(struct.pack("<q", 4))
+    bad = raw[:pos] + struct.pack("<q", count) + raw[pos + 8 :]
+    check_raises(lambda t: t.load(io.BytesIO(bad), weights_only=True))
