@@ -18,6 +18,7 @@ from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
 from ..autograd import grad_mode, graph
 from . import registry, return_types
+from ._common import _broadcast_shape
 from .registry import RawTensor, Scalar, TensorOrScalar, defop
 
 __all__ = ["index_put", "index_put_", "scatter", "nonzero", "argwhere", "unique", "unique_consecutive",
@@ -577,8 +578,6 @@ def put(input: RawTensor, index: RawTensor, source: RawTensor, accumulate: bool 
 
 
 def _broadcast_shapes(*shapes: tuple) -> tuple:
-    from .shape import _broadcast_shape
-
     return _broadcast_shape(*shapes)
 
 

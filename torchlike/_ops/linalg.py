@@ -12,6 +12,7 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from . import registry
+from ._common import _broadcast_shape
 from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
 
 _CROSS = (("input", "other"), ("other", "input"))
@@ -469,8 +470,6 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
-    from .shape import _broadcast_shape
-
     return _broadcast_shape(a, b)
 
 

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
-from .reduction import dims
+from ._common import dims
 from .registry import RawTensor, TensorArg, defop
 
 __all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu", "rrelu_"]

@@ -946,7 +946,7 @@ def _alpha_dropout_apply(input: RawTensor, noise: RawTensor, shift: RawTensor) -
 
 def _index_check(indices: Tensor, weight: Tensor, fname: str) -> None:
     if indices.dtype not in (D.int64, D.int32):
-        from .shape import type_name
+        from ._common import type_name
 
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "

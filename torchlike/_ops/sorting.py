@@ -21,7 +21,8 @@ from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
 from . import _stl_select, registry, return_types
-from .reduction import _stable_order, _take, dims
+from ._common import dims
+from .reduction import _stable_order, _take
 from .registry import OptRawTensor, RawTensor, Scalar, defop
 
 __all__: list = ["topk"]

@@ -11,6 +11,7 @@ import functools
 import warnings
 from typing import Any, Callable
 
+from .._core import device as _device
 from .._core import dtype as D
 from . import _policy
 
@@ -115,9 +116,7 @@ class autocast:
         self._cache_enabled = _cache_enabled if cache_enabled is None else cache_enabled
         if enabled:
             if device_type == "cuda":
-                from .. import cuda
-
-                if not cuda.is_available():
+                if not _device.cuda_available():
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
                     enabled = False
             elif self.fast_dtype not in (D.bfloat16, D.float16):
