@@ -17,8 +17,6 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-Geometry = tuple  # (shape, stride, offset)
-
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     strides = []

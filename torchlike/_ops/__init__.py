@@ -122,7 +122,6 @@ def _install() -> None:
     }  # fmt: skip
     for name, fn in dunders.items():
         setattr(Tensor, name, fn)
-    Tensor.__hash__ = lambda self: id(self)
 
 
 _install()

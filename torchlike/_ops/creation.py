@@ -25,9 +25,6 @@ __all__ = [
     "frombuffer", "complex", "polar", "tril_indices", "triu_indices", "from_jax", "from_dlpack",
 ]  # fmt: skip
 
-_range = builtins.range
-
-
 def _dev(device: Any) -> _device.device:
     return _device.canonical(device)
 
