@@ -77,14 +77,14 @@ def _bool_kernel(a: Any, b: Any) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-@defop(promote=None, out=True, grad_name=_matmul_name, autocast="lower", saves=_CROSS)
+@defop(promote=None, out=True, grad_name=_matmul_name, saves=_CROSS)
 def matmul(input: RawTensor, other: RawTensor) -> Any:
     _check_matmul(input, other)
     _bool_kernel(input, other)
     return jnp.matmul(input, other)
 
 
-@defop(promote=None, out=True, grad_name="MmBackward0", autocast="lower", saves=_CROSS2)
+@defop(promote=None, out=True, grad_name="MmBackward0", saves=_CROSS2)
 def mm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -95,7 +95,7 @@ def mm(input: RawTensor, mat2: RawTensor) -> Any:
     return jnp.matmul(input, mat2)
 
 
-@defop(promote=None, out=True, grad_name="BmmBackward0", autocast="lower", saves=_CROSS2)
+@defop(promote=None, out=True, grad_name="BmmBackward0", saves=_CROSS2)
 def bmm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -112,7 +112,7 @@ def bmm(input: RawTensor, mat2: RawTensor) -> Any:
     return jnp.matmul(input, mat2)
 
 
-@defop(promote=None, out=True, grad_name="MvBackward0", autocast="lower")
+@defop(promote=None, out=True, grad_name="MvBackward0")
 def mv(input: RawTensor, vec: RawTensor) -> Any:
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
@@ -216,7 +216,7 @@ def _expand_error(src: tuple, dst: tuple) -> None:
             )
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def addmm(input: RawTensor, mat1: RawTensor, mat2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     if mat1.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1.ndim}-D tensor")
@@ -229,7 +229,7 @@ def addmm(input: RawTensor, mat1: RawTensor, mat2: RawTensor, *, beta: Scalar = 
     return _scaled_sum(input, jnp.matmul(mat1, mat2), beta, alpha)
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def addmv(input: RawTensor, mat: RawTensor, vec: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
@@ -272,7 +272,7 @@ def _batch_check(b1: Any, b2: Any) -> None:
         )
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def baddbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     _batch_check(batch1, batch2)
     _expand_error(input.shape, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
@@ -285,7 +285,7 @@ def baddbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Sca
     return _scaled_sum(input, jnp.matmul(batch1, batch2), beta, alpha)
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def addbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     _batch_check(batch1, batch2)
     _expand_error(input.shape, (batch1.shape[1], batch2.shape[2]))

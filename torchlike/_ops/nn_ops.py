@@ -66,7 +66,7 @@ def _linear_name(static: tuple, dyn: tuple) -> str:
     return {1: "SqueezeBackward4", 2: "MmBackward0"}.get(nd, "UnsafeViewBackward0")
 
 
-@defop(promote=None, method=False, grad_name=_linear_name, autocast="lower", saves=("input", "weight"))
+@defop(promote=None, method=False, grad_name=_linear_name, saves=("input", "weight"))
 def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     """torch.nn.functional.linear: input @ weight.T + bias, one kernel."""
     if input.ndim == 0 or weight.ndim == 0:
@@ -104,7 +104,7 @@ def _bilinear_name(static: tuple, dyn: tuple) -> str:
     return "AddBackward0" if dyn[3] is not None else "ViewBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_bilinear_name, autocast="lower")
+@defop(promote=None, method=False, grad_name=_bilinear_name)
 def bilinear(input1: RawTensor, input2: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(
@@ -128,7 +128,7 @@ def bilinear(input1: RawTensor, input2: RawTensor, weight: RawTensor, bias: OptR
 
 
 @defop(
-    promote=None, method=False, grad_name="ConvolutionBackward0", autocast="lower", saves=("input", "weight")
+    promote=None, method=False, grad_name="ConvolutionBackward0", saves=("input", "weight")
 )
 def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride: tuple, padding: tuple,
                  dilation: tuple, transposed: bool, output_padding: tuple, groups: int) -> Any:  # fmt: skip
@@ -840,7 +840,6 @@ def _norm_shape_check(input: Any, normalized_shape: tuple) -> None:
     method=False,
     grad_name="NativeLayerNormBackward0",
     saves=("input", "weight"),
-    autocast="fp32",
 )
 def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, normalized_shape: tuple,
                 eps: float) -> Any:  # fmt: skip
@@ -878,8 +877,7 @@ def _gn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check,
-       autocast="fp32")  # fmt: skip
+@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check)  # fmt: skip
 def _group_norm(
     input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, num_groups: int, eps: float
 ) -> Any:
@@ -903,7 +901,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _group_norm(input, weight, bias, int(num_groups), float(eps))
 
 
-@defop(promote=None, method=False, grad_name="MulBackward0", autocast="fp32")
+@defop(promote=None, method=False, grad_name="MulBackward0")
 def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, eps: Any) -> Any:
     _norm_shape_check(input, normalized_shape)
     acc = _acc(input)
@@ -1017,9 +1015,6 @@ def _one_hot(input: RawTensor, num_classes: int) -> Any:
 
 def _as_tuple(v: Any) -> Any:
     return tuple(v) if isinstance(v, list) else v
-
-
-MATH_SQRT3 = math.sqrt(3.0)
 
 
 # --- weight normalisation ------------------------------------------------------------------------------------

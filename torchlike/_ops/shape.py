@@ -43,13 +43,13 @@ def _cat_check(tensors: list, dim: int) -> tuple:
     return real, d
 
 
-@defop(method=False, out=True, saves=(), aliases=("concat", "concatenate"), autocast="promote")
+@defop(method=False, out=True, saves=(), aliases=("concat", "concatenate"))
 def cat(tensors: TensorList, dim: int = 0) -> Any:
     real, d = _cat_check(tensors, dim)
     return jnp.concatenate(real, axis=d)
 
 
-@defop(method=False, out=True, saves=(), autocast="promote")
+@defop(method=False, out=True, saves=())
 def stack(tensors: TensorList, dim: int = 0) -> Any:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
