@@ -167,7 +167,7 @@ def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
     src = source.reshape(x.shape[:d] + (index.size,) + x.shape[d + 1 :])
-    out = x.at[_index_along(x, d, index)].add((src * alpha).astype(x.dtype))
+    out = x.at[_index_along(x, d, index)].add((src * jnp.asarray(alpha, src.dtype)).astype(x.dtype))
     return out.reshape(input.shape)
 
 

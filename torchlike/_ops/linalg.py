@@ -202,8 +202,8 @@ def _no_bool(name: str, x: Any) -> None:
 def _scaled_sum(input: Any, prod: Any, beta: Any, alpha: Any) -> Any:
     # torch: beta == 0 ignores input (NaN/inf in it do not propagate)
     shaped = jnp.broadcast_to(input, prod.shape)
-    scaled = jnp.where(beta == 0, jnp.zeros_like(shaped), shaped * beta)
-    return (scaled + prod * alpha).astype(prod.dtype)
+    scaled = jnp.where(beta == 0, jnp.zeros_like(shaped), shaped * jnp.asarray(beta, shaped.dtype))
+    return (scaled + prod * jnp.asarray(alpha, prod.dtype)).astype(prod.dtype)
 
 
 def _expand_error(src: tuple, dst: tuple) -> None:

@@ -491,7 +491,7 @@ def _geqrf_impl(a: Any) -> tuple:
         a, taus = carry
         v, tau, beta = _reflector(jnp.take(a, j, axis=-1), j, rows)
         # H^H applied to the trailing columns: C - conj(tau) v (v^H C)
-        w = jnp.einsum("...m,...mn->...n", jnp.conj(v), a) * (cols > j)
+        w = jnp.where(cols > j, jnp.einsum("...m,...mn->...n", jnp.conj(v), a), 0)
         a = a - jnp.conj(tau)[..., None, None] * v[..., :, None] * w[..., None, :]
         col = jnp.where(rows == j, beta[..., None], jnp.where(rows > j, v, jnp.take(a, j, axis=-1)))
         a = jnp.where(cols == j, col[..., :, None], a)

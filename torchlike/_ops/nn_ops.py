@@ -736,10 +736,10 @@ def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, runn
         return out
     n = x.size // x.shape[1]
     mean, var = lax.stop_gradient(mean), lax.stop_gradient(var)
-    new_mean = (momentum * mean + (1 - momentum) * running_mean.astype(acc)).astype(running_mean.dtype)
-    new_var = (momentum * var * (n / max(n - 1, 1)) + (1 - momentum) * running_var.astype(acc)).astype(
-        running_var.dtype
-    )
+    dt = jnp.float64 if jnp.asarray(momentum).dtype == jnp.float64 else acc  # momentum arrives as a double
+    m, mean, var = jnp.asarray(momentum, dt), mean.astype(dt), var.astype(dt)
+    new_mean = (m * mean + (1 - m) * running_mean.astype(dt)).astype(running_mean.dtype)
+    new_var = (m * var * (n / max(n - 1, 1)) + (1 - m) * running_var.astype(dt)).astype(running_var.dtype)
     return out, new_mean, new_var
 
 

@@ -844,7 +844,7 @@ ge = _cmp("ge", jnp.greater_equal, ("greater_equal",))
 
 def _logical(name: str, f: Any) -> Any:
     def body(input: RawTensor, other: RawTensor) -> Any:
-        return f(input != 0, other != 0)
+        return f(input.astype(jnp.bool_), other.astype(jnp.bool_))
 
     body.__name__ = name
     return defop(name, promote=None, inplace=True, out=True, differentiable=False)(body)

@@ -375,7 +375,7 @@ def aminmax(input: RawTensor, *, dim: int | None = None, keepdim: bool = False) 
 
 def _logical(x: Any, dim: Any, keepdim: bool, f: Callable) -> Any:
     axes = _axes(_static(dim), x.ndim)
-    r = _keep_all(f(x != 0, axis=axes, keepdims=keepdim), x, axes, keepdim)
+    r = _keep_all(f(x.astype(jnp.bool_), axis=axes, keepdims=keepdim), x, axes, keepdim)
     return r if x.dtype != jnp.uint8 else r.astype(jnp.uint8)
 
 
