@@ -642,6 +642,7 @@ def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
     """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
     # torch's formula switches at |weight| = 0.5 for accuracy at both ends
     diff = end - input
+    weight = jnp.asarray(weight, input.dtype)  # a Python-number weight arrives as a double
     return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(input.dtype)
 
 
