@@ -4,6 +4,7 @@ inside functions, and fail on an import that reaches a higher room or on a circl
 from __future__ import annotations
 
 import ast
+import functools
 import os
 
 import pytest
@@ -59,6 +60,7 @@ ROOMS = [
 FACADE_CLIENT_RANK = 9
 
 
+@functools.cache
 def _modules() -> dict[str, str]:
     mods = {}
     for d, _, files in os.walk(PKG):
@@ -93,6 +95,7 @@ def _targets(mod: str, path: str, node: ast.AST, mods: dict) -> list[str]:
     return out
 
 
+@functools.cache
 def _edges() -> list[tuple[str, str, int]]:
     mods = _modules()
     edges = []
