@@ -7,6 +7,8 @@ import pytest
 
 from torchlike.compat import compare_script
 
+pytestmark = pytest.mark.slow  # runs every example under torch and torchlike
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 ARGS = {
     "quickstart.py": ["--steps", "60"],

@@ -27,7 +27,10 @@ KNOWN_FAILURES: dict[str, str] = {
 _SCRIPTS = [p.relative_to(SCRIPTS_DIR).as_posix() for p in find_scripts(SCRIPTS_DIR)]
 _TIMEOUT = 300
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="real torch is not installed")
+pytestmark = [  # slow: runs whole scripts under torch and torchlike
+    pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="real torch is not installed"),
+    pytest.mark.slow,
+]
 
 
 class ScriptDiverged(AssertionError):

@@ -9,6 +9,8 @@ import torchlike as tl
 pytest.importorskip("tensorboard", reason="the optional `tensorboard` package is not installed")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
+pytestmark = pytest.mark.slow  # writes and reads event files under both libraries
+
 
 def _log(lib, log_dir):
     from importlib import import_module

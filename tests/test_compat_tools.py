@@ -35,6 +35,8 @@ from torchlike.compat._compare import (
 )
 from torchlike.compat._coverage import lookup, tensor_method_names, torch_names
 
+pytestmark = pytest.mark.slow  # runs scripts in subprocesses
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -56,6 +56,7 @@ def _train(make, x, y, compiled, steps=50, opt="sgd", sched=False):
     return np.array(losses), model, f
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mlp", "cnn", "transformer"])
 def test_compiled_training_matches_eager(name):
     torch.manual_seed(1)
@@ -73,6 +74,7 @@ def test_compiled_training_matches_eager(name):
     assert len(f.cache) == 1 and f.recompiles == 0
 
 
+@pytest.mark.slow
 def test_scheduler_lr_changes_do_not_recompile_and_take_effect():
     torch.manual_seed(2)
     x, y = torch.randn(16, 8), torch.randint(0, 4, (16,))
@@ -82,6 +84,7 @@ def test_scheduler_lr_changes_do_not_recompile_and_take_effect():
     assert len(f.cache) == 1 and f.recompiles == 0
 
 
+@pytest.mark.slow
 def test_compiled_float32_step_has_no_float64_arrays():
     # the optimizer's float64 hyper-parameter vector must stay scalar maths: a float64 moment or update
     # doubles the step's memory traffic (and is slow on GPUs)
@@ -108,6 +111,7 @@ def _all_vars(jaxpr):
                 yield from _all_vars(inner)
 
 
+@pytest.mark.slow
 def test_dropout_in_compiled_steps_is_reproducible():
     torch.manual_seed(3)
     x, y = torch.randn(8, 1, 8, 8), torch.randint(0, 3, (8,))
@@ -118,6 +122,7 @@ def test_dropout_in_compiled_steps_is_reproducible():
     assert abs(a.mean() - e.mean()) < 0.5 * e.std() + 0.1  # same statistics, different random stream
 
 
+@pytest.mark.slow
 def test_new_shapes_recompile_and_limit_warns():
     f = torch.compile(lambda t: (t * 2).sum())
     for n in range(1, 4):
@@ -172,6 +177,7 @@ def test_state_not_passed_as_argument_is_lifted_not_baked():
     assert f(torch.ones(3)).tolist() == [5.0, 5.0, 5.0]
 
 
+@pytest.mark.slow
 def test_compiled_module_forward_with_eager_backward():
     torch.manual_seed(4)
     model = _mlp()
@@ -188,6 +194,7 @@ def test_compiled_module_forward_with_eager_backward():
     assert list(cm.state_dict())[0].startswith("_orig_mod.")
 
 
+@pytest.mark.slow
 def test_check_mode_compares_with_eager():
     torch.manual_seed(5)
     model = _mlp()

@@ -133,6 +133,7 @@ def test_default_collate_types():
     assert D.default_convert((np.int32(3), [np.zeros(1)]))[0].dtype is torchlike.int32
 
 
+@pytest.mark.slow
 def test_collate_keeps_autograd_history():
     w = torchlike.ones(2, requires_grad=True)
     batch = D.default_collate([w * 2, w * 3])

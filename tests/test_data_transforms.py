@@ -115,6 +115,7 @@ class Images(D.Dataset):
         return self.transform(self.images[i]), i
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 def test_transforms_in_worker_processes():
     transform = T.Compose([T.ToTensor(), T.Normalize((0.5, 0.25), (0.5, 0.5))])

@@ -13,7 +13,7 @@ import torchlike
 from torchlike.utils import data as D
 from torchlike.utils.data import _worker
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]  # slow: starts worker processes
 
 
 class Probe(D.Dataset):

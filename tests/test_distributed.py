@@ -11,6 +11,8 @@ import torchlike.distributed as dist
 from torchlike import nn
 from torchlike.nn.parallel import DistributedDataParallel as DDP
 
+pytestmark = pytest.mark.slow  # distributed: process groups, DDP
+
 NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
 
 

@@ -76,6 +76,7 @@ def test_sample_statistics() -> None:
     np.testing.assert_allclose(counts, probs.numpy(), atol=0.02)
 
 
+@pytest.mark.slow
 def test_more_sample_statistics() -> None:
     torchlike.manual_seed(2)
     n = 20000
@@ -123,6 +124,7 @@ def test_mvn_matches_numpy() -> None:
     assert tuple(batched.log_prob(torchlike.zeros(5, 1, 1, 2)).shape) == (5, 4, 3)
 
 
+@pytest.mark.slow
 def test_categorical_and_onehot() -> None:
     logits = torchlike.tensor([[0.1, -0.4, 1.2], [2.0, 0.0, -1.0]])
     c = D.Categorical(logits=logits)
@@ -199,6 +201,7 @@ def test_binomial_sample_raises_naming_the_missing_sampler() -> None:
         b.sample()
 
 
+@pytest.mark.slow
 def test_registry_round_trips() -> None:
     x = torchlike.tensor([0.3, -1.2, 0.5])
     y = D.biject_to(D.constraints.simplex)(x)

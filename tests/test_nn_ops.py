@@ -159,6 +159,7 @@ def test_rnn_matches_a_python_loop() -> None:
     np.testing.assert_allclose(h[0].detach().numpy(), hx, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_packed_lstm_equals_per_sequence_runs() -> None:
     torch.manual_seed(0)
     lstm = nn.LSTM(2, 3, bidirectional=True).double()

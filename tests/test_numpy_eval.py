@@ -29,7 +29,7 @@ CASES = {
     "dynamic": (lambda x, i: (lax.dynamic_slice(x, (i[0], i[1]), (2, 2)), lax.dynamic_update_slice(x, x[:1, :2], (i[3], i[0]))), [X, IDX]),
     "control": (lambda x: (lax.cond(x[0, 0] > 0, lambda v: v * 2, lambda v: v - 1, x), lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (0, x))[1]), [X]),
     "convert": (lambda x: (x.astype(jnp.int32), x.astype(jnp.float16), x.astype(jnp.bfloat16) * 3, lax.bitcast_convert_type(x, jnp.int32)), [X]),
-    "iota_broadcast": (lambda x: (jnp.arange(4) + x, jnp.broadcast_to(x[:, :1], (3, 5)), jax.nn.one_hot(jnp.arange(3), 4)), [X]),
+    "iota_broadcast": (lambda x: (jnp.arange(4).astype(x.dtype) + x, jnp.broadcast_to(x[:, :1], (3, 5)), jax.nn.one_hot(jnp.arange(3), 4)), [X]),
 }  # fmt: skip
 
 

@@ -202,6 +202,7 @@ def test_sparse_adam_refuses_dense_gradients() -> None:
         opt.step()
 
 
+@pytest.mark.slow
 def test_lbfgs_minimises_a_quadratic() -> None:
     w = torchlike.zeros(3, dtype=torchlike.float64, requires_grad=True)
     target = torchlike.tensor([1.0, -2.0, 0.5], dtype=torchlike.float64)

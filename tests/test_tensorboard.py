@@ -82,6 +82,7 @@ def test_errors():
         _summary.make_histogram(np.zeros(0), 10)
 
 
+@pytest.mark.slow
 def test_missing_tensorboard_is_a_clear_import_error():
     code = (
         "import sys; sys.modules['tensorboard'] = None\n"

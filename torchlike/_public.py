@@ -56,7 +56,7 @@ def result_type(tensor1: Any, tensor2: Any) -> D.dtype:
 
 def typename(obj: Any) -> str:
     if isinstance(obj, Tensor):
-        from ._ops.shape import type_name
+        from ._ops._common import type_name
 
         return type_name(obj)
     module = type(obj).__module__

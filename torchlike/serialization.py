@@ -316,3 +316,6 @@ def reduce_tensor(tensor: Tensor, proto: int) -> tuple:
         return _rebuild_plain, (storage, tensor._dtype, args[1], args[2], args[3], tensor._rg, state)
     plain = (storage, tensor._dtype, args[1], args[2], args[3], tensor._rg, None)
     return _rebuild_from_type_v2, (_rebuild_plain, type(tensor), plain, state or {})
+
+
+Tensor.__reduce_ex__ = reduce_tensor  # pickling lives here, above _core's Tensor

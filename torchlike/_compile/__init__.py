@@ -33,6 +33,11 @@ def compile(model: Any = None, *, fullgraph: bool = False, dynamic: bool | None 
     return CompiledFunction(model, fullgraph, dynamic, mode, options, disable)
 
 
+def _module_compile(self: Any, *args: Any, **kwargs: Any) -> None:
+    """nn.Module.compile: this module's calls run compiled from now on."""
+    self._compiled_call_impl = compile(self._call_impl, *args, **kwargs)
+
+
 def _module_base() -> type:
     from ..nn import Module
 
@@ -76,3 +81,6 @@ def reset() -> None:
     """torch._dynamo.reset(): forget compiled programs (they are per CompiledFunction here)."""
     stats.clear()
 
+
+_module_compile.__qualname__ = "Module.compile"
+_module_base().compile = _module_compile  # attached from here: nn sits below compile

@@ -36,6 +36,7 @@ import numpy as np
 from .._core import tensor as T
 from .._core.tensor import Buffer, Tensor
 from ..autograd import grad_mode
+from ..optim import _fused
 
 stats = collections.Counter()  # compiles, recompiles, calls, eager_calls, graph_breaks, retraces
 
@@ -694,3 +695,5 @@ def _ambient() -> tuple:
     amb.append(autocast_mode.state_key())
     return tuple(amb)
 
+
+_fused.read_hyper = hyper

@@ -143,7 +143,6 @@ def to_dtype(obj: Any) -> dtype:
 
 _KIND_ORDER = "buifc"
 _INT_BY_RANK = (int8, int16, int32, int64)
-_FLOAT_BY_RANK = (float16, float32, float64)
 _COMPLEX_BY_RANK = (None, complex64, complex128)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -134,12 +134,7 @@ class Tensor:
         "__weakref__",
     )
 
-    # torch's Tensor(*sizes) / Tensor(data) legacy constructor; see creation ops.
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        from .._ops import creation
-
-        return creation.legacy_tensor_new(cls, *args, **kwargs)
-
+    # torch's Tensor(*sizes) / Tensor(data) legacy constructor: __new__ is attached by _ops.creation.
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
@@ -454,13 +449,6 @@ class Tensor:
         arr = self.numpy() if not self.requires_grad else self.detach().numpy()
         return arr if dtype is None else arr.astype(dtype)
 
-    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
-        if return_scalar:
-            return array[()]
-        from .._ops import creation
-
-        return creation.from_numpy(np.ascontiguousarray(array))
-
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         return self._data().__dlpack__(*args, **kwargs)
 
@@ -497,15 +485,8 @@ class Tensor:
             grad_fn_name=None if self._node is None else type(self.grad_fn).__name__,
         )  # fmt: skip
 
-    def __reduce_ex__(self, proto: int) -> Any:
-        from .. import serialization
-
-        return serialization.reduce_tensor(self, proto)
-
-    def __deepcopy__(self, memo: dict) -> Tensor:
-        from .._ops import creation
-
-        return creation.deepcopy_tensor(self, memo)
+    # Attached by the rooms that implement them: __array_wrap__ and __deepcopy__ (_ops.creation),
+    # __reduce_ex__ (serialization), grad_fn, retain_grad, hooks and backward (autograd._tensor).
 
     # --- autograd attributes (the engine lives in torchlike.autograd) ---------------------------
 
@@ -533,12 +514,6 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         return self._node is None
-
-    @property
-    def grad_fn(self) -> Any:
-        from ..autograd import graph
-
-        return graph.grad_fn_of(self)
 
     @property
     def grad(self) -> Tensor | None:
@@ -611,43 +586,6 @@ class Tensor:
         self._node = None
         self._rg = False
         return self
-
-    def retain_grad(self) -> None:
-        if self._node is None:
-            if not self._rg:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-            return
-        if not self._retains_grad:
-            from ..autograd import graph
-
-            graph.retain(self)
-        self._retains_grad = True
-
-    def register_hook(self, hook: Callable) -> Any:
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from ..autograd import graph
-
-        return graph.register_tensor_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook: Callable) -> Any:
-        """Call ``hook(tensor)`` after a backward pass has accumulated into this leaf's ``.grad``."""
-        if self._node is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if not self._rg:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from ..autograd.graph import _RemovableHandle
-
-        hooks = self.__dict__.setdefault("_post_acc_hooks", [])
-        hooks.append(hook)
-        return _RemovableHandle(hooks, hook)
-
-    def backward(
-        self, gradient: Tensor | None = None, retain_graph: bool | None = None, create_graph: bool = False, inputs: Any = None
-    ) -> None:
-        from ..autograd import engine
-
-        engine.backward((self,), (gradient,), retain_graph, create_graph, inputs)
 
 
 _bcast_kernels: LRU = LRU()

@@ -19,8 +19,6 @@ from jax import lax
 
 from .kernel_cache import LRU
 
-Geometry = tuple  # (shape, stride, offset)
-
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     strides = []

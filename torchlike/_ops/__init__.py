@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, Callable
 
 from .._core import dtype as D
@@ -34,6 +36,13 @@ def public_names() -> dict:
         if n != "view":
             names.setdefault(n, fn)
     return names
+
+
+@functools.cache
+def namespace() -> types.SimpleNamespace:
+    """``public_names()`` as attributes: how the rooms above call ops by their torch names
+    (``_ops.namespace().stack``) without importing the top-level ``torchlike`` that imports them."""
+    return types.SimpleNamespace(**public_names())
 
 
 def _inplace(op: Any) -> Callable:
@@ -115,7 +124,6 @@ def _install() -> None:
     }  # fmt: skip
     for name, fn in dunders.items():
         setattr(Tensor, name, fn)
-    Tensor.__hash__ = lambda self: id(self)
 
 
 _install()

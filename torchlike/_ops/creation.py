@@ -27,9 +27,6 @@ __all__ = [
     "frombuffer", "complex", "polar", "tril_indices", "triu_indices", "from_jax", "from_dlpack",
 ]  # fmt: skip
 
-_range = builtins.range
-
-
 def _dev(device: Any) -> _device.device:
     return _device.canonical(device)
 
@@ -557,6 +554,12 @@ def legacy_tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     return t
 
 
+def _array_wrap(self: Tensor, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:
+    if return_scalar:
+        return array[()]
+    return from_numpy(np.ascontiguousarray(array))
+
+
 def deepcopy_tensor(t: Tensor, memo: dict) -> Tensor:
     if not t.is_leaf:
         raise RuntimeError(
@@ -615,3 +618,8 @@ registry.METHODS.update(
     new_full=new_full,
     new_tensor=new_tensor,
 )
+
+# The Tensor class lives in _core, below this room; its constructors are attached from here.
+Tensor.__new__ = staticmethod(legacy_tensor_new)
+Tensor.__array_wrap__ = _array_wrap
+Tensor.__deepcopy__ = deepcopy_tensor

@@ -80,7 +80,9 @@ def _shape_and_dims(x: Any, s: Any, dim: Any) -> tuple:
 
 
 def _complex(x: Any) -> Any:
-    return x if jnp.iscomplexobj(x) else x.astype(jnp.result_type(x.dtype, jnp.complex64))
+    if jnp.iscomplexobj(x):
+        return x
+    return x.astype(jnp.complex128 if x.dtype == jnp.float64 else jnp.complex64)
 
 
 # --- kernels (sizes and dims already canonical) -----------------------------------------------------

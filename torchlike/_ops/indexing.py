@@ -25,8 +25,8 @@ from .._core import views as V
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
+from ._common import _to_dtype, convert, type_name
 from .registry import RawTensor, TensorList, TensorOrScalar, defop
-from .shape import _to_dtype, convert
 from .views import select_spec, slice_spec
 
 _SEQ_WARNING = (
@@ -316,8 +316,6 @@ _CPP_SCALAR = {
 
 
 def _tensor_type(t: Tensor) -> str:
-    from .shape import type_name
-
     return type_name(t)
 
 

@@ -19,6 +19,7 @@ from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
 from ..autograd import grad_mode, graph
 from . import registry, return_types
+from ._common import _broadcast_shape
 from .registry import RawTensor, Scalar, TensorOrScalar, defop
 
 __all__ = ["index_put", "index_put_", "scatter", "nonzero", "argwhere", "unique", "unique_consecutive",
@@ -167,7 +168,7 @@ def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
     src = source.reshape(x.shape[:d] + (index.size,) + x.shape[d + 1 :])
-    out = x.at[_index_along(x, d, index)].add((src * alpha).astype(x.dtype))
+    out = x.at[_index_along(x, d, index)].add((src * jnp.asarray(alpha, src.dtype)).astype(x.dtype))
     return out.reshape(input.shape)
 
 
@@ -578,8 +579,6 @@ def put(input: RawTensor, index: RawTensor, source: RawTensor, accumulate: bool 
 
 
 def _broadcast_shapes(*shapes: tuple) -> tuple:
-    from .shape import _broadcast_shape
-
     return _broadcast_shape(*shapes)
 
 

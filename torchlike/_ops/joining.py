@@ -14,8 +14,9 @@ import numpy as np
 from .._core.size import Size
 from .._core.tensor import Tensor
 from . import registry
+from ._common import _broadcast_shape
 from .registry import TensorList, defop
-from .shape import _broadcast_shape, cat, stack
+from .shape import cat, stack
 from .views import expand, reshape, unsqueeze, view
 
 __all__ = ["hstack", "vstack", "row_stack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d",

@@ -13,6 +13,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from ..autograd.graph import show_as
 from . import registry
+from ._common import _broadcast_shape
 from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
 
 _CROSS = (("input", "other"), ("other", "input"))
@@ -91,14 +92,14 @@ def _bool_kernel(a: Any, b: Any) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-@defop(promote=None, out=True, grad_name=_matmul_name, autocast="lower", saves=_CROSS)
+@defop(promote=None, out=True, grad_name=_matmul_name, saves=_CROSS)
 def matmul(input: RawTensor, other: RawTensor) -> Any:
     _check_matmul(input, other)
     _bool_kernel(input, other)
     return jnp.matmul(input, other)
 
 
-@defop(promote=None, out=True, grad_name="MmBackward0", autocast="lower", saves=_CROSS2)
+@defop(promote=None, out=True, grad_name="MmBackward0", saves=_CROSS2)
 def mm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -109,7 +110,7 @@ def mm(input: RawTensor, mat2: RawTensor) -> Any:
     return jnp.matmul(input, mat2)
 
 
-@defop(promote=None, out=True, grad_name="BmmBackward0", autocast="lower", saves=_CROSS2)
+@defop(promote=None, out=True, grad_name="BmmBackward0", saves=_CROSS2)
 def bmm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -126,7 +127,7 @@ def bmm(input: RawTensor, mat2: RawTensor) -> Any:
     return jnp.matmul(input, mat2)
 
 
-@defop(promote=None, out=True, grad_name="MvBackward0", autocast="lower")
+@defop(promote=None, out=True, grad_name="MvBackward0")
 def mv(input: RawTensor, vec: RawTensor) -> Any:
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
@@ -216,8 +217,8 @@ def _no_bool(name: str, x: Any) -> None:
 def _scaled_sum(input: Any, prod: Any, beta: Any, alpha: Any) -> Any:
     # torch: beta == 0 ignores input (NaN/inf in it do not propagate)
     shaped = jnp.broadcast_to(input, prod.shape)
-    scaled = jnp.where(beta == 0, jnp.zeros_like(shaped), shaped * beta)
-    return (scaled + prod * alpha).astype(prod.dtype)
+    scaled = jnp.where(beta == 0, jnp.zeros_like(shaped), shaped * jnp.asarray(beta, shaped.dtype))
+    return (scaled + prod * jnp.asarray(alpha, prod.dtype)).astype(prod.dtype)
 
 
 def _expand_error(src: tuple, dst: tuple) -> None:
@@ -230,7 +231,7 @@ def _expand_error(src: tuple, dst: tuple) -> None:
             )
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def addmm(input: RawTensor, mat1: RawTensor, mat2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     if mat1.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got " + f"{mat1.ndim}-D tensor")
@@ -243,7 +244,7 @@ def addmm(input: RawTensor, mat1: RawTensor, mat2: RawTensor, *, beta: Scalar = 
     return _scaled_sum(input, jnp.matmul(mat1, mat2), beta, alpha)
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def addmv(input: RawTensor, mat: RawTensor, vec: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
@@ -286,7 +287,7 @@ def _batch_check(b1: Any, b2: Any) -> None:
         )
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def baddbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     _batch_check(batch1, batch2)
     _expand_error(input.shape, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
@@ -299,7 +300,7 @@ def baddbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Sca
     return _scaled_sum(input, jnp.matmul(batch1, batch2), beta, alpha)
 
 
-@defop(promote=None, inplace=True, out=True, autocast="lower")
+@defop(promote=None, inplace=True, out=True)
 def addbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     _batch_check(batch1, batch2)
     _expand_error(input.shape, (batch1.shape[1], batch2.shape[2]))
@@ -484,8 +485,6 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor |
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
-    from .shape import _broadcast_shape
-
     return _broadcast_shape(a, b)
 
 

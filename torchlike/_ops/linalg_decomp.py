@@ -19,6 +19,7 @@ from jax import lax
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
+from ._common import _vector_norm_impl, dims
 from .linalg import matmul
 from .registry import RawTensor, TensorArg, defop
 
@@ -490,7 +491,7 @@ def _geqrf_impl(a: Any) -> tuple:
         a, taus = carry
         v, tau, beta = _reflector(jnp.take(a, j, axis=-1), j, rows)
         # H^H applied to the trailing columns: C - conj(tau) v (v^H C)
-        w = jnp.einsum("...m,...mn->...n", jnp.conj(v), a) * (cols > j)
+        w = jnp.where(cols > j, jnp.einsum("...m,...mn->...n", jnp.conj(v), a), 0)
         a = a - jnp.conj(tau)[..., None, None] * v[..., :, None] * w[..., None, :]
         col = jnp.where(rows == j, beta[..., None], jnp.where(rows > j, v, jnp.take(a, j, axis=-1)))
         a = jnp.where(cols == j, col[..., :, None], a)
@@ -841,68 +842,10 @@ def matrix_exp(A: RawTensor) -> Any:
 def _norm_dims(dim: Any, ndim: int) -> tuple | None:
     if dim is None:
         return None
-    from .reduction import dims as norm_dims
-
-    return norm_dims(tuple(dim) if isinstance(dim, (list, tuple)) else int(dim), ndim)
+    return dims(tuple(dim) if isinstance(dim, (list, tuple)) else int(dim), ndim)
 
 
-def _vnorm_fwd(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
-    a = jnp.abs(x)
-    if ord == 0:
-        return jnp.sum(a != 0, axes, keepdims=keepdim).astype(a.dtype)
-    if math.isinf(ord):
-        if x.size == 0:
-            return jnp.max(a, axes, keepdims=keepdim, initial=0.0) if ord > 0 else jnp.min(a, axes, keepdims=keepdim)
-        return jnp.max(a, axes, keepdims=keepdim) if ord > 0 else jnp.min(a, axes, keepdims=keepdim)
-    if ord == 1:
-        return jnp.sum(a, axes, keepdims=keepdim)
-    if ord == 2:
-        return jnp.sqrt(jnp.sum(a * a, axes, keepdims=keepdim))
-    return jnp.sum(a**ord, axes, keepdims=keepdim) ** (1.0 / ord)
 
-
-def _vnorm_bwd_math(x: Any, norm: Any, g: Any, ord: float, axes: Any, keepdim: bool) -> Any:
-    # torch's norm_backward (FunctionsManual.cpp); norm and g are broadcast back over the reduced axes
-    if not keepdim and axes is not None:
-        norm = jnp.expand_dims(norm, axes)
-        g = jnp.expand_dims(g, axes)
-    a = jnp.abs(x)
-    sgn = jnp.sign(x)
-    if ord == 0:
-        return jnp.zeros_like(x)
-    if ord == 1:
-        return sgn * g
-    if ord == 2:
-        return x * jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm))
-    if math.isinf(ord):
-        mask = (a == norm) | jnp.isnan(a)
-        count = jnp.sum(mask, axes, keepdims=True)
-        return sgn * (g / count) * mask
-    if ord < 1:
-        scaled = sgn * jnp.where(x == 0, 0, a ** (ord - 1))
-        return scaled * g * norm ** (1 - ord)
-    if ord < 2:
-        scale = jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm ** (ord - 1)))
-        return sgn * a ** (ord - 1) * scale
-    scale = jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm ** (ord - 1)))
-    return x * a ** (ord - 2) * scale
-
-
-def _vector_norm_impl(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
-    @jax.custom_vjp
-    def f(x: Any) -> Any:
-        return _vnorm_fwd(x, ord, axes, keepdim)
-
-    def fwd(x: Any) -> Any:
-        n = _vnorm_fwd(x, ord, axes, keepdim)
-        return n, (x, n)
-
-    def bwd(res: Any, g: Any) -> Any:
-        x, n = res
-        return (_vnorm_bwd_math(x, n, g, ord, axes, keepdim).astype(x.dtype),)
-
-    f.defvjp(fwd, bwd)
-    return f(x)
 
 
 def _vector_norm_check(cdt: Any, dyn: tuple, static: tuple) -> None:

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
-from .reduction import dims
+from ._common import dims
 from .registry import RawTensor, Scalar, TensorArg, defop
 
 __all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu", "rrelu_"]
@@ -223,7 +223,7 @@ def _prelu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.dim()}")
 
 
-@defop(grad_name="PreluKernelBackward0", check=_prelu_check, autocast="lower")
+@defop(grad_name="PreluKernelBackward0", check=_prelu_check)
 def prelu(input: TensorArg, weight: TensorArg) -> Any:
     w = weight.reshape(-1)
     if w.shape[0] != 1 and input.ndim > 1:
@@ -319,21 +319,20 @@ def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
 
 
 @defop(promote=None, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"),
-       saves=("result",), autocast="fp32")  # fmt: skip
+       saves=("result",))  # fmt: skip
 def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.softmax(x, axis=d) if x.ndim else jnp.ones_like(x)
 
 
 @defop(promote=None, grad_name="LogSoftmaxBackward0", check=_softmax_check("log_softmax_lastdim_kernel_impl"),
-       saves=("result",), autocast="fp32")  # fmt: skip
+       saves=("result",))  # fmt: skip
 def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.log_softmax(x, axis=d) if x.ndim else jnp.zeros_like(x)
 
 
-@defop(promote=None, method=False, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"),
-       autocast="fp32")  # fmt: skip
+@defop(promote=None, method=False, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"))  # fmt: skip
 def _softmin(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.softmax(-x, axis=d) if x.ndim else jnp.ones_like(x)

@@ -49,26 +49,26 @@ def _both(input: Any, target: Any) -> tuple:
     return jnp.broadcast_arrays(input, target)
 
 
-@defop(method=False, grad_name="MseLossBackward0", check=_float_kernel("mse_cpu"), autocast="fp32")
+@defop(method=False, grad_name="MseLossBackward0", check=_float_kernel("mse_cpu"))
 def _mse_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
     x, t = _both(input, target)
     return _reduce(jnp.square(x - t), reduction)
 
 
-@defop(method=False, grad_name=_named("AbsBackward0"), autocast="fp32")
+@defop(method=False, grad_name=_named("AbsBackward0"))
 def _l1_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
     x, t = _both(input, target)
     return _reduce(_abs0(x - t), reduction)
 
 
-@defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"), autocast="fp32")
+@defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"))
 def _smooth_l1_loss(input: TensorArg, target: TensorArg, reduction: str, beta: float) -> Any:
     x, t = _both(input, target)
     d = jnp.abs(x - t)
     return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
 
-@defop(method=False, grad_name="HuberLossBackward0", check=_float_kernel("huber_cpu"), autocast="fp32")
+@defop(method=False, grad_name="HuberLossBackward0", check=_float_kernel("huber_cpu"))
 def _huber_loss(input: TensorArg, target: TensorArg, reduction: str, delta: float) -> Any:
     x, t = _both(input, target)
     d = jnp.abs(x - t)
@@ -141,8 +141,7 @@ def _nll_reduce(losses: Any, w: Any, reduction: str) -> Any:
     return _reduce(losses, reduction)
 
 
-@defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"),
-       autocast="fp32")  # fmt: skip
+@defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"))  # fmt: skip
 def _nll_loss(
     input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int
 ) -> Any:
@@ -170,8 +169,7 @@ def _ce_name(static: tuple, dyn: tuple) -> str:
     return _nll_name(static, dyn)
 
 
-@defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"),
-       autocast="fp32")  # fmt: skip
+@defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"))  # fmt: skip
 def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int,
                    label_smoothing: float) -> Any:  # fmt: skip
     cdim = _class_dim(input)
@@ -227,7 +225,7 @@ def _bce_terms_jvp(primals: tuple, tangents: tuple) -> tuple:
     return out, d_input * dx + (jnp.log1p(-x) - jnp.log(x)) * dt
 
 
-@defop(method=False, grad_name="BinaryCrossEntropyBackward0", check=_bce_check, autocast="fp32")
+@defop(method=False, grad_name="BinaryCrossEntropyBackward0", check=_bce_check)
 def _binary_cross_entropy(input: TensorArg, target: TensorArg, weight: OptTensor, reduction: str) -> Any:
     loss = _bce_terms(input, target)
     if weight is not None:
@@ -235,7 +233,7 @@ def _binary_cross_entropy(input: TensorArg, target: TensorArg, weight: OptTensor
     return _reduce(loss, reduction)
 
 
-@defop(method=False, grad_name="BinaryCrossEntropyWithLogitsBackward0", autocast="fp32")
+@defop(method=False, grad_name="BinaryCrossEntropyWithLogitsBackward0")
 def _bce_with_logits(input: TensorArg, target: TensorArg, weight: OptRawTensor, pos_weight: OptRawTensor,
                      reduction: str) -> Any:  # fmt: skip
     log_sig = -jnp.logaddexp(jnp.zeros_like(input), -input)
@@ -254,7 +252,7 @@ def _kl_name(static: tuple, dyn: tuple) -> str:
     return _named("MulBackward0" if log_target else "SubBackward0")(static, dyn)
 
 
-@defop(method=False, grad_name=_kl_name, autocast="fp32")
+@defop(method=False, grad_name=_kl_name)
 def _kl_div(input: TensorArg, target: TensorArg, reduction: str, log_target: bool) -> Any:
     if log_target:
         loss = jnp.exp(target) * (target - input)
@@ -269,7 +267,7 @@ def _poisson_name(static: tuple, dyn: tuple) -> str:
     return _named("AddBackward0" if static[2] else "SubBackward0")(static, dyn)
 
 
-@defop(method=False, grad_name=_poisson_name, autocast="fp32")
+@defop(method=False, grad_name=_poisson_name)
 def _poisson_nll_loss(input: TensorArg, target: TensorArg, reduction: str, log_input: bool, full: bool,
                       eps: float) -> Any:  # fmt: skip
     if log_input:
@@ -287,7 +285,7 @@ def _gauss_name(static: tuple, dyn: tuple) -> str:
     return _named("AddBackward0" if static[1] else "MulBackward0")(static, dyn)
 
 
-@defop(method=False, grad_name=_gauss_name, autocast="fp32")
+@defop(method=False, grad_name=_gauss_name)
 def _gaussian_nll_loss(input: TensorArg, target: TensorArg, var: TensorArg, reduction: str, full: bool,
                        eps: float) -> Any:  # fmt: skip
     # torch clamps var under no_grad: the gradient flows as if unclamped
@@ -298,12 +296,12 @@ def _gaussian_nll_loss(input: TensorArg, target: TensorArg, var: TensorArg, redu
     return _reduce(loss, reduction)
 
 
-@defop(method=False, grad_name="SoftMarginLossBackward0", autocast="fp32")
+@defop(method=False, grad_name="SoftMarginLossBackward0")
 def _soft_margin_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
     return _reduce(jnp.log1p(jnp.exp(-target * input)), reduction)
 
 
-@defop(method=False, grad_name=_named("DivBackward0"), autocast="fp32")
+@defop(method=False, grad_name=_named("DivBackward0"))
 def _multilabel_soft_margin_loss(
     input: TensorArg, target: TensorArg, weight: OptRawTensor, reduction: str
 ) -> Any:
@@ -323,7 +321,7 @@ def _clamp_min0(z: Any) -> Any:
     return jnp.where(z >= 0, z, jnp.zeros_like(z))
 
 
-@defop(method=False, grad_name=_named("AddBackward0", pos=1), autocast="fp32")
+@defop(method=False, grad_name=_named("AddBackward0", pos=1))
 def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTensor, margin: float,
                            reduction: str) -> Any:  # fmt: skip
     d = input1.ndim - 1
@@ -338,13 +336,13 @@ def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTens
     return _reduce(pos + neg, reduction)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1), autocast="fp32")
+@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1))
 def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: float,
                          reduction: str) -> Any:  # fmt: skip
     return _reduce(_clamp_min0(-target * (input1 - input2) + margin), reduction)
 
 
-@defop(method=False, grad_name=_named("AddBackward0", pos=1), autocast="fp32")
+@defop(method=False, grad_name=_named("AddBackward0", pos=1))
 def _hinge_embedding_loss(input: TensorArg, target: TensorArg, margin: float, reduction: str) -> Any:
     zeros = jnp.zeros_like(input)
     margin_clamp = _clamp_min0(margin - input)
@@ -370,7 +368,7 @@ def _mm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             raise RuntimeError("target out of range")
 
 
-@defop(method=False, grad_name="MultiMarginLossBackward0", check=_mm_check, autocast="fp32")
+@defop(method=False, grad_name="MultiMarginLossBackward0", check=_mm_check)
 def _multi_margin_loss(input: TensorArg, target: RawTensor, weight: OptRawTensor, p: int, margin: float,
                        reduction: str) -> Any:  # fmt: skip
     x = input if input.ndim == 2 else input.reshape(1, -1)
@@ -417,7 +415,7 @@ def pairwise_body(x1: Any, x2: Any, p: float, eps: float, keepdim: bool) -> Any:
     return _pnorm(d, p, axis if axis >= 0 else 0, keepdim)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=4), autocast="fp32")
+@defop(method=False, grad_name=_named("ClampMinBackward0", pos=4))
 def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: float, p: float,
                          eps: float, swap: bool, reduction: str) -> Any:  # fmt: skip
     d_pos = pairwise_body(anchor, positive, p, eps, False)
@@ -529,7 +527,7 @@ def _ctc_name(static: tuple, dyn: tuple) -> str:
     return _named("CtcLossBackward0")(static, dyn)
 
 
-@defop(promote=None, method=False, grad_name=_ctc_name, autocast="fp32")
+@defop(promote=None, method=False, grad_name=_ctc_name)
 def _ctc_loss(log_probs: RawTensor, targets: RawTensor, input_lengths: RawTensor, target_lengths: RawTensor,
               reduction: str, blank: int, zero_infinity: bool) -> Any:  # fmt: skip
     lp = log_probs if log_probs.ndim == 3 else log_probs[:, None, :]
@@ -546,7 +544,7 @@ def _ctc_loss(log_probs: RawTensor, targets: RawTensor, input_lengths: RawTensor
     return nll if log_probs.ndim == 3 else nll[0]
 
 
-@defop(method=False, grad_name="MultilabelMarginLossBackward0", autocast="fp32")
+@defop(method=False, grad_name="MultilabelMarginLossBackward0")
 def _multilabel_margin_loss(input: TensorArg, target: RawTensor, reduction: str) -> Any:
     x = input if input.ndim == 2 else input.reshape(1, -1)
     t = target.reshape(x.shape).astype(jnp.int64)

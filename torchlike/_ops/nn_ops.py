@@ -112,7 +112,7 @@ def _linear_name(static: tuple, dyn: tuple) -> str:
     return "UnsafeViewBackward0@linear_nd" + ("" if x.is_contiguous() else "_strided") + "_nobias"
 
 
-@defop(promote=None, method=False, grad_name=_linear_name, autocast="lower", saves=("input", "weight"))
+@defop(promote=None, method=False, grad_name=_linear_name, saves=("input", "weight"))
 def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     """torch.nn.functional.linear: input @ weight.T + bias, one kernel."""
     if input.ndim == 0 or weight.ndim == 0:
@@ -150,7 +150,7 @@ def _bilinear_name(static: tuple, dyn: tuple) -> str:
     return "AddBackward0" if dyn[3] is not None else "ViewBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_bilinear_name, autocast="lower")
+@defop(promote=None, method=False, grad_name=_bilinear_name)
 def bilinear(input1: RawTensor, input2: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(
@@ -180,7 +180,7 @@ def _conv_name(static: tuple, dyn: tuple) -> str:
     return "ConvolutionBackward0" if dyn[2] is not None else "ConvolutionBackward0@conv_nobias"
 
 
-@defop(promote=None, method=False, grad_name=_conv_name, autocast="lower", saves=("input", "weight"))
+@defop(promote=None, method=False, grad_name=_conv_name, saves=("input", "weight"))
 def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride: tuple, padding: tuple,
                  dilation: tuple, transposed: bool, output_padding: tuple, groups: int) -> Any:  # fmt: skip
     """N-d convolution; ``padding`` is ((lo, hi), ...) per spatial dim. Unbatched inputs get a batch dim."""
@@ -787,10 +787,10 @@ def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, runn
         return out
     n = x.size // x.shape[1]
     mean, var = lax.stop_gradient(mean), lax.stop_gradient(var)
-    new_mean = (momentum * mean + (1 - momentum) * running_mean.astype(acc)).astype(running_mean.dtype)
-    new_var = (momentum * var * (n / max(n - 1, 1)) + (1 - momentum) * running_var.astype(acc)).astype(
-        running_var.dtype
-    )
+    dt = jnp.float64 if jnp.asarray(momentum).dtype == jnp.float64 else acc  # momentum arrives as a double
+    m, mean, var = jnp.asarray(momentum, dt), mean.astype(dt), var.astype(dt)
+    new_mean = (m * mean + (1 - m) * running_mean.astype(dt)).astype(running_mean.dtype)
+    new_var = (m * var * (n / max(n - 1, 1)) + (1 - m) * running_var.astype(dt)).astype(running_var.dtype)
     return out, new_mean, new_var
 
 
@@ -891,7 +891,6 @@ def _norm_shape_check(input: Any, normalized_shape: tuple) -> None:
     method=False,
     grad_name="NativeLayerNormBackward0",
     saves=("input", "weight"),
-    autocast="fp32",
 )
 def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, normalized_shape: tuple,
                 eps: float) -> Any:  # fmt: skip
@@ -929,8 +928,7 @@ def _gn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check,
-       autocast="fp32")  # fmt: skip
+@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check)  # fmt: skip
 def _group_norm(
     input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, num_groups: int, eps: float
 ) -> Any:
@@ -954,7 +952,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _group_norm(input, weight, bias, int(num_groups), float(eps))
 
 
-@defop(promote=None, method=False, grad_name="MulBackward0", autocast="fp32")
+@defop(promote=None, method=False, grad_name="MulBackward0")
 def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, eps: Any) -> Any:
     _norm_shape_check(input, normalized_shape)
     acc = _acc(input)
@@ -997,7 +995,7 @@ def _alpha_dropout_apply(input: RawTensor, noise: RawTensor, shift: RawTensor) -
 
 def _index_check(indices: Tensor, weight: Tensor, fname: str) -> None:
     if indices.dtype not in (D.int64, D.int32):
-        from .shape import type_name
+        from ._common import type_name
 
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
@@ -1068,9 +1066,6 @@ def _one_hot(input: RawTensor, num_classes: int) -> Any:
 
 def _as_tuple(v: Any) -> Any:
     return tuple(v) if isinstance(v, list) else v
-
-
-MATH_SQRT3 = math.sqrt(3.0)
 
 
 # --- weight normalisation ------------------------------------------------------------------------------------

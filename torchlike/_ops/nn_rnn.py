@@ -51,7 +51,7 @@ def _layer_name(static: tuple, dyn: tuple) -> str:
     return "MkldnnRnnLayerBackward0" if static[0] == "LSTM" else "StackBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_layer_name, autocast="lower")
+@defop(promote=None, method=False, grad_name=_layer_name)
 def _rnn_layer(input: RawTensor, hx: RawTensor, cx: OptRawTensor, w_ih: RawTensor, w_hh: RawTensor,
                b_ih: OptRawTensor, b_hh: OptRawTensor, w_hr: OptRawTensor, lengths: OptRawTensor, mode: str,
                reverse: bool) -> Any:  # fmt: skip
@@ -98,7 +98,7 @@ def _cell_name(static: tuple, dyn: tuple) -> str:
     )
 
 
-@defop(promote=None, method=False, grad_name=_cell_name, autocast="lower")
+@defop(promote=None, method=False, grad_name=_cell_name)
 def _rnn_cell(input: RawTensor, hx: RawTensor, cx: OptRawTensor, w_ih: RawTensor, w_hh: RawTensor,
               b_ih: OptRawTensor, b_hh: OptRawTensor, mode: str) -> Any:  # fmt: skip
     xw = jnp.matmul(input, w_ih.T)

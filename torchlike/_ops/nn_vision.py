@@ -243,7 +243,7 @@ def _upsample_name(static: tuple, dyn: tuple) -> str:
     return f"{_UPSAMPLE_NAMES[mode]}{len(out_size)}DBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_upsample_name, saves=(), autocast="fp32")
+@defop(promote=None, method=False, grad_name=_upsample_name, saves=())
 def _upsample(input: RawTensor, output_size: tuple, mode: str, align_corners: bool, scales: tuple) -> Any:
     n = len(output_size)
     x = input
@@ -398,7 +398,7 @@ def _values(value: Any, query: Any, enable_gqa: bool) -> Any:
     return value
 
 
-@defop(promote=None, method=False, grad_name=_sdpa_name, autocast="lower")
+@defop(promote=None, method=False, grad_name=_sdpa_name)
 def _sdpa(query: RawTensor, key: RawTensor, value: RawTensor, attn_mask: OptRawTensor, is_causal: bool, scale: Any,
           enable_gqa: bool, fused: bool = False) -> Any:  # fmt: skip
     """``fused`` (4-D inputs on a GPU): JAX's dot_product_attention, which uses cuDNN's fused
@@ -423,13 +423,13 @@ def _fused_attention(query: Any, key: Any, value: Any, attn_mask: Any, is_causal
     return jnp.swapaxes(out, 1, 2)
 
 
-@defop(promote=None, method=False, grad_name="SoftmaxBackward0", autocast="lower")
+@defop(promote=None, method=False, grad_name="SoftmaxBackward0")
 def _sdpa_weights(query: RawTensor, key: RawTensor, attn_mask: OptRawTensor, is_causal: bool, scale: Any,
                   enable_gqa: bool) -> Any:  # fmt: skip
     return attention_scores(query, key, attn_mask, is_causal, scale, enable_gqa)
 
 
-@defop(promote=None, method=False, grad_name="UnsafeViewBackward0", autocast="lower")
+@defop(promote=None, method=False, grad_name="UnsafeViewBackward0")
 def _sdpa_apply(weights: RawTensor, value: RawTensor, query_heads: int, enable_gqa: bool) -> Any:
     v = value
     if enable_gqa and v.ndim >= 3 and v.shape[-3] != query_heads:
@@ -442,7 +442,7 @@ def _mha_name(static: tuple, dyn: tuple) -> str:
     return "MeanBackward1" if need_weights and average else "ViewBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_mha_name, autocast="lower")
+@defop(promote=None, method=False, grad_name=_mha_name)
 def _mha_attention(q: RawTensor, k: RawTensor, v: RawTensor, attn_mask: OptRawTensor, key_padding_mask: OptRawTensor,
                    bias_k: OptRawTensor, bias_v: OptRawTensor, noise: OptRawTensor, num_heads: int, need_weights: bool,
                    average_attn_weights: bool, add_zero_attn: bool) -> Any:  # fmt: skip

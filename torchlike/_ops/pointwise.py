@@ -650,6 +650,7 @@ def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
     """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
     # torch's formula switches at |weight| = 0.5 for accuracy at both ends
     diff = end - input
+    weight = jnp.asarray(weight, input.dtype)  # a Python-number weight arrives as a double
     return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(input.dtype)
 
 
@@ -852,7 +853,7 @@ ge = _cmp("ge", jnp.greater_equal, ("greater_equal",))
 
 def _logical(name: str, f: Any) -> Any:
     def body(input: RawTensor, other: RawTensor) -> Any:
-        return f(input != 0, other != 0)
+        return f(input.astype(jnp.bool_), other.astype(jnp.bool_))
 
     body.__name__ = name
     return defop(name, promote=None, inplace=True, out=True, differentiable=False)(body)

@@ -21,6 +21,7 @@ from jax import lax
 from .._core import dtype as D
 from .._core.tensor import Tensor
 from . import return_types
+from ._common import _vector_norm_impl, dims
 from .registry import METHODS, RawTensor, TensorArg, copy_to_out, defop
 
 __all__ = ["max", "min", "median", "nanmedian", "var", "std", "var_mean", "std_mean"]
@@ -36,26 +37,7 @@ for _name, _fields in (("max", ("values", "indices")), ("min", ("values", "indic
         setattr(return_types, _name + "_out", return_types._structseq(_name + "_out", _fields))
 
 
-def dims(dim: Any, ndim: int) -> tuple | None:
-    """Normalise torch's ``dim`` (None, int, or sequence) into sorted positive axes, with torch's errors.
 
-    A 0-dim tensor accepts dim 0 and -1 and gives ``()``."""
-    if dim is None:
-        return None
-    if isinstance(dim, (int, np.integer)):
-        dim = (int(dim),)
-    n = ndim if ndim > 0 else 1
-    out = []
-    for d in dim:
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-        d = d % n
-        if d in out:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        out.append(d)
-    if ndim == 0:
-        return ()
-    return tuple(sorted(out))
 
 
 def _axes(dim: Any, ndim: int) -> tuple | None:
@@ -393,7 +375,7 @@ def aminmax(input: RawTensor, *, dim: int | None = None, keepdim: bool = False) 
 
 def _logical(x: Any, dim: Any, keepdim: bool, f: Callable) -> Any:
     axes = _axes(_static(dim), x.ndim)
-    r = _keep_all(f(x != 0, axis=axes, keepdims=keepdim), x, axes, keepdim)
+    r = _keep_all(f(x.astype(jnp.bool_), axis=axes, keepdims=keepdim), x, axes, keepdim)
     return r if x.dtype != jnp.uint8 else r.astype(jnp.uint8)
 
 
@@ -806,8 +788,6 @@ def _dist_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 @defop(out=True, check=_dist_check)
 def dist(input: TensorArg, other: TensorArg, p: float = 2) -> Any:
     """torch.dist: the p-norm of ``input - other`` (broadcast), with torch.norm's gradient conventions."""
-    from .linalg_decomp import _vector_norm_impl
-
     return _vector_norm_impl(input - other, float(p), None, False)
 
 

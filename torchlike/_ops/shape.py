@@ -13,7 +13,7 @@ from .._core import dtype as D
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
 from . import registry
-from .reduction import dims
+from ._common import _BY_TYPE_NAME, _broadcast_shape, _to_dtype, convert, dims, type_name  # noqa: F401
 from .registry import RawTensor, TensorArg, TensorList, defop
 
 
@@ -43,13 +43,13 @@ def _cat_check(tensors: list, dim: int) -> tuple:
     return real, d
 
 
-@defop(method=False, out=True, saves=(), aliases=("concat", "concatenate"), autocast="promote")
+@defop(method=False, out=True, saves=(), aliases=("concat", "concatenate"))
 def cat(tensors: TensorList, dim: int = 0) -> Any:
     real, d = _cat_check(tensors, dim)
     return jnp.concatenate(real, axis=d)
 
 
-@defop(method=False, out=True, saves=(), autocast="promote")
+@defop(method=False, out=True, saves=())
 def stack(tensors: TensorList, dim: int = 0) -> Any:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -75,39 +75,6 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
         if memory_format is fmt and self.dim() != rank:
             raise RuntimeError(f"required rank {rank} tensor to use {fmt} format")
     return self if self.is_contiguous() else clone(self)
-
-
-def convert(x: Any, np_dtype: Any) -> Any:
-    """``x.astype(np_dtype)`` with torch's (x86) conversions: float -> integer truncates toward zero;
-    values out of range (and NaN) become INT64_MIN for int64 and go through int32 (out of range:
-    INT32_MIN) for narrower integers, which then wrap; complex -> real keeps the real part."""
-    np_dtype = np.dtype(np_dtype)
-    src = x.dtype
-    if jnp.issubdtype(src, jnp.complexfloating) and not jnp.issubdtype(np_dtype, jnp.complexfloating):
-        x = jnp.real(x) if np_dtype != np.bool_ else x != 0
-        src = x.dtype
-    if not jnp.issubdtype(src, jnp.floating) or np_dtype == np.bool_ or not jnp.issubdtype(np_dtype, jnp.integer):
-        return x.astype(np_dtype)
-    wide = np.dtype(np.int64) if np_dtype == np.int64 else np.dtype(np.int32)
-    lim = float(2 ** (wide.itemsize * 8 - 1))
-    if src != jnp.float64:
-        x = x.astype(jnp.float32)
-    ok = (x >= -lim) & (x < lim)
-    t = jnp.where(ok, jnp.where(ok, x, 0).astype(wide), np.iinfo(wide).min)
-    return t.astype(np_dtype)
-
-
-def _complex_warning(cdt: Any, dyn: tuple, static: tuple) -> None:
-    src, dt = dyn[0]._dtype, static[0]
-    if src.is_complex and not dt.is_complex and dt is not D.bool:
-        import warnings
-
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
-
-
-@defop(promote=None, method=False, grad_name="ToCopyBackward0", saves=(), check=_complex_warning)
-def _to_dtype(input: RawTensor, dtype: Any) -> Any:
-    return convert(input, dtype.np)
 
 
 _movers: dict = {}
@@ -194,20 +161,6 @@ def _conversion(dt: D.dtype) -> Any:
         return self if self._dtype is dt else _to_dtype(self, dt)
 
     return method
-
-
-_TYPE_NAMES = {
-    D.float32: "FloatTensor", D.float64: "DoubleTensor", D.float16: "HalfTensor", D.bfloat16: "BFloat16Tensor",
-    D.int64: "LongTensor", D.int32: "IntTensor", D.int16: "ShortTensor", D.int8: "CharTensor",
-    D.uint8: "ByteTensor", D.bool: "BoolTensor", D.complex64: "ComplexFloatTensor",
-    D.complex128: "ComplexDoubleTensor",
-}  # fmt: skip
-_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
-
-
-def type_name(t: Tensor) -> str:
-    prefix = "torch.cuda." if t.is_cuda else "torch."
-    return prefix + _TYPE_NAMES[t._dtype]
 
 
 def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
@@ -562,22 +515,6 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     bi[d] = input._shape[d]
     bx[d] = indices._shape[d]
     return gather(input.expand(bi), d, indices.expand(bx), out=out)
-
-
-def _broadcast_shape(*shapes: tuple) -> tuple:
-    n = max((len(s) for s in shapes), default=0)
-    out = [1] * n
-    for s in shapes:
-        for i, v in enumerate(s):
-            j = n - len(s) + i
-            if out[j] == 1:
-                out[j] = v
-            elif v != 1 and v != out[j]:
-                raise RuntimeError(
-                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({v}) at non-singleton "
-                    f"dimension {j}"
-                )
-    return tuple(out)
 
 
 # --- *_scatter: the functional inverses of views ---------------------------------------------------------

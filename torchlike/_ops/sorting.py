@@ -4,7 +4,7 @@ Order rules (torch's CPU kernels): NaN is the largest value; -0.0 and 0.0 are eq
 index order (a stable sort, also when descending). torch's unstable sort (x86-simd-sort) may order equal
 values differently on long rows; torchlike returns the stable order, which is what torch gives for
 ``stable=True`` and for short rows. kthvalue reproduces torch's own quickselect and CPU topk its libstdc++
-selection (``_stl_select``), so their indices among equal values are torch's. Gradients go to the selected
+selection (``_core._stl_sort``), so their indices among equal values are torch's. Gradients go to the selected
 indices.
 """
 
@@ -17,11 +17,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._core import _stl_sort
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
-from . import _stl_select, registry, return_types
-from .reduction import _stable_order, _take, dims
+from . import registry, return_types
+from ._common import dims
+from .reduction import _stable_order, _take
 from .registry import OptRawTensor, RawTensor, Scalar, defop
 
 __all__: list = ["topk"]
@@ -101,14 +103,14 @@ def _fast_topk(x: Any, k: int, d: int, largest: bool) -> Any:
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
          out: Any = None) -> Any:  # fmt: skip
     """torch.topk -> (values, indices). On the CPU, where equal values (or ``sorted=False``) make the
-    indices depend on torch's unstable selection algorithm, they are torch's exact ones (``_stl_select``);
+    indices depend on torch's unstable selection algorithm, they are torch's exact ones (``_core._stl_sort``);
     elsewhere (GPUs, compiled code) the order is the stable one."""
     order = None
     if input.device.type == "cpu" and T.hook is None and input.dim() > 0 and isinstance(k, int):
         d = wrap_dim(dim, input.dim())
         if 0 < k <= input.shape[d] and not (input._dtype.is_complex or input._dtype is D.bool):
             host = input.detach()._host()
-            found = _stl_select.topk_order(host, k, d, largest, sorted, lambda rows: _host_order(rows, largest))
+            found = _stl_sort.topk_order(host, k, d, largest, sorted, lambda rows: _host_order(rows, largest))
             if found is not None:
                 order = T.make(found, input.device)
     return _topk(input, k, dim, largest, sorted, order, out=out)

@@ -41,25 +41,55 @@ adaptive_max_pool3d linalg_qr linalg_cholesky_ex linalg_svd linalg_eig linalg_ei
 _PROMOTE_CPU = "stack cat index_copy"
 
 
-def _table(*groups: tuple) -> dict:
+# torchlike kernels behind a public op that torch's lists name: the name torch lists them under.
+LISTED_AS = {
+    "_linear": "linear", "_layer_norm": "layer_norm", "_group_norm": "group_norm", "_rms_norm": "rms_norm",
+    "_mse_loss": "mse_loss", "_l1_loss": "l1_loss", "_smooth_l1_loss": "smooth_l1_loss", "_huber_loss": "huber_loss",
+    "_nll_loss": "nll_loss", "_cross_entropy": "cross_entropy", "_binary_cross_entropy": "binary_cross_entropy",
+    "_bce_with_logits": "binary_cross_entropy_with_logits", "_kl_div": "kl_div", "_poisson_nll_loss": "poisson_nll_loss",
+    "_soft_margin_loss": "soft_margin_loss", "_cosine_embedding_loss": "cosine_embedding_loss",
+    "_margin_ranking_loss": "margin_ranking_loss", "_hinge_embedding_loss": "hinge_embedding_loss",
+    "_multi_margin_loss": "multi_margin_loss", "_triplet_margin_loss": "triplet_margin_loss", "_ctc_loss": "ctc_loss",
+    "_multilabel_margin_loss": "multilabel_margin_loss", "_einsum": "einsum", "_softplus": "softplus",
+    "_index_put": "index_put", "_tensordot": "tensordot", "_linalg_eigh": "linalg_eigh", "_linalg_qr": "linalg_qr",
+    "_linalg_svd": "linalg_svd",
+    **{f"_fft_{n}": f"fft_{n}" for n in "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft".split()},
+}  # fmt: skip
+
+# torchlike kernels for composites that torch's lists don't name: the category torch's decomposition
+# ends in on that device (upsample_* and the RNN cells are listed for CUDA; on the CPU, torch casts
+# RNNs but leaves norms, softmin, interpolation and the composite losses in their input dtype).
+_KERNELS_CUDA = """_rnn_layer:lower _rnn_cell:lower _sdpa:lower _sdpa_weights:lower _sdpa_apply:lower
+_mha_attention:lower _upsample:fp32 _softmin:fp32 _gaussian_nll_loss:fp32 _multilabel_soft_margin_loss:fp32
+_ctc_loss:fp32"""
+_KERNELS_CPU = "_rnn_layer:lower _rnn_cell:lower _sdpa:lower _sdpa_weights:lower _sdpa_apply:lower _mha_attention:lower"
+
+
+def _kernels(spec: str) -> tuple:
+    return tuple((name, cat) for name, cat in (item.split(":") for item in spec.split()))
+
+
+def _table(*groups: tuple, kernels: tuple = ()) -> dict:
     out = {}
     for names, cat in groups:
         for n in names.split():
             out[n] = cat
+    out.update(kernels)
     return out
 
 
+# The one place an op's autocast category is declared: device type -> op name -> category.
 POLICY = {
     "cuda": _table((_LOWER_CUDA, "lower"), (_FP32_CUDA, "fp32"), (_FP32_OPT, "fp32_opt"), (_PROMOTE_CUDA, "promote"),
-                   ("binary_cross_entropy", "banned")),
-    "cpu": _table((_LOWER_CPU, "lower"), (_FP32_CPU, "fp32"), (_PROMOTE_CPU, "promote")),
+                   ("binary_cross_entropy", "banned"), kernels=_kernels(_KERNELS_CUDA)),
+    "cpu": _table((_LOWER_CPU, "lower"), (_FP32_CPU, "fp32"), (_PROMOTE_CPU, "promote"), kernels=_kernels(_KERNELS_CPU)),
 }  # fmt: skip
 
-# Names torch lists for one device type only: a declared category must not leak to the other.
-OTHER_DEVICE = {
-    device: {n for other, table in POLICY.items() if other != device for n in table} - set(POLICY[device])
-    for device in POLICY
-}
+
+def category(op_name: str, device_type: str) -> str | None:
+    """The autocast category of the op (table name ``op_name``) on ``device_type``, or None."""
+    table = POLICY[device_type]
+    return table.get(op_name) or table.get(LISTED_AS.get(op_name, ""))
 
 BANNED_MESSAGE = (
     "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"

@@ -12,6 +12,7 @@ import threading
 import warnings
 from typing import Any, Callable
 
+from .._core import device as _device
 from .._core import dtype as D
 from . import _policy
 
@@ -62,12 +63,9 @@ def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static:
     st = _state
     if not st.enabled.get(device_type):
         return None
-    table = _policy.POLICY[device_type]
-    cat = table.get(op.name) or table.get(op.name.lstrip("_"))
+    cat = _policy.category(op.name, device_type)
     if cat is None:
-        cat = _DECLARED.get(op.autocast) if op.name not in _policy.OTHER_DEVICE.get(device_type, ()) else None
-        if cat is None:
-            return None
+        return None
     if cat == "banned":
         raise RuntimeError(_policy.BANNED_MESSAGE)
     floats = [d for d, _ in promo if d.is_floating_point and d is not D.float64]
@@ -87,11 +85,6 @@ def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static:
     if cdt is not None and cdt.is_floating_point and cdt is not D.float64:
         cdt = target
     return target, cdt
-
-
-# An op that declares ``autocast=`` in its table entry (a composite torch lists under its own name,
-# e.g. nn ops implemented as one kernel) uses that category when torch's table doesn't name it.
-_DECLARED = {"lower": "lower", "fp32": "fp32", "promote": "promote", "fp32_opt": "fp32_opt"}
 
 
 def get_autocast_dtype(device_type: str) -> D.dtype:
@@ -136,9 +129,7 @@ class autocast:
         self._cache_enabled = _state.cache_enabled if cache_enabled is None else cache_enabled
         if enabled:
             if device_type == "cuda":
-                from .. import cuda
-
-                if not cuda.is_available():
+                if not _device.cuda_available():
                     warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
                     enabled = False
             elif self.fast_dtype not in (D.bfloat16, D.float16):

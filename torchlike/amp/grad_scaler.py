@@ -62,9 +62,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if self._device == "cuda":
-            from .. import cuda
-
-            if enabled and not cuda.is_available():
+            if enabled and not _device.cuda_available():
                 warnings.warn(
                     "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.", stacklevel=2
                 )

@@ -1,5 +1,6 @@
 """torch.autograd: backward, grad, grad modes, custom Functions, functional transforms."""
 
+from . import _tensor  # noqa: F401 -- attaches Tensor.backward, grad_fn and the hook methods
 from . import functional, graph, profiler
 from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
                            set_detect_anomaly)  # fmt: skip

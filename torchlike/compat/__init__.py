@@ -3,7 +3,8 @@
 Command line: ``python -m torchlike run|compare|coverage|env`` (see docs/compat_tools.md).
 """
 
-from torchlike.compat._alias import install, is_installed, missing_attribute_error, uninstall
+from torchlike.compat._alias import install, is_installed, uninstall
+from torchlike.compat._names import missing_attribute_error
 from torchlike.compat._compare import CompareResult, RunResult, compare_script, find_scripts
 from torchlike.compat._coverage import NameUse, lookup, scan, torch_names
 from torchlike.compat._lines import Divergence, first_divergence, lines_match

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchlike.compat._alias import torchlike_name
+from torchlike.compat._names import torchlike_name
 
 
 @dataclass

@@ -105,10 +105,6 @@ def _in_vmap(randomness: str) -> Iterator[None]:
         random.vmap_randomness = prev
 
 
-def _argnums_tuple(argnums: Any) -> tuple:
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
-
 def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """torch.func.grad_and_value: ``(grad, value)`` (``(grad, (value, aux))`` with has_aux)."""
 

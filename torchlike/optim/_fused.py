@@ -92,14 +92,16 @@ def _fused_init(init: Callable, static: tuple, h: Any, scalar_dtype: Any, params
     return [init(static, h, p, scalar_dtype) for p in params]
 
 
+# Set by torchlike.compile (a room above) when it loads: reads a hyperparameter as a program input.
+read_hyper: Callable[[Any, Any], Any] | None = None
+
+
 def _hp(container: Any, key: Any) -> Any:
     """``container[key]``; inside ``torchlike.compile`` an input of the compiled program instead of a
     constant baked into it, so a scheduler's new lr reaches compiled steps without recompiling."""
-    if T.hook is None:
+    if T.hook is None or read_hyper is None:
         return container[key]
-    from .._compile import _runtime  # only reached while compile (a room above) is running
-
-    return _runtime.hyper(container, key)
+    return read_hyper(container, key)
 
 
 class _Hyper:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import optax
 
@@ -146,7 +147,10 @@ class Adam(FusedOptimizer):
         count = (c["step"] - 1).astype(jnp.int32)  # optax counts completed steps
         chain += [optax.scale_by_adam(beta1, beta2, eps), optax.scale(-lr)]
         state += [optax.ScaleByAdamState(count=count, mu=st["exp_avg"], nu=st["exp_avg_sq"]), optax.EmptyState()]
-        updates, new_state = optax.chain(*chain).update(g, tuple(state), p)
+        # optax raises its float hyperparameters (here program inputs, not Python floats) to the power of
+        # its int32 step count, relying on JAX's standard promotion
+        with jax.numpy_dtype_promotion("standard"):
+            updates, new_state = optax.chain(*chain).update(g, tuple(state), p)
         adam = next(s for s in new_state if isinstance(s, optax.ScaleByAdamState))
         new = {"step": c["step"], "exp_avg": adam.mu, "exp_avg_sq": adam.nu}
         return optax.apply_updates(p, updates), new

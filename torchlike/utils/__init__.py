@@ -14,6 +14,6 @@ def __getattr__(name: str) -> Any:
     except ModuleNotFoundError as e:
         if e.name != f"{__name__}.{name}":
             raise
-        from ..compat._alias import missing_attribute_error
+        from ..compat._names import missing_attribute_error
 
         raise missing_attribute_error(__name__, name) from None

@@ -537,10 +537,7 @@ class Module:
 
     __call__: Callable[..., Any] = _wrapped_call_impl
 
-    def compile(self, *args: Any, **kwargs: Any) -> None:
-        import torchlike
-
-        self._compiled_call_impl = torchlike.compile(self._call_impl, *args, **kwargs)
+    # compile(*args, **kwargs) is attached by torchlike._compile, the room above.
 
     # --- attributes ---------------------------------------------------------------------------
 

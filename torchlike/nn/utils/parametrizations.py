@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import torchlike
-
+from ... import _ops, linalg
+from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import creation
 from ..._ops import nn_ops as N
@@ -14,6 +14,8 @@ from ..modules._module import Module
 from . import parametrize
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
+
+_t = _ops.namespace  # ops by their torch names (nn sits below the top-level namespace)
 
 
 class _WeightNorm(Module):
@@ -109,13 +111,13 @@ _ORTH_MAPS = ("matrix_exp", "cayley", "householder")
 def _is_orthogonal(Q: Tensor) -> bool:
     n, k = Q.size(-2), Q.size(-1)
     eye = creation.eye(k, dtype=Q.dtype, device=Q.device)
-    return bool(torchlike.allclose(Q.mH @ Q, eye, atol=10.0 * n * torchlike.finfo(Q.dtype).eps))
+    return bool(_t().allclose(Q.mH @ Q, eye, atol=10.0 * n * D.finfo(Q.dtype).eps))
 
 
 def _make_orthogonal(A: Tensor) -> Tensor:
     """The Q of A's QR decomposition with R's diagonal made positive (unique for full-rank A)."""
-    X, tau = torchlike.geqrf(A)
-    Q = torchlike.linalg.householder_product(X, tau)
+    X, tau = _t().geqrf(A)
+    Q = linalg.householder_product(X, tau)
     return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
@@ -140,17 +142,17 @@ class _Orthogonal(Module):
         if self.orthogonal_map == "householder":
             A = X.tril(diagonal=-1)
             tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
-            Q = torchlike.linalg.householder_product(A, tau) * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+            Q = linalg.householder_product(A, tau) * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
         else:
             X = X.tril()
             if n != k:
-                X = torchlike.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+                X = _t().cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
             A = X - X.mH  # skew-symmetric
             if self.orthogonal_map == "matrix_exp":
-                Q = torchlike.matrix_exp(A)
+                Q = _t().matrix_exp(A)
             else:  # Cayley: (I - A/2)^-1 (I + A/2)
                 eye = creation.eye(n, dtype=A.dtype, device=A.device)
-                Q = torchlike.linalg.solve(torchlike.add(eye, A, alpha=-0.5), torchlike.add(eye, A, alpha=0.5))
+                Q = linalg.solve(_t().add(eye, A, alpha=-0.5), _t().add(eye, A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
         if hasattr(self, "base"):
@@ -177,17 +179,17 @@ class _Orthogonal(Module):
                     "It is not possible to assign to the matrix exponential or the Cayley parametrizations when "
                     "use_trivialization=False."
                 )
-            A, tau = torchlike.geqrf(Q)
+            A, tau = _t().geqrf(Q)
             A.diagonal(dim1=-2, dim2=-1).sign_()
             A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
             return A.mT if transpose else A
         if n == k:
             Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
         else:  # complete the columns with random ones, then orthogonalize
-            extra = torchlike.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
-            Q = _make_orthogonal(torchlike.cat([Q, extra], dim=-1))
+            extra = _t().randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(_t().cat([Q, extra], dim=-1))
         self.base = Q
-        neg_eye = torchlike.zeros_like(Q_init)
+        neg_eye = _t().zeros_like(Q_init)
         neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)  # maps to the identity under every map
         return neg_eye
 

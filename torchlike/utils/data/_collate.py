@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _ops
 from ..._core import dtype as D
 from ..._core import tensor as T
 from ..._core.tensor import Tensor
@@ -34,9 +35,7 @@ default_collate_err_msg_format = (
 
 
 def _torch() -> Any:
-    import torchlike
-
-    return torchlike
+    return _ops.namespace()
 
 
 def default_convert(data: Any) -> Any:
@@ -161,8 +160,7 @@ def collate_numpy_scalar_fn(batch: Any, *, collate_fn_map: dict | None = None) -
 
 
 def collate_float_fn(batch: Any, *, collate_fn_map: dict | None = None) -> Tensor:
-    t = _torch()
-    return t.tensor(batch, dtype=t.float64)
+    return _torch().tensor(batch, dtype=D.float64)
 
 
 def collate_int_fn(batch: Any, *, collate_fn_map: dict | None = None) -> Tensor:

@@ -194,7 +194,7 @@ class Subset(Dataset[_T_co]):
 
 
 def _default_generator() -> Any:
-    from ... import default_generator
+    from ..._ops.random import default_generator
 
     return default_generator
 
@@ -225,7 +225,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: An
         lengths = sizes
     if sum(lengths) != len(dataset):  # type: ignore[arg-type]
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    from ... import randperm
+    from ..._ops.random import randperm
 
     perm = randperm(sum(lengths), generator=generator).tolist()  # type: ignore[arg-type]
     ends = itertools.accumulate(lengths)

@@ -10,6 +10,9 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
+from ... import _ops
+from ..._core import dtype as D
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]  # fmt: skip
 
@@ -17,15 +20,13 @@ _T_co = TypeVar("_T_co", covariant=True)
 
 
 def _torch() -> Any:
-    import torchlike
-
-    return torchlike
+    return _ops.namespace()
 
 
 def draw_seed(generator: Any = None) -> int:
     """torch's ``int(torch.empty((), dtype=torch.int64).random_(generator=g).item())``."""
     t = _torch()
-    return int(t.empty((), dtype=t.int64).random_(generator=generator).item())
+    return int(t.empty((), dtype=D.int64).random_(generator=generator).item())
 
 
 class Sampler(Generic[_T_co]):
@@ -86,9 +87,9 @@ class RandomSampler(Sampler[int]):
         if self.replacement:
             # torch: draws in chunks of 32
             for _ in range(self.num_samples // 32):
-                yield from t.randint(high=n, size=(32,), dtype=t.int64, generator=generator).tolist()
+                yield from t.randint(high=n, size=(32,), dtype=D.int64, generator=generator).tolist()
             yield from t.randint(
-                high=n, size=(self.num_samples % 32,), dtype=t.int64, generator=generator
+                high=n, size=(self.num_samples % 32,), dtype=D.int64, generator=generator
             ).tolist()
         else:
             for _ in range(self.num_samples // n):
@@ -131,7 +132,7 @@ class WeightedRandomSampler(Sampler[int]):
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
         t = _torch()
-        weights_tensor = t.as_tensor(weights, dtype=t.double)
+        weights_tensor = t.as_tensor(weights, dtype=D.float64)
         if len(weights_tensor.shape) != 1:
             raise ValueError(
                 f"weights should be a 1d sequence but given weights have shape {tuple(weights_tensor.shape)}"

@@ -243,11 +243,11 @@ class _ManagerWatchdog:
 
 
 def _seed_worker(base_seed: int, worker_id: int) -> int:
-    import torchlike
+    from ..._ops.random import manual_seed
 
     seed = base_seed + worker_id
     random.seed(seed)
-    torchlike.manual_seed(seed)
+    manual_seed(seed)
     np.random.seed(
         np.random.SeedSequence([worker_id, base_seed & 0xFFFFFFFF, base_seed >> 32, 0]).generate_state(4)
     )

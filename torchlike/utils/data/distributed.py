@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from ..._ops.random import Generator, randperm
 from ._dataset import Dataset
 from ._sampler import Sampler
 
@@ -52,11 +53,9 @@ class DistributedSampler(Sampler):
     def __iter__(self) -> Iterator:
         n = len(self.dataset)  # type: ignore[arg-type]
         if self.shuffle:
-            import torchlike
-
-            g = torchlike.Generator()
+            g = Generator()
             g.manual_seed(self.seed + self.epoch)
-            indices = torchlike.randperm(n, generator=g).tolist()
+            indices = randperm(n, generator=g).tolist()
         else:
             indices = list(range(n))
         if not self.drop_last:

@@ -1,4 +1,5 @@
-"""torch's CPU topk order, reproduced on the host: libstdc++'s partial_sort / nth_element / sort.
+"""torch's CPU topk order, reproduced on the host: libstdc++'s partial_sort / nth_element / sort (used by
+topk and by multinomial's exponential/top-k route).
 
 torch's CPU topk (aten/src/ATen/native/TopKImpl.h) puts (value, index) pairs of a row in a vector and
 calls std::partial_sort when k * 64 <= n, else std::nth_element followed by std::sort of the first k - 1

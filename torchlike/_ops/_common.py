@@ -1,0 +1,160 @@
+"""Helpers the op families share (dims, broadcast shapes, torch's dtype conversion, the vector-norm
+kernel), kept here so the families import this module instead of each other."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .._core import dtype as D
+from .._core.tensor import Tensor
+from .registry import RawTensor, defop
+
+
+def dims(dim: Any, ndim: int) -> tuple | None:
+    """Normalise torch's ``dim`` (None, int, or sequence) into sorted positive axes, with torch's errors.
+
+    A 0-dim tensor accepts dim 0 and -1 and gives ``()``."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        dim = (int(dim),)
+    n = ndim if ndim > 0 else 1
+    out = []
+    for d in dim:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+        d = d % n
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    if ndim == 0:
+        return ()
+    return tuple(sorted(out))
+
+
+def _broadcast_shape(*shapes: tuple) -> tuple:
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for i, v in enumerate(s):
+            j = n - len(s) + i
+            if out[j] == 1:
+                out[j] = v
+            elif v != 1 and v != out[j]:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({v}) at non-singleton "
+                    f"dimension {j}"
+                )
+    return tuple(out)
+
+
+def convert(x: Any, np_dtype: Any) -> Any:
+    """``x.astype(np_dtype)`` with torch's (x86) conversions: float -> integer truncates toward zero;
+    values out of range (and NaN) become INT64_MIN for int64 and go through int32 (out of range:
+    INT32_MIN) for narrower integers, which then wrap; complex -> real keeps the real part."""
+    np_dtype = np.dtype(np_dtype)
+    src = x.dtype
+    if jnp.issubdtype(src, jnp.complexfloating) and not jnp.issubdtype(np_dtype, jnp.complexfloating):
+        x = jnp.real(x) if np_dtype != np.bool_ else x != 0
+        src = x.dtype
+    if not jnp.issubdtype(src, jnp.floating) or np_dtype == np.bool_ or not jnp.issubdtype(np_dtype, jnp.integer):
+        return x.astype(np_dtype)
+    wide = np.dtype(np.int64) if np_dtype == np.int64 else np.dtype(np.int32)
+    lim = float(2 ** (wide.itemsize * 8 - 1))
+    if src != jnp.float64:
+        x = x.astype(jnp.float32)
+    ok = (x >= -lim) & (x < lim)
+    t = jnp.where(ok, jnp.where(ok, x, 0).astype(wide), np.iinfo(wide).min)
+    return t.astype(np_dtype)
+
+
+def _complex_warning(cdt: Any, dyn: tuple, static: tuple) -> None:
+    src, dt = dyn[0]._dtype, static[0]
+    if src.is_complex and not dt.is_complex and dt is not D.bool:
+        import warnings
+
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+
+
+# The one dtype-conversion op (Tensor.to / .type / indexing casts), shared by the families.
+@defop(promote=None, method=False, grad_name="ToCopyBackward0", saves=(), check=_complex_warning)
+def _to_dtype(input: RawTensor, dtype: Any) -> Any:
+    return convert(input, dtype.np)
+
+
+_TYPE_NAMES = {
+    D.float32: "FloatTensor", D.float64: "DoubleTensor", D.float16: "HalfTensor", D.bfloat16: "BFloat16Tensor",
+    D.int64: "LongTensor", D.int32: "IntTensor", D.int16: "ShortTensor", D.int8: "CharTensor",
+    D.uint8: "ByteTensor", D.bool: "BoolTensor", D.complex64: "ComplexFloatTensor",
+    D.complex128: "ComplexDoubleTensor",
+}  # fmt: skip
+_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+
+
+def type_name(t: Tensor) -> str:
+    prefix = "torch.cuda." if t.is_cuda else "torch."
+    return prefix + _TYPE_NAMES[t._dtype]
+
+
+def _vnorm_fwd(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
+    a = jnp.abs(x)
+    if ord == 0:
+        return jnp.sum(a != 0, axes, keepdims=keepdim).astype(a.dtype)
+    if math.isinf(ord):
+        if x.size == 0:
+            return jnp.max(a, axes, keepdims=keepdim, initial=0.0) if ord > 0 else jnp.min(a, axes, keepdims=keepdim)
+        return jnp.max(a, axes, keepdims=keepdim) if ord > 0 else jnp.min(a, axes, keepdims=keepdim)
+    if ord == 1:
+        return jnp.sum(a, axes, keepdims=keepdim)
+    if ord == 2:
+        return jnp.sqrt(jnp.sum(a * a, axes, keepdims=keepdim))
+    return jnp.sum(a**ord, axes, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _vnorm_bwd_math(x: Any, norm: Any, g: Any, ord: float, axes: Any, keepdim: bool) -> Any:
+    # torch's norm_backward (FunctionsManual.cpp); norm and g are broadcast back over the reduced axes
+    if not keepdim and axes is not None:
+        norm = jnp.expand_dims(norm, axes)
+        g = jnp.expand_dims(g, axes)
+    a = jnp.abs(x)
+    sgn = jnp.sign(x)
+    if ord == 0:
+        return jnp.zeros_like(x)
+    if ord == 1:
+        return sgn * g
+    if ord == 2:
+        return x * jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm))
+    if math.isinf(ord):
+        mask = (a == norm) | jnp.isnan(a)
+        count = jnp.sum(mask, axes, keepdims=True)
+        return sgn * (g / count) * mask
+    if ord < 1:
+        scaled = sgn * jnp.where(x == 0, 0, a ** (ord - 1))
+        return scaled * g * norm ** (1 - ord)
+    if ord < 2:
+        scale = jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm ** (ord - 1)))
+        return sgn * a ** (ord - 1) * scale
+    scale = jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm ** (ord - 1)))
+    return x * a ** (ord - 2) * scale
+
+
+def _vector_norm_impl(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
+    @jax.custom_vjp
+    def f(x: Any) -> Any:
+        return _vnorm_fwd(x, ord, axes, keepdim)
+
+    def fwd(x: Any) -> Any:
+        n = _vnorm_fwd(x, ord, axes, keepdim)
+        return n, (x, n)
+
+    def bwd(res: Any, g: Any) -> Any:
+        x, n = res
+        return (_vnorm_bwd_math(x, n, g, ord, axes, keepdim).astype(x.dtype),)
+
+    f.defvjp(fwd, bwd)
+    return f(x)
