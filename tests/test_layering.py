@@ -48,6 +48,8 @@ ROOMS = [
     ("torchlike._dynamo", 8, "torch._dynamo stand-ins over _compile"),
     ("torchlike.compiler", 8, "torch.compiler stand-ins over _compile"),
     ("torchlike.distributions", 9, "a client of the public namespace, written as user code is"),
+    ("torchlike.autograd.gradcheck", 9, "torch.autograd.gradcheck: numerical checks written against the public API"),
+    ("torchlike.nn.utils.prune", 9, "torch.nn.utils.prune: reparametrises Modules through the public API"),
     ("torchlike.testing", 9, "a client of the public namespace"),
     ("torchlike.vision", 9, "a client of the public namespace"),
     ("torchlike.compat", 9, "run-both-and-compare tools: clients of the public namespace"),

@@ -78,7 +78,7 @@ __version__ = version.__version__
 
 
 def __getattr__(name: str) -> object:
-    from .compat._alias import missing_attribute_error
+    from .compat._names import missing_attribute_error
 
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,6 +37,7 @@ from .._core import tensor as T
 from .._core.tensor import Buffer, Tensor
 from ..autograd import grad_mode
 from ..optim import _fused
+from ..optim import lr_scheduler as _lr_scheduler
 
 stats = collections.Counter()  # compiles, recompiles, calls, eager_calls, graph_breaks, retraces
 
@@ -697,3 +698,4 @@ def _ambient() -> tuple:
 
 
 _fused.read_hyper = hyper
+_lr_scheduler.python_side_effect = python_side_effect

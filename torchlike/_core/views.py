@@ -19,6 +19,8 @@ from jax import lax
 
 from .kernel_cache import LRU
 
+Geometry = tuple  # (shape, stride, offset)
+
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     strides = []

@@ -273,6 +273,16 @@ def _memory_order(values: Any, shape: tuple, stride: tuple) -> Any:
     return np.asarray(values).reshape(-1)[rank].reshape(shape)
 
 
+_complex_kernel = jax.jit(lambda v: jax.lax.complex(v[..., 0], v[..., 1]))
+
+
+def _pairs_to_complex(values: Any) -> Any:
+    """(real, imaginary) pairs in the last axis -> complex values (host draws in NumPy, device draws as a kernel)."""
+    if isinstance(values, np.ndarray):
+        return values[..., 0] + 1j * values[..., 1]
+    return lazy.call(_complex_kernel, (values,))
+
+
 def _to_device(values: Any, dev: _device.device) -> Any:
     if isinstance(values, np.ndarray):
         values = jnp.asarray(values)
@@ -297,7 +307,7 @@ def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) 
     if not contiguous and isinstance(values, np.ndarray):
         values = _memory_order(values, shape, stride)
     if self._dtype.is_complex:
-        values = values[..., 0] + 1j * values[..., 1]
+        values = _pairs_to_complex(values)
     self._assign(_to_device(values, dev).reshape(tuple(self._shape)).astype(self._dtype.np))
     if self._rg and self._node is not None and grad_mode._state.enabled:
         self._node = None  # the values no longer depend on the history

@@ -45,6 +45,6 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 
 def __getattr__(name: str) -> object:
-    from ..compat._alias import missing_attribute_error
+    from ..compat._names import missing_attribute_error
 
     raise missing_attribute_error(__name__, name)

@@ -21,6 +21,6 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 
 
 def __getattr__(name: str) -> object:
-    from ..compat._alias import missing_attribute_error
+    from ..compat._names import missing_attribute_error
 
     raise missing_attribute_error(__name__, name)

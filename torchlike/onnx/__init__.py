@@ -33,6 +33,6 @@ def is_in_onnx_export() -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    from ..compat._alias import missing_attribute_error
+    from ..compat._names import missing_attribute_error
 
     raise missing_attribute_error(__name__, name)

@@ -67,10 +67,12 @@ def _param_groups_val_list(optimizer: Optimizer, key: str) -> list:
 def _not_in_compiled_program() -> None:
     """A schedule is Python state (``last_epoch``...) that a compiled program cannot replay: inside
     ``torchlike.compile`` a scheduler's step breaks the graph (that call signature runs eagerly)."""
-    if T.hook is not None:
-        from .._compile import _runtime  # only reached while compile (a room above) is running
+    if T.hook is not None and python_side_effect is not None:
+        python_side_effect("an LR scheduler's step()")
 
-        _runtime.python_side_effect("an LR scheduler's step()")
+
+# Set by torchlike._compile (a room above): breaks the graph of the program being traced
+python_side_effect: Callable[[str], None] | None = None
 
 
 def _update_param_group_val(param_group: dict, key: str, val: Any) -> None:

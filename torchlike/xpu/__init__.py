@@ -14,6 +14,6 @@ def device_count() -> int:
 
 
 def __getattr__(name: str) -> object:
-    from ..compat._alias import missing_attribute_error
+    from ..compat._names import missing_attribute_error
 
     raise missing_attribute_error(__name__, name)
