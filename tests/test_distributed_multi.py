@@ -53,6 +53,30 @@ def test_data_parallel_over_four_devices_matches_one_device():
     assert r["compiled_max_diff"] < 1e-5 and r["compiled_param_specs"] == ["P()"]
 
 
+@pytest.mark.slow
+def test_data_parallel_compiled_gpt_step_over_four_devices():
+    """bench/ddp_scaling.py's torchlike-dp-compile step (crashed on 2 and 4 GPUs) with the GPU's lazy
+    execution and device-committed tensors, against the same step on one device."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_distributed_dp_compile_worker.py")],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4", TORCHLIKE_LAZY="1"),
+        capture_output=True, text=True, timeout=400,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    r = json.loads(line[len("RESULT ") :])
+    assert r["lazy"]
+    for name in ("fp32", "bf16"):
+        res = r[name]
+        stats = res["compile_stats"]
+        # per run: one eager discovery call, then the compiled program (no graph break, no eager fallback)
+        assert stats.get("compiles") == 2 and stats.get("eager_calls") == 2 and not stats.get("graph_breaks"), res
+        assert res["param_specs"] == ["P()"]
+        assert all(3.0 < l < 5.5 for l in res["losses"]), res
+    assert r["fp32"]["loss_max_diff"] < 1e-5 and r["fp32"]["param_max_diff"] < 5e-4, r["fp32"]
+    assert r["bf16"]["loss_max_diff"] < 5e-3 and r["bf16"]["param_max_diff"] < 2e-2, r["bf16"]
+
+
 def test_launcher_runs_ddp_on_two_processes():
     proc = _launch("tests/_distributed_ddp_worker.py", "2")
     out = proc.stdout
