@@ -4,6 +4,7 @@ devices, and DistributedDataParallel over 2 processes started by torchlike's lau
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -91,6 +92,71 @@ def test_launcher_runs_ddp_on_two_processes():
             assert diff < 1e-5, (what, diff)
     sums = re.findall(r"rank \d checksum (\S+)", out)
     assert len(sums) == 2 and sums[0] == sums[1], sums
+
+
+def _nodes(script, *args, ranks=(0, 1), nnodes=2, rdzv_timeout=120, timeout=200):
+    """One launcher per "node" (all on loopback), as torchrun's static rendezvous runs on several
+    hosts; returns [(returncode, stdout, stderr)] per node. Killed, not waited for, past ``timeout``."""
+    port = _free_port()
+    procs = []
+    for node in ranks:
+        cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nnodes", str(nnodes), "--node-rank", str(node),
+               "--nproc-per-node", "1", "--master-addr", "127.0.0.1", "--master-port", str(port),
+               "--rdzv-conf", f"timeout={rdzv_timeout}", script, *args]  # fmt: skip
+        procs.append(subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, start_new_session=True))  # fmt: skip
+    deadline = time.monotonic() + timeout
+    results = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            results.append((p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    return results
+
+
+def test_launcher_runs_ddp_on_two_nodes():
+    results = _nodes("tests/_distributed_ddp_worker.py", "2")
+    sums = []
+    for node, (code, out, err) in enumerate(results):
+        assert code == 0, out[-2000:] + err[-3000:]
+        assert " FAIL " not in out, out
+        assert len(re.findall(rf"rank {node} OK ", out)) >= 9 and f"rank {node} done" in out, out
+        assert f"rank {1 - node} " not in out  # each node ran its own rank only
+        # node_rank * nproc_per_node + local_rank, and torchrun's per-node variables
+        assert f"rank {node} env LOCAL_RANK=0 GROUP_RANK={node} LOCAL_WORLD_SIZE=1 GROUP_WORLD_SIZE=2" in out
+        diff = float(re.search(rf"rank {node} ddp_vs_global_batch (\S+)", out).group(1))
+        assert diff < 1e-5
+        sums += re.findall(r"rank \d checksum (\S+)", out)
+    assert len(sums) == 2 and sums[0] == sums[1], sums  # the gradients were all-reduced across the nodes
+
+
+def test_launcher_gives_up_when_a_node_never_joins(tmp_path):
+    script = tmp_path / "ran.py"
+    script.write_text("open(__file__ + '.ran', 'w').close()\n")
+    start = time.monotonic()
+    ((code, out, err),) = _nodes(str(script), ranks=(0,), rdzv_timeout=3, timeout=120)
+    assert code == 1, err[-2000:]
+    assert "wait --rdzv-conf timeout=3 seconds" in err
+    assert not (tmp_path / "ran.py.ran").exists()  # the script never started without the other node
+    assert time.monotonic() - start < 90
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [(["--nnodes", "2", "--node-rank", "2"], "--node-rank 2 is out of range for --nnodes 2"),
+     (["--rdzv-conf", "timeout"], "The rendezvous configuration option 'timeout' must have a value specified.")],
+)  # fmt: skip
+def test_launcher_checks_the_rendezvous_arguments(flags, message):
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlike.distributed.run", *flags, "x.py"], cwd=ROOT, env=_env(),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode != 0 and f"ValueError: {message}" in proc.stderr, proc.stderr[-2000:]
 
 
 def test_launcher_stops_the_group_when_a_worker_fails(tmp_path):
