@@ -54,6 +54,26 @@ def test_data_parallel_over_four_devices_matches_one_device():
     assert r["compiled_max_diff"] < 1e-5 and r["compiled_param_specs"] == ["P()"]
 
 
+def test_fully_shard_over_four_devices_matches_the_unsharded_model():
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_distributed_fsdp_worker.py")],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4", TORCHLIKE_LAZY="0"),
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    r = json.loads(line[len("RESULT ") :])
+    assert r["mesh"] == ["DeviceMesh('cpu', [0, 1, 2, 3], mesh_dim_names=('dp',))", [4], 4, ["dp"]]
+    assert "mesh_shape (3,) holds 3 devices, but JAX has 4 cpu devices" in r["bad_shape"]
+    for mode in ("eager", "lazy"):
+        res = r[mode]
+        assert res["loss_max_diff"] < 1e-5 and res["param_max_diff"] < 1e-4, res
+        assert set(res["param_specs"].values()) == {"P('dp',)"}, res  # still sharded after 5 AdamW steps
+        assert res["state_specs"] and all("'dp'" in s for s in res["state_specs"]), res  # Adam state too
+        assert res["shard_shapes"] == [[16, 32]], res  # fc.weight is (64, 32): 16 rows per device
+        assert res["classes"] == ["FSDPSequential", "FSDPBlock", True]
+
+
 @pytest.mark.slow
 def test_data_parallel_compiled_gpt_step_over_four_devices():
     """bench/ddp_scaling.py's torchlike-dp-compile step (crashed on 2 and 4 GPUs) with the GPU's lazy
