@@ -11,6 +11,7 @@ import numpy as np
 
 import torchlike as torch
 from torchlike import nn
+from torchlike._compile import _runtime
 from torchlike.distributed.device_mesh import init_device_mesh
 from torchlike.distributed.fsdp import FSDPModule, fully_shard
 
@@ -34,18 +35,24 @@ def build():
     return nn.Sequential(nn.Embedding(40, 32), Block(), Block(), nn.LayerNorm(32), nn.Linear(32, 40, bias=False))
 
 
-def train(model, steps=5):
+def train(model, steps=5, compiled=False):
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+    def step(x, y):
+        loss = nn.functional.cross_entropy(model(x).reshape(-1, 40), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    if compiled:
+        step = torch.compile(step)
     g = torch.Generator().manual_seed(1)
     losses = []
     for _ in range(steps):
         x = torch.randint(0, 40, (8, 6), generator=g)
         y = torch.randint(0, 40, (8, 6), generator=g)
-        loss = nn.functional.cross_entropy(model(x).reshape(-1, 40), y.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
+        losses.append(step(x, y).item())
     return opt, losses
 
 
@@ -55,16 +62,18 @@ def spec(t):
 
 mesh = init_device_mesh("cpu", (4,), mesh_dim_names=("dp",))
 results["mesh"] = [repr(mesh), mesh.shape, mesh.size(), list(mesh.jax_mesh.axis_names)]
-for lazy in (False, True):
-    torch.lazy.enable() if lazy else torch.lazy.disable()
-    ref = build()
-    _, ref_losses = train(ref)
+ref = build()
+_, ref_losses = train(ref)
+for mode in ("eager", "lazy", "compiled"):
+    torch.lazy.enable() if mode == "lazy" else torch.lazy.disable()
     model = build()
     for blk in (model[1], model[2]):
         fully_shard(blk, mesh=mesh)
     fully_shard(model, mesh=mesh)
-    opt, losses = train(model)
-    r = results["lazy" if lazy else "eager"] = {}
+    _runtime.stats.clear()
+    opt, losses = train(model, compiled=mode == "compiled")
+    r = results[mode] = {}
+    r["compiled_calls"] = _runtime.stats["calls"]
     r["loss_max_diff"] = max(abs(a - b) for a, b in zip(ref_losses, losses))
     r["param_max_diff"] = max(
         float(np.abs(np.asarray(p._data()) - np.asarray(q._data())).max())

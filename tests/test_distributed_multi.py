@@ -65,7 +65,8 @@ def test_fully_shard_over_four_devices_matches_the_unsharded_model():
     r = json.loads(line[len("RESULT ") :])
     assert r["mesh"] == ["DeviceMesh('cpu', [0, 1, 2, 3], mesh_dim_names=('dp',))", [4], 4, ["dp"]]
     assert "mesh_shape (3,) holds 3 devices, but JAX has 4 cpu devices" in r["bad_shape"]
-    for mode in ("eager", "lazy"):
+    assert r["compiled"]["compiled_calls"] == 4 and r["eager"]["compiled_calls"] == 0  # 1 discovery call, 4 compiled
+    for mode in ("eager", "lazy", "compiled"):
         res = r[mode]
         assert res["loss_max_diff"] < 1e-5 and res["param_max_diff"] < 1e-4, res
         assert set(res["param_specs"].values()) == {"P('dp',)"}, res  # still sharded after 5 AdamW steps
