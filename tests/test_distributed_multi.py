@@ -4,6 +4,7 @@ devices, and DistributedDataParallel over 2 processes started by torchlike's lau
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -55,6 +56,51 @@ def test_data_parallel_over_four_devices_matches_one_device():
     assert r["compiled_max_diff"] < 1e-5 and r["compiled_param_specs"] == ["P()"]
 
 
+def test_fully_shard_over_four_devices_matches_the_unsharded_model():
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_distributed_fsdp_worker.py")],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4", TORCHLIKE_LAZY="0"),
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    r = json.loads(line[len("RESULT ") :])
+    assert r["mesh"] == ["DeviceMesh('cpu', [0, 1, 2, 3], mesh_dim_names=('dp',))", [4], 4, ["dp"]]
+    assert "mesh_shape (3,) holds 3 devices, but JAX has 4 cpu devices" in r["bad_shape"]
+    assert r["compiled"]["compiled_calls"] == 4 and r["eager"]["compiled_calls"] == 0  # 1 discovery call, 4 compiled
+    for mode in ("eager", "lazy", "compiled"):
+        res = r[mode]
+        assert res["loss_max_diff"] < 1e-5 and res["param_max_diff"] < 1e-4, res
+        assert set(res["param_specs"].values()) == {"P('dp',)"}, res  # still sharded after 5 AdamW steps
+        assert res["state_specs"] and all("'dp'" in s for s in res["state_specs"]), res  # Adam state too
+        assert res["shard_shapes"] == [[16, 32]], res  # fc.weight is (64, 32): 16 rows per device
+        assert res["classes"] == ["FSDPSequential", "FSDPBlock", True]
+
+
+@pytest.mark.slow
+def test_data_parallel_compiled_gpt_step_over_four_devices():
+    """bench/ddp_scaling.py's torchlike-dp-compile step (crashed on 2 and 4 GPUs) with the GPU's lazy
+    execution and device-committed tensors, against the same step on one device."""
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_distributed_dp_compile_worker.py")],
+        env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=4", TORCHLIKE_LAZY="1"),
+        capture_output=True, text=True, timeout=400,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    r = json.loads(line[len("RESULT ") :])
+    assert r["lazy"]
+    for name in ("fp32", "bf16"):
+        res = r[name]
+        stats = res["compile_stats"]
+        # per run: one eager discovery call, then the compiled program (no graph break, no eager fallback)
+        assert stats.get("compiles") == 2 and stats.get("eager_calls") == 2 and not stats.get("graph_breaks"), res
+        assert res["param_specs"] == ["P()"]
+        assert all(3.0 < l < 5.5 for l in res["losses"]), res
+    assert r["fp32"]["loss_max_diff"] < 1e-5 and r["fp32"]["param_max_diff"] < 5e-4, r["fp32"]
+    assert r["bf16"]["loss_max_diff"] < 5e-3 and r["bf16"]["param_max_diff"] < 2e-2, r["bf16"]
+
+
 def test_launcher_runs_ddp_on_two_processes():
     proc = _launch("tests/_distributed_ddp_worker.py", "2")
     out = proc.stdout
@@ -69,6 +115,71 @@ def test_launcher_runs_ddp_on_two_processes():
             assert diff < 1e-5, (what, diff)
     sums = re.findall(r"rank \d checksum (\S+)", out)
     assert len(sums) == 2 and sums[0] == sums[1], sums
+
+
+def _nodes(script, *args, ranks=(0, 1), nnodes=2, rdzv_timeout=120, timeout=200):
+    """One launcher per "node" (all on loopback), as torchrun's static rendezvous runs on several
+    hosts; returns [(returncode, stdout, stderr)] per node. Killed, not waited for, past ``timeout``."""
+    port = _free_port()
+    procs = []
+    for node in ranks:
+        cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nnodes", str(nnodes), "--node-rank", str(node),
+               "--nproc-per-node", "1", "--master-addr", "127.0.0.1", "--master-port", str(port),
+               "--rdzv-conf", f"timeout={rdzv_timeout}", script, *args]  # fmt: skip
+        procs.append(subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, start_new_session=True))  # fmt: skip
+    deadline = time.monotonic() + timeout
+    results = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            results.append((p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    return results
+
+
+def test_launcher_runs_ddp_on_two_nodes():
+    results = _nodes("tests/_distributed_ddp_worker.py", "2")
+    sums = []
+    for node, (code, out, err) in enumerate(results):
+        assert code == 0, out[-2000:] + err[-3000:]
+        assert " FAIL " not in out, out
+        assert len(re.findall(rf"rank {node} OK ", out)) >= 9 and f"rank {node} done" in out, out
+        assert f"rank {1 - node} " not in out  # each node ran its own rank only
+        # node_rank * nproc_per_node + local_rank, and torchrun's per-node variables
+        assert f"rank {node} env LOCAL_RANK=0 GROUP_RANK={node} LOCAL_WORLD_SIZE=1 GROUP_WORLD_SIZE=2" in out
+        diff = float(re.search(rf"rank {node} ddp_vs_global_batch (\S+)", out).group(1))
+        assert diff < 1e-5
+        sums += re.findall(r"rank \d checksum (\S+)", out)
+    assert len(sums) == 2 and sums[0] == sums[1], sums  # the gradients were all-reduced across the nodes
+
+
+def test_launcher_gives_up_when_a_node_never_joins(tmp_path):
+    script = tmp_path / "ran.py"
+    script.write_text("open(__file__ + '.ran', 'w').close()\n")
+    start = time.monotonic()
+    ((code, out, err),) = _nodes(str(script), ranks=(0,), rdzv_timeout=3, timeout=120)
+    assert code == 1, err[-2000:]
+    assert "wait --rdzv-conf timeout=3 seconds" in err
+    assert not (tmp_path / "ran.py.ran").exists()  # the script never started without the other node
+    assert time.monotonic() - start < 90
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [(["--nnodes", "2", "--node-rank", "2"], "--node-rank 2 is out of range for --nnodes 2"),
+     (["--rdzv-conf", "timeout"], "The rendezvous configuration option 'timeout' must have a value specified.")],
+)  # fmt: skip
+def test_launcher_checks_the_rendezvous_arguments(flags, message):
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlike.distributed.run", *flags, "x.py"], cwd=ROOT, env=_env(),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode != 0 and f"ValueError: {message}" in proc.stderr, proc.stderr[-2000:]
 
 
 def test_launcher_stops_the_group_when_a_worker_fails(tmp_path):

@@ -411,11 +411,12 @@ def put(x: Any, device: Any) -> Any:
 class _Program:
     """One graph structure: how often it was seen, its plan, and its compiled program once built."""
 
-    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate")
+    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh")
 
     def __init__(self, plan: tuple, live: tuple, n_leaves: int, donate: tuple) -> None:
         self.donate = donate
         self.seen = 0
+        self.on_mesh = False  # single-device leaves meet mesh-sharded ones (DataParallel): replicate them
         self.plan = plan
         self.live = live
         self.n_leaves = n_leaves
@@ -589,6 +590,8 @@ def _run_graph(g: _Graph, reason: str) -> None:
     else:
         _programs.move_to_end(key)
     prog.seen += 1
+    if prog.on_mesh:
+        leaves = _onto_mesh(leaves, None)
     if prog.compiled is None and not prog.compiling and not prog.failed \
             and prog.seen >= _compile_after(g.device):
         first = prog.seen == 1
@@ -605,10 +608,31 @@ def _run_graph(g: _Graph, reason: str) -> None:
     if values is None:
         stats["cold_runs"] += 1
         plan = prog.plan
-        values = _run_plan(plan, live, leaves, _frees(plan, live))
+        try:
+            values = _run_plan(plan, live, leaves, _frees(plan, live))
+        except ValueError as e:
+            if prog.on_mesh or "ncompatible devices" not in str(e):
+                raise
+            # a tensor committed to one device (cuda:0) meets DataParallel's mesh: from now on this
+            # structure runs (and compiles) with such leaves replicated over the mesh
+            leaves = _onto_mesh(leaves, e)
+            prog.on_mesh = True
+            prog.failed = False
+            values = _run_plan(plan, live, leaves, _frees(plan, live))
     for z, v in zip(live_objs, values):
         z.value = v
         z.graph = None
+
+
+def _onto_mesh(leaves: list, error: Exception | None) -> list:
+    from . import device as _device
+
+    try:
+        return _device.onto_mesh(leaves, error or ValueError("no mesh"))
+    except ValueError:
+        if error is not None:
+            raise
+        return leaves
 
 
 def _user_site() -> str:

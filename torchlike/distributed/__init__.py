@@ -47,3 +47,4 @@ from ._process_group import (  # noqa: F401
     is_torchelastic_launched,
     new_group,
 )  # fmt: skip
+from .device_mesh import DeviceMesh, init_device_mesh  # noqa: F401,E402

@@ -25,6 +25,8 @@ def _connect() -> None:
         num_processes=world,
         process_id=rank,
         local_device_ids=[int(os.environ.get("LOCAL_RANK", rank))],
+        # JAX aborts the process when not every rank has joined by then (a node missing)
+        initialization_timeout=int(os.environ.get("TORCHLIKE_RDZV_TIMEOUT", "600")),
     )
 
 

@@ -4,6 +4,12 @@ Starts N worker processes on this node with torchrun's environment (RANK, LOCAL_
 MASTER_ADDR, MASTER_PORT, ...). Each worker first connects JAX's multi-process runtime (see
 ``_bootstrap``), then runs the script. One worker failing stops the others, as in torchrun.
 
+Several hosts use torchrun's static rendezvous: run the same command on every node with
+``--nnodes M --node-rank i --master-addr <node 0's address> --master-port P``. Node 0's rank 0
+hosts JAX's coordination service at that address; ranks are ``node_rank * nproc_per_node +
+local_rank``. Workers wait ``--rdzv-conf timeout=S`` seconds (torchrun's default, 600) for all
+nodes, then fail instead of hanging.
+
 This file imports only the standard library: started as ``-m``, Python has already imported
 torchlike, and with it JAX has opened (and preallocated memory on) every GPU, so the launcher
 re-executes itself as a plain script before starting workers that need those GPUs.
@@ -65,6 +71,21 @@ def _nnodes(spec: str) -> int:
     return int(lo)
 
 
+def _rdzv_timeout(conf: str) -> int:
+    """Seconds the workers wait for every node (torchrun's ``--rdzv-conf timeout=`` / ``join_timeout=``)."""
+    config = {}
+    for kv in conf.split(",") if conf.strip() else ():
+        key, _, value = kv.partition("=")
+        if not key.strip():
+            raise ValueError(
+                "The rendezvous configuration string must be in format <key1>=<value1>,...,<keyN>=<valueN>."
+            )
+        if not value.strip():
+            raise ValueError(f"The rendezvous configuration option '{key.strip()}' must have a value specified.")
+        config[key.strip()] = value.strip()
+    return int(config.get("timeout", config.get("join_timeout", 600)))
+
+
 def _count_gpus() -> int:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
@@ -106,6 +127,7 @@ def _worker_env(base: dict, args: argparse.Namespace, local_rank: int, nproc: in
         ROLE_WORLD_SIZE=str(world), MASTER_ADDR=args.master_addr, MASTER_PORT=str(port),
         TORCHELASTIC_RESTART_COUNT=str(restart), TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts),
         TORCHELASTIC_RUN_ID=args.rdzv_id, TORCHELASTIC_USE_AGENT_STORE="False",
+        TORCHLIKE_RDZV_TIMEOUT=str(_rdzv_timeout(args.rdzv_conf)),
     )  # fmt: skip
     # workers import the torchlike that started them, installed or not
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_PARENT, base.get("PYTHONPATH")) if p)
@@ -175,6 +197,9 @@ def run(args: argparse.Namespace, worker_args: Callable[[int], list[str]] = lamb
         )
     nnodes, nproc = _nnodes(args.nnodes), _nproc(args.nproc_per_node)
     world = nnodes * nproc
+    if not 0 <= args.node_rank < nnodes:
+        raise ValueError(f"--node-rank {args.node_rank} is out of range for --nnodes {nnodes}")
+    _rdzv_timeout(args.rdzv_conf)  # a malformed --rdzv-conf fails here, not in every worker
     if args.standalone:
         args.master_addr, port = "127.0.0.1", _free_port()
     elif args.rdzv_endpoint:
@@ -201,6 +226,10 @@ def run(args: argparse.Namespace, worker_args: Callable[[int], list[str]] = lamb
         rank = args.node_rank * nproc + lr
         print(f"[torchlike.distributed.run] worker local_rank={lr} (rank={rank}) of "
               f"{args.training_script} failed with exit code {code}", file=sys.stderr)  # fmt: skip
+    if nnodes > 1:
+        print(f"[torchlike.distributed.run] node {args.node_rank} of {nnodes}: the workers of all nodes meet at "
+              f"{args.master_addr}:{port} and wait --rdzv-conf timeout={_rdzv_timeout(args.rdzv_conf)} "
+              "seconds for each other", file=sys.stderr)  # fmt: skip
     return 1
 
 
