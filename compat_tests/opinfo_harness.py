@@ -81,6 +81,21 @@ def _torchlike_module_for(value: types.ModuleType) -> Any:
     return None
 
 
+def _names_used(code: types.CodeType) -> set:
+    """The global names ``code`` and the functions nested in it read."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def _wrapper_set_seed(op: Any, *args: Any, **kwargs: Any) -> Any:
+    """torch.testing._utils.wrapper_set_seed for torchlike: seed 42, then run."""
+    torchlike.manual_seed(42)
+    return op(*args, **kwargs)
+
+
 def _rebind(fn: types.FunctionType) -> types.FunctionType | None:
     """``fn`` (a wrapper from torch's testing modules) with its torch globals and closure cells rebound to
     torchlike; None when a name it uses has no torchlike counterpart."""
@@ -88,6 +103,11 @@ def _rebind(fn: types.FunctionType) -> types.FunctionType | None:
     def convert(value: Any) -> Any:
         if isinstance(value, types.ModuleType):
             return _torchlike_module_for(value)
+        if getattr(value, "__name__", None) == "wrapper_set_seed":
+            return _wrapper_set_seed
+        qual = getattr(value, "__qualname__", "") or ""
+        if callable(value) and qual.split(".")[0] in ("TensorBase", "Tensor") and "." in qual:
+            return getattr(torchlike.Tensor, qual.split(".")[-1], None)
         mod = getattr(value, "__module__", None) or ""
         if callable(value) and (mod == "torch" or mod.startswith("torch.")) and not mod.startswith("torch.testing"):
             qual = getattr(value, "__qualname__", getattr(value, "__name__", ""))
@@ -102,7 +122,7 @@ def _rebind(fn: types.FunctionType) -> types.FunctionType | None:
         return value
 
     glb = dict(fn.__globals__)
-    for name in fn.__code__.co_names:
+    for name in _names_used(fn.__code__):
         if name in glb:
             new = convert(glb[name])
             if new is None and glb[name] is not None:
