@@ -387,7 +387,19 @@ def einsum(*args: Any) -> Any:
     else:
         equation, operands = _sublist_equation(args)
     _einsum_validate(equation, operands)
+    if registry.autocast is not None and operands:
+        operands = _autocast_list(_einsum._op, operands, equation.replace(" ", ""))
     return _einsum(operands, equation.replace(" ", ""))
+
+
+def _autocast_list(op: Any, operands: list, *static: Any) -> list:
+    """Autocast's cast of a tensor list (the table casts only tensor arguments it promotes)."""
+    promo = [(t._dtype, 2 if t._shape else 1) for t in operands]
+    adj = registry.autocast(op, operands[0].device.type, None, promo, static)
+    if adj is None:
+        return operands
+    target = adj[0]
+    return [t.to(target) if t._dtype.is_floating_point and t._dtype is not D.float64 else t for t in operands]
 
 
 def _tensordot_dims(a: Any, b: Any, dims: Any) -> tuple:

@@ -41,9 +41,13 @@ def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static:
     if not _enabled.get(device_type):
         return None
     table = _policy.POLICY[device_type]
-    cat = table.get(op.name) or table.get(op.name.lstrip("_"))
+    alias = _policy.TORCH_NAME.get(op.name)
+    name = alias(static) if alias is not None else op.name.lstrip("_")
+    cat = table.get(op.name) or table.get(name)
     if cat is None:
-        cat = _DECLARED.get(op.autocast) if op.name not in _policy.OTHER_DEVICE.get(device_type, ()) else None
+        other = _policy.OTHER_DEVICE.get(device_type, ())
+        # a declared category is torch's for the op's torch name: not where torch lists it for another device only
+        cat = _DECLARED.get(op.autocast) if op.name not in other and name not in other else None
         if cat is None:
             return None
     if cat == "banned":
