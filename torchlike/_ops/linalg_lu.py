@@ -531,6 +531,8 @@ def _ormqr_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError(f"torch.ormqr: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
     if tau.shape[-1] > A.shape[-1]:
         raise RuntimeError("torch.ormqr: tau.shape[-1] must be less than or equal to input.shape[-1]")
+    if left and tau.shape[-1] != min(C.shape[-2], A.shape[-1]):
+        raise RuntimeError("torch.ormqr: tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])")
 
 
 @defop(promote="default", grad_name="OrmqrBackward0", check=_ormqr_check, out=True)

@@ -96,7 +96,8 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     updated in place (unbiased variance), as torch does; in evaluation the saved statistics are empty."""
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    out = _native_batch_norm(input, weight, bias, running_mean, running_var, training, eps)
+    stats = (None, None) if training else (running_mean, running_var)  # training reads (and saves) neither
+    out = _native_batch_norm(input, weight, bias, *stats, training, eps)
     if training and running_mean is not None and running_var is not None:
         n = input.numel() // input.shape[1]
         with grad_mode.no_grad():
