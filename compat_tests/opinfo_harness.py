@@ -196,6 +196,14 @@ def _to_torchlike(value: Any, leaves: list) -> Any:
         return {k: _to_torchlike(v, leaves) for k, v in value.items()}
     if isinstance(value, torch.Generator):
         raise NotImplementedError("a torch.Generator sample argument")
+    if isinstance(value, torch.nn.Module):
+        raise NotImplementedError(f"a torch module as a sample argument: {type(value).__name__}")
+    mod = getattr(value, "__module__", None) or ""
+    if callable(value) and hasattr(value, "__name__") and (mod == "torch" or mod.startswith("torch.")) and not mod.startswith("torch.testing"):
+        found = _resolve(torchlike, mod[len("torch."):] + "." + value.__name__ if mod != "torch" else value.__name__)
+        if found is None:
+            raise NotImplementedError(f"a sample argument torchlike lacks: {mod}.{value.__name__}")
+        return found  # a torch function passed as an argument (distance_function=F.pairwise_distance)
     return value
 
 
