@@ -197,6 +197,19 @@ SAMPLES.update({
     "mvlgamma": lambda: ((pos(*X) + 2,), {"p": 3}),
     "angle": lambda: ((r(*X),), {}),
     "conj_physical": lambda: ((r(*X),), {}),
+    "as_strided_scatter": lambda: ((r(*X), r(2, 2), (2, 2), (4, 1), 1), {}),
+    "cond": lambda: ((spd(3),), {}),
+    "corrcoef": lambda: ((r(*X),), {}),
+    "cov": lambda: ((r(*X),), {"correction": 0}),
+    "diff": lambda: ((r(*X),), {"n": 2}),
+    "frexp": lambda: ((r(*X),), {}),
+    "isin": lambda: ((ints(*X), ints(3)), {}),
+    "ldexp": lambda: ((r(*X), ints(*X, lo=-2, hi=3).double()), {}),
+    "native_group_norm": lambda: ((r(2, 4, 3), pos(4), r(4), 2, 4, 3, 2, 1e-5), {}),
+    "nonzero_static": lambda: ((ints(*X),), {"size": 5}),
+    "ormqr": lambda: ((r(4, 3), r(3), r(4, 2)), {}),
+    "renorm": lambda: ((r(*X), 2.0, 0, 1.5), {}),
+    "triangular_solve": lambda: ((r(3, 2), lower(3) + 3 * tl.eye(3, dtype=tl.float64)), {"upper": False}),
 })  # fmt: skip
 
 # Public ops whose generic check would not mean anything, with the reason.
@@ -209,7 +222,7 @@ SKIP = {
 NO_FD = {"sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "signbit", "histc", "complex", "polar", "heaviside",
          "floor_divide", "nextafter", "fill",
          "geqrf", "igamma", "igammac", "angle",
-         "cholesky_inverse"}  # fmt: skip  (torch has no derivative for these / igamma's first input)
+         "cholesky_inverse", "frexp"}  # fmt: skip  (torch has no derivative for these / igamma's first input)
 
 
 def _public_ops() -> list:

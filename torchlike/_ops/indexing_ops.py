@@ -168,7 +168,11 @@ def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
     src = source.reshape(x.shape[:d] + (index.size,) + x.shape[d + 1 :])
-    out = x.at[_index_along(x, d, index)].add((src * jnp.asarray(alpha, src.dtype)).astype(x.dtype))
+    at = x.at[_index_along(x, d, index)]
+    if x.dtype == jnp.bool_:  # torch: a bool sum saturates to True
+        out = at.max(jnp.logical_and(src, alpha).astype(x.dtype))
+    else:
+        out = at.add((src * jnp.asarray(alpha, src.dtype)).astype(x.dtype))
     return out.reshape(input.shape)
 
 
@@ -340,7 +344,7 @@ def _scatter_apply(x: Any, dim: int, index: Any, v: Any, reduce: Any) -> Any:
     if reduce is None:
         out = at.set(v)
     elif reduce == "add":
-        out = at.add(v)
+        out = at.max(v) if xs.dtype == jnp.bool_ else at.add(v)  # bool: torch's sum saturates to True
     else:
         out = at.multiply(v)
     return out.reshape(x.shape)
@@ -571,7 +575,10 @@ def _put_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 def put(input: RawTensor, index: RawTensor, source: RawTensor, accumulate: bool = False) -> Any:
     flat = input.reshape(-1)
     at = flat.at[index.reshape(-1)]
-    out = at.add(source.reshape(-1)) if accumulate else at.set(source.reshape(-1))
+    if accumulate:
+        out = at.max(source.reshape(-1)) if flat.dtype == jnp.bool_ else at.add(source.reshape(-1))
+    else:
+        out = at.set(source.reshape(-1))
     return out.reshape(input.shape)
 
 

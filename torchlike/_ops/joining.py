@@ -223,9 +223,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     if not combos:
         from .creation import empty
 
-        return empty(0, r, dtype=input._dtype, device=input.device) if r > 1 else empty(0, dtype=input._dtype)
-    out = _combinations(input, combos)
-    return out.reshape(-1) if r == 1 else out
+        return empty(0, r, dtype=input._dtype, device=input.device)
+    return _combinations(input, combos)  # torch 2.13: r=1 gives shape (n, 1) too
 
 
 registry.METHODS.update(broadcast_to=broadcast_to)

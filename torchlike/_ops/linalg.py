@@ -253,7 +253,7 @@ def addmv(input: RawTensor, mat: RawTensor, vec: RawTensor, *, beta: Scalar = 1,
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}"
         )
-    if mat.shape[1] != vec.shape[0]:
+    if mat.shape[1] != vec.shape[0] or (input.ndim == 1 and input.shape[0] not in (1, mat.shape[0])):
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")  # fmt: skip
     _expand_error(input.shape, (mat.shape[0],))
@@ -291,12 +291,11 @@ def _batch_check(b1: Any, b2: Any) -> None:
 def baddbmm(input: RawTensor, batch1: RawTensor, batch2: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     _batch_check(batch1, batch2)
     _expand_error(input.shape, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    if input.dtype != batch1.dtype and batch1.dtype == batch2.dtype:
+        names = [D.c_type(D.from_numpy_dtype(x.dtype)) for x in (input, batch1, batch2)]
+        raise RuntimeError(f"Input dtypes must be the same, got: input {names[0]}, batch1: {names[1]}, "
+                           f"batch2: {names[2]}")  # fmt: skip
     _same_dtype(batch1, batch2, "mm")
-    if input.dtype != batch1.dtype:
-        da, db = D.from_numpy_dtype(input.dtype), D.from_numpy_dtype(batch1.dtype)
-        raise RuntimeError(
-            f"Expected self.dtype to be equal to batch1.dtype, but got {da} != {db}".replace("torch.", "")
-        )
     return _scaled_sum(input, jnp.matmul(batch1, batch2), beta, alpha)
 
 
@@ -404,7 +403,19 @@ def einsum(*args: Any) -> Any:
     else:
         equation, operands = _sublist_equation(args)
     _einsum_validate(equation, operands)
+    if registry.autocast is not None and operands:
+        operands = _autocast_list(_einsum._op, operands, equation.replace(" ", ""))
     return _einsum(operands, equation.replace(" ", ""))
+
+
+def _autocast_list(op: Any, operands: list, *static: Any) -> list:
+    """Autocast's cast of a tensor list (the table casts only tensor arguments it promotes)."""
+    promo = [(t._dtype, 2 if t._shape else 1) for t in operands]
+    adj = registry.autocast(op, operands[0].device.type, None, promo, static)
+    if adj is None:
+        return operands
+    target = adj[0]
+    return [t.to(target) if t._dtype.is_floating_point and t._dtype is not D.float64 else t for t in operands]
 
 
 def _tensordot_dims(a: Any, b: Any, dims: Any) -> tuple:

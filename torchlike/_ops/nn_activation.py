@@ -33,8 +33,8 @@ def _float_kernel(kernel: str) -> Any:
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
-    (d,) = dims(dim, ndim)
-    return d
+    wrapped = dims(dim, ndim)
+    return wrapped[0] if wrapped else 0  # a 0-dim tensor accepts dim 0 and -1
 
 
 @defop(inplace=True, saves=("result",))

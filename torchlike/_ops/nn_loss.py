@@ -432,10 +432,7 @@ def pairwise_distance(
     return pairwise_body(x1, x2, p, eps, keepdim)
 
 
-@defop(promote="float", grad_name="SumBackward1", method=False)
-def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: float = 1e-8) -> Any:
-    a, b = jnp.broadcast_arrays(x1, x2)
-    d = dim % a.ndim if a.ndim else 0
+def _cosine(a: Any, b: Any, d: int, eps: float) -> Any:
     # torch clamps the norms under no_grad
     n1 = _pnorm(a, 2, d, True)
     n2 = _pnorm(b, 2, d, True)
@@ -444,9 +441,19 @@ def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: float = 1
     return jnp.sum((a / n1) * (b / n2), axis=d)
 
 
+@defop(promote="float", grad_name="SumBackward1", method=False)
+def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: float = 1e-8) -> Any:
+    a, b = jnp.broadcast_arrays(x1, x2)
+    if a.ndim == 0:  # 0-dim inputs reduce over their single element
+        return _cosine(a.reshape(1), b.reshape(1), 0, eps).reshape(())
+    return _cosine(a, b, dim % a.ndim, eps)
+
+
 @defop(promote="float", method=False, grad_name="DivBackward0")
 def _normalize(input: TensorArg, p: float, dim: int, eps: float) -> Any:
-    d = dim % input.ndim if input.ndim else 0
+    if input.ndim == 0:  # a 0-dim input normalizes its single element
+        return input / jnp.maximum(_pnorm(input.reshape(1), p, 0, True).reshape(()), eps)
+    d = dim % input.ndim
     n = _pnorm(input, p, d, True)
     return input / jnp.maximum(n, eps)
 

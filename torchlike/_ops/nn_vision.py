@@ -340,7 +340,7 @@ def _im2col_body(x: Any, kernel_size: tuple, dilation: tuple, padding: tuple, st
         x, kernel_size, stride, [(p, p) for p in padding], rhs_dilation=dilation,
         dimension_numbers=("NCHW", "OIHW", "NCHW"), precision=lax.Precision.HIGHEST,
     )  # fmt: skip
-    out = patches.reshape(n, c * kernel_size[0] * kernel_size[1], -1)
+    out = patches.reshape(n, c * kernel_size[0] * kernel_size[1], patches.shape[2] * patches.shape[3])
     return out[0] if unbatched else out
 
 

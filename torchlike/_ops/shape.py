@@ -444,6 +444,8 @@ def trace(input: RawTensor) -> Any:
 
 @defop(out=True, grad_name="UnsafeViewBackward0", saves=())
 def kron(input: TensorArg, other: TensorArg) -> Any:
+    if input.dtype == jnp.bool_:  # JAX multiplies no bools: the product of bools is their logical and
+        return jnp.kron(input.astype(jnp.uint8), other.astype(jnp.uint8)).astype(jnp.bool_)
     return jnp.kron(input, other)
 
 

@@ -217,7 +217,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Any:
     nd = input.dim()
     d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     perm = list(range(nd))
-    perm[d0], perm[d1] = perm[d1], perm[d0]
+    if nd:  # a 0-dim tensor accepts dims 0 and -1, and transposes to itself
+        perm[d0], perm[d1] = perm[d1], perm[d0]
     return _permute_spec(input, tuple(perm))
 
 

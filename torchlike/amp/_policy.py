@@ -40,6 +40,21 @@ adaptive_max_pool3d linalg_qr linalg_cholesky_ex linalg_svd linalg_eig linalg_ei
 
 _PROMOTE_CPU = "stack cat index_copy"
 
+# Composites torch decomposes before autocast sees them, into ops of its CPU lists: einsum and tensordot end in
+# bmm/mm (lower). Measured against torch 2.13 under torch.autocast('cpu').
+_LOWER_CPU_COMPOSITE = "einsum tensordot"
+
+# torchlike ops that stand for several torch ops: the torch name autocast knows, from the static arguments.
+TORCH_NAME = {
+    "_einsum": lambda static: "einsum",
+    "_tensordot": lambda static: "tensordot",
+    "_avg_pool": lambda static: f"avg_pool{len(static[0])}d",
+    "_max_pool": lambda static: f"max_pool{len(static[0])}d",
+    "_adaptive_avg_pool": lambda static: f"adaptive_avg_pool{len(static[0])}d",
+    "_adaptive_max_pool": lambda static: f"adaptive_max_pool{len(static[0])}d",
+    "_upsample": lambda static: "upsample_nearest1d",  # every upsample kernel: float32 on CUDA, none on CPU
+}
+
 
 # torchlike kernels behind a public op that torch's lists name: the name torch lists them under.
 LISTED_AS = {
@@ -82,13 +97,18 @@ def _table(*groups: tuple, kernels: tuple = ()) -> dict:
 POLICY = {
     "cuda": _table((_LOWER_CUDA, "lower"), (_FP32_CUDA, "fp32"), (_FP32_OPT, "fp32_opt"), (_PROMOTE_CUDA, "promote"),
                    ("binary_cross_entropy", "banned"), kernels=_kernels(_KERNELS_CUDA)),
-    "cpu": _table((_LOWER_CPU, "lower"), (_FP32_CPU, "fp32"), (_PROMOTE_CPU, "promote"), kernels=_kernels(_KERNELS_CPU)),
+    "cpu": _table((_LOWER_CPU, "lower"), (_LOWER_CPU_COMPOSITE, "lower"), (_FP32_CPU, "fp32"), (_PROMOTE_CPU, "promote"), kernels=_kernels(_KERNELS_CPU)),
 }  # fmt: skip
 
 
-def category(op_name: str, device_type: str) -> str | None:
-    """The autocast category of the op (table name ``op_name``) on ``device_type``, or None."""
+def category(op_name: str, device_type: str, static: tuple = ()) -> str | None:
+    """The autocast category of the op (table name ``op_name``, static arguments ``static``) on ``device_type``."""
     table = POLICY[device_type]
+    alias = TORCH_NAME.get(op_name)
+    if alias is not None:
+        cat = table.get(alias(static))
+        if cat is not None:
+            return cat
     return table.get(op_name) or table.get(LISTED_AS.get(op_name, ""))
 
 BANNED_MESSAGE = (

@@ -63,7 +63,7 @@ def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static:
     st = _state
     if not st.enabled.get(device_type):
         return None
-    cat = _policy.category(op.name, device_type)
+    cat = _policy.category(op.name, device_type, static)
     if cat is None:
         return None
     if cat == "banned":

@@ -29,11 +29,27 @@ from .._ops.linalg_decomp import linalg_norm as norm
 from .._ops.linalg_decomp import linalg_qr as qr
 from .._ops.linalg_decomp import linalg_slogdet as slogdet
 from .._ops.linalg_decomp import linalg_svd as svd
+from .._ops.linalg_lu import (
+    cond,
+    eigvals,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    lu_factor,
+    lu_factor_ex,
+    tensorinv,
+    tensorsolve,
+    vander,
+)  # fmt: skip
+from .._ops.linalg_lu import linalg_eig as eig
+from .._ops.linalg_lu import linalg_lu as lu
+from .._ops.linalg_lu import linalg_lu_solve as lu_solve
 from .._ops.views import diagonal as _diagonal
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh", "householder_product",
-    "inv", "inv_ex", "lstsq",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+    "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "tensorinv", "tensorsolve", "vander",
     "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
     "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
 ]  # fmt: skip

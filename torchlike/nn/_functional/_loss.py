@@ -198,20 +198,26 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
     return L._multilabel_margin_loss(input, target, reduction)
 
 
+def _broadcast_check(a: tuple, b: tuple) -> None:
+    """torch's broadcast error for shapes ``a`` and ``b`` (right-aligned)."""
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")  # fmt: skip
+
+
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:  # fmt: skip
     reduction = resolve(size_average, reduce, reduction)
-    if input1.dim() != input2.dim() or input1.size() != input2.size():
-        raise RuntimeError(
-            f"cosine_embedding_loss: Input1 and Input2 must have the same shape, but got {input1.size()} and "
-            f"{input2.size()}"
-        )
-    if target.dim() != input1.dim() - 1:
+    if target.dim() != input1.dim() - 1 or input2.dim() != input1.dim():
         raise RuntimeError(
             f"{input1.dim() - 1}D target tensor expects {input1.dim()}D input tensors, but found inputs with sizes "
             f"{list(input1.shape)} and {list(input2.shape)}."
         )
+    _broadcast_check(tuple(target.shape), tuple(input1.shape[:-1]))  # torch: where(target == 1, ...) meets the sums
     # torch: the target only selects branches, so it gets no gradient (None)
     return L._cosine_embedding_loss(input1, input2, target.detach(), float(margin), reduction)
 
