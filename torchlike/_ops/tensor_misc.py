@@ -84,7 +84,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = tuple(int(s) for s in size)
-    if self.requires_grad and grad_mode._enabled:
+    if self.requires_grad and grad_mode._state.enabled:
         raise RuntimeError("cannot resize variables that require grad")
     for s in size:
         if s < 0:

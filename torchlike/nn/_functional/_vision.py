@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..._core.tensor import Tensor
+from ..._core.tensor import Tensor, _wrap_dim
 from ..._ops import nn_loss as L
 from ..._ops import nn_ops as N
 from ..._ops import nn_vision as V
@@ -23,7 +23,7 @@ cosine_similarity = L.cosine_similarity
 def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
-    input.size(int(dim))  # torch's IndexError for a dim out of range
+    _wrap_dim(int(dim), input.dim())  # torch's IndexError for a dim out of range (a 0-dim input takes 0 and -1)
     result = L._normalize(input, float(p), int(dim), float(eps))
     if out is not None:
         from ..._ops.registry import copy_to_out
