@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Buffer, Tensor
 from ..autograd import grad_mode
@@ -207,6 +208,8 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.disable or T.hook is not None:  # disabled, or called from inside another trace
             return self.fn(*args, **kwargs)
+        if lazy._on:  # pending lazy work may read arrays this program donates: run it first
+            lazy.flush("compiled step")
         leaves, tree = _flatten((args, kwargs))
         key = self._key(leaves, tree)
         entry = self.cache.get(key)
