@@ -34,6 +34,7 @@ import time
 import numpy as np
 import torch
 import torchvision
+import torchvision.transforms.v2  # noqa: F401  (a subpackage `import torchvision` does not load; the v2 cases need it)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
