@@ -1,40 +1,4 @@
 """torchvision.transforms.transforms."""
 
-from ._transforms import (
-    CenterCrop,
-    ColorJitter,
-    Compose,
-    ConvertImageDtype,
-    FiveCrop,
-    GaussianBlur,
-    Grayscale,
-    InterpolationMode,
-    Lambda,
-    LinearTransformation,
-    Normalize,
-    Pad,
-    PILToTensor,
-    RandomAdjustSharpness,
-    RandomAffine,
-    RandomApply,
-    RandomAutocontrast,
-    RandomChoice,
-    RandomCrop,
-    RandomEqualize,
-    RandomErasing,
-    RandomGrayscale,
-    RandomHorizontalFlip,
-    RandomInvert,
-    RandomOrder,
-    RandomPosterize,
-    RandomResizedCrop,
-    RandomRotation,
-    RandomSolarize,
-    RandomVerticalFlip,
-    Resize,
-    TenCrop,
-    ToPILImage,
-    ToTensor,
-)
-
-__all__ = ["Compose", "ToTensor", "PILToTensor", "ConvertImageDtype", "ToPILImage", "Normalize", "Resize", "CenterCrop", "Pad", "Lambda", "RandomApply", "RandomChoice", "RandomOrder", "RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomResizedCrop", "FiveCrop", "TenCrop", "LinearTransformation", "ColorJitter", "RandomRotation", "RandomAffine", "Grayscale", "RandomGrayscale", "RandomErasing", "GaussianBlur", "InterpolationMode", "RandomInvert", "RandomPosterize", "RandomSolarize", "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize"]  # fmt: skip
+from ._transforms import *  # noqa: F403
+from ._transforms import __all__  # noqa: F401

@@ -1,49 +1,7 @@
 """torchvision.transforms.v2 (plain tensors and PIL images; see ``_v2`` for what differs)."""
 
 from .. import _v2
-from .._v2 import (
-    AutoAugment,
-    AutoAugmentPolicy,
-    CenterCrop,
-    ColorJitter,
-    Compose,
-    ConvertImageDtype,
-    FiveCrop,
-    GaussianBlur,
-    Grayscale,
-    Identity,
-    InterpolationMode,
-    Lambda,
-    Normalize,
-    PILToTensor,
-    Pad,
-    RandAugment,
-    RandomAdjustSharpness,
-    RandomAffine,
-    RandomApply,
-    RandomAutocontrast,
-    RandomChoice,
-    RandomCrop,
-    RandomEqualize,
-    RandomErasing,
-    RandomGrayscale,
-    RandomHorizontalFlip,
-    RandomInvert,
-    RandomOrder,
-    RandomPosterize,
-    RandomResizedCrop,
-    RandomRotation,
-    RandomSolarize,
-    RandomVerticalFlip,
-    Resize,
-    TenCrop,
-    ToDtype,
-    ToImage,
-    ToPILImage,
-    ToPureTensor,
-    ToTensor,
-    TrivialAugmentWide,
-)
+from .._v2 import *
 from . import functional
 
 __all__ = [*_v2.__all__, "functional"]
