@@ -535,15 +535,21 @@ def _build(prog: _Program, leaves: list, background: bool) -> None:
 _compiling: weakref.WeakSet = weakref.WeakSet()
 
 
-if hasattr(os, "register_at_fork"):  # a forked worker must not inherit (and rerun) pending work
-    os.register_at_fork(before=lambda: flush("fork"))
-
-
 @atexit.register
 def _join_compiles() -> None:
-    # NOTE: a daemon thread killed inside XLA's compiler at interpreter exit aborts the process
+    # NOTE: a daemon thread killed inside XLA's compiler at interpreter exit aborts the process, and a fork
+    # taken while one compiles leaves the child XLA's locks held: wait for them
     for t in list(_compiling):
         t.join()
+
+
+def _before_fork() -> None:
+    flush("fork")  # a forked worker must not inherit (and rerun) pending work
+    _join_compiles()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork)
 
 
 def flush(reason: str = "explicit") -> None:
