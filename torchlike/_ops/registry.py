@@ -424,17 +424,17 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
         kernel = op.kernels.get(key)
     if kernel is None:
         kernel = _build_kernel(op, static, cdt, baked or (), key, precast)
-    if not lazy._on and lazy.has_pending_input(arrays):  # values left pending by lazy mode, now off
-        arrays = lazy.concrete_tree(arrays)
     try:
         result = lazy.call(kernel, arrays) if lazy._on else kernel(*arrays)
     except (ValueError, TypeError) as e:
-        if "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
-            result = kernel(*_device.onto_mesh(arrays, e))
-        elif "ncompatible shapes for broadcasting" in str(e):
-            raise _broadcast_error(arrays) or e from None
+        if not lazy._on and lazy.has_pending_input(arrays):  # values left pending by lazy mode, now off
+            arrays = lazy.concrete_tree(arrays)
+            try:
+                result = kernel(*arrays)
+            except (ValueError, TypeError) as e2:
+                result = _kernel_error(kernel, arrays, e2)
         else:
-            raise
+            result = _kernel_error(kernel, arrays, e)
 
     if device is None:
         device = _default_device_for(result)
@@ -452,6 +452,15 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     if op.returns is not None:
         return op.returns(*outputs)
     return outputs
+
+
+def _kernel_error(kernel: Callable, arrays: list, e: Exception) -> Any:
+    """Recover from, or translate into torch's words, a kernel call's error."""
+    if "ncompatible devices" in str(e):  # single-device arrays meeting mesh-sharded ones (DataParallel)
+        return kernel(*_device.onto_mesh(arrays, e))
+    if "ncompatible shapes for broadcasting" in str(e):
+        raise _broadcast_error(arrays) or e from None
+    raise e
 
 
 _TENSOR_ONLY = frozenset(("T", "R", "OT", "OR"))
