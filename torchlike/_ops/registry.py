@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import jax
 import numpy as np
@@ -173,7 +173,9 @@ def defop(
         op.differentiable = differentiable
         op.saves = saves
         op.dtypes = dtypes
-        op.autocast = autocast
+        if autocast is not None:  # an ignored argument would silently change nothing
+            raise TypeError(f"op {op.name}: declare its autocast category in amp/_policy.py, not defop(autocast=)")
+        op.autocast = None
         op.returns = returns
         op.kernels = LRU()
         op.wrapper = _generate_wrapper(op, sig, with_out=out)
@@ -236,9 +238,6 @@ def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool) -> Call
 
 _SCALAR_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
-
-def _is_tensor(x: Any) -> bool:
-    return isinstance(x, Tensor)
 
 
 def _category_error(op: OpDef, dt: D.dtype) -> None:
@@ -635,10 +634,6 @@ def copy_to_out(result: Tensor, out: Tensor) -> None:
         return
     out._assign(arr)
 
-
-class _NamedPair(NamedTuple):
-    values: Any
-    indices: Any
 
 
 # --- view ops -------------------------------------------------------------------------------------
