@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+from .._core import lazy as _lazy
+
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
@@ -53,6 +55,9 @@ def _numerical(func: Callable, inputs: tuple, diff_idx: list, out_idx: list, eps
                 moved.requires_grad_(True)  # func may differentiate (gradgradcheck's does)
                 res = _as_tuple(func(*inputs[:i], moved, *inputs[i + 1 :]))
                 outs.append([res[j].detach().reshape(-1).to(x.dtype) for j in out_idx])
+                # Each evaluation runs on its own, as in torch: fused with the difference below, XLA
+                # would contract f(x+h) - f(x-h) into an FMA and return sub-ulp noise instead of 0.
+                _lazy.flush("gradcheck")
             rows.append([(p - m) / (2 * eps) for p, m in zip(*outs)])
         jac.append([torchlike.stack([r[j] for r in rows]) if rows else None for j in range(len(out_idx))])
     return jac
