@@ -35,19 +35,25 @@ class Node:
         "hooks",
         "prehooks_node",
         "freed",
-        "metadata",
+        "_metadata",
         "needs_saved",
         "__weakref__",
     )
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # one per recorded op: keep it to plain stores
         self.pre_hooks = None
         self.retained = None
         self.hooks = None
         self.prehooks_node = None
         self.freed = False
-        self.metadata = {}
+        self._metadata = None
         self.needs_saved = True
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         return type(self).__name__
@@ -245,29 +251,51 @@ def _describe(t: Tensor) -> tuple:
 
 def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, outputs: Any, dyn: tuple) -> None:
     """Attach a backward node to ``outputs`` if any tensor argument requires grad."""
+    # Runs once per op that needs a gradient: one pass over the inputs builds the gradient edges and
+    # torch's next_functions together (edge_of inlined for the common cases).
     diff = []
     edges = []
+    in_edges = []
+    kinds = getattr(op, "kind_seq", None)
+    p = 0
     for pos, t in tensors:
-        if isinstance(t, Tensor):
-            if t._rg:
-                diff.append((pos, None))
-                edges.append(edge_of(t))
-        else:  # a list of tensors
-            for j, item in enumerate(t):
-                if item._rg:
-                    diff.append((pos, j))
-                    edges.append(edge_of(item))
+        while p < pos:  # numbers and Nones between tensor arguments
+            a = dyn[p]
+            if a is not None and (kinds is None or kinds[p] != "S"):
+                in_edges.append(_NO_EDGE)
+            p += 1
+        p = pos + 1
+        for j, item in ((None, t),) if isinstance(t, Tensor) else enumerate(t):
+            if item._rg:
+                node = item._node
+                if node is None:
+                    e = (accumulator(item), 0)
+                elif item._base_t is not None and item._node_v != item._vc.v:
+                    e = edge_of(item)
+                else:
+                    e = (node, item._out_nr)
+                diff.append((pos, j))
+                edges.append(e)
+                in_edges.append(e)
+            else:
+                in_edges.append(_NO_EDGE)
     if not diff:
         return
-    name = op.grad_name if isinstance(op.grad_name, str) else op.grad_name(static, dyn)
-    node = node_class(name)()
+    for q in range(p, len(dyn)):
+        if dyn[q] is not None and (kinds is None or kinds[q] != "S"):
+            in_edges.append(_NO_EDGE)
+    name = op.grad_name
+    cls = _node_classes.get(name) if type(name) is str else None
+    if cls is None:
+        cls = node_class(name if isinstance(name, str) else name(static, dyn))
+    node = cls()
     node.kernel = kernel
     node.args = args
     node.diff = tuple(diff)
     node.edges = tuple(edges)
-    node.input_edges = _input_edges(tensors, dyn, getattr(op, "kind_seq", None))
+    node.input_edges = tuple(in_edges)
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
-    node.out_meta = tuple((o._shape, o._dtype.np) for o in outs)
+    node.out_meta = tuple([(o._shape, o._dtype.np) for o in outs])
     saves = op.saves
     saved = []
     if saves:
@@ -276,11 +304,13 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
         for pos, t in tensors:
             if wanted is None or names[pos] in wanted:
                 for item in (t,) if isinstance(t, Tensor) else t:
-                    saved.append((item._vc, item._vc.v, _describe(item)))
+                    vc = item._vc
+                    saved.append((vc, vc.v, (item._dtype, item._shape, item._node, item._out_nr)))
     node.saved = saved
     node.needs_saved = bool(saves)
     for i, o in enumerate(outs):
-        if o._dtype.is_floating_point or o._dtype.is_complex:
+        dt = o._dtype
+        if dt.is_floating_point or dt.is_complex:
             o._node = node
             o._out_nr = i
             o._node_v = o._vc.v
@@ -288,6 +318,9 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if saves and "result" in saves:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
+
+
+_NO_EDGE = (None, 0)
 
 
 def _saved_names(saves: tuple, names: tuple, tensors: list) -> set:
@@ -302,22 +335,6 @@ def _saved_names(saves: tuple, names: tuple, tensors: list) -> set:
         else:
             out.add(entry)
     return out
-
-
-def _input_edges(tensors: list, dyn: tuple, kinds: tuple | None = None) -> tuple:
-    """torch's next_functions: one entry per tensor (or tensor-or-number) input, in order."""
-    by_pos = dict(tensors)
-    edges = []
-    for pos, a in enumerate(dyn):
-        t = by_pos.get(pos)
-        if t is None:
-            if a is not None and (kinds is None or kinds[pos] != "S"):
-                edges.append((None, 0))
-        elif isinstance(t, Tensor):
-            edges.append(edge_of(t) or (None, 0))
-        else:
-            edges.extend(edge_of(item) or (None, 0) for item in t)
-    return tuple(edges)
 
 
 def register_tensor_hook(t: Tensor, hook: Callable) -> _RemovableHandle:
