@@ -55,6 +55,7 @@ def stats() -> dict:
     """Counters: ``nodes``, ``flushes``, ``compiles``, ``hits``, ``cold_runs``, ``signatures``, ``evictions``,
     ``compile_failures``, ``dead_flushes``, and ``flush_reasons`` (why each flush happened)."""
     out = dict(_lazy.stats)
+    out["nodes"] = out.get("nodes", 0) + _lazy.pending()
     out["flush_reasons"] = dict(_lazy.flush_reasons)
     if _lazy.flush_sites:
         out["flush_sites"] = dict(_lazy.flush_sites)

@@ -364,11 +364,11 @@ def call(fn: Callable, args: tuple | list) -> Any:
         entry = _signature(fn, treedef, tuple(sig), leaves)
         first = len(g.outs)
         outs = []
-        for shape, dtype, weak in entry.out:
+        for o in entry.out:
             z = _new_lazy(LazyArray)
-            z.shape = shape
-            z.dtype = dtype
-            z.sig = (shape, dtype, weak)
+            z.shape = o[0]
+            z.dtype = o[1]
+            z.sig = o
             z.graph = g
             z.slot = len(g.outs)
             z.value = None
@@ -376,7 +376,6 @@ def call(fn: Callable, args: tuple | list) -> Any:
             outs.append(z)
         g.nodes.append((fn, treedef, refs, first, len(outs), entry.single))
         g.key.append((entry, refs))
-        stats["nodes"] += 1
         if len(g.nodes) >= MAX_NODES:
             flush("node limit")
     if entry.single:
@@ -569,6 +568,7 @@ def flush(reason: str = "explicit") -> None:
 
 def _run_graph(g: _Graph, reason: str) -> None:
     stats["flushes"] += 1
+    stats["nodes"] += len(g.nodes)  # counted here, not per recorded op
     flush_reasons[reason] += 1
     if _TRACE:
         flush_sites[_user_site()] += 1

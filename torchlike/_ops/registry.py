@@ -260,7 +260,7 @@ _scalar_cache: LRU = LRU(kernels=False)
 
 def _scalar_array(v: Any, device: Any) -> Any:
     """A cached 0-d device array for a Python number (keyed so that -0.0, True and 1 stay apart)."""
-    key = (type(v), v, repr(v), device)
+    key = (type(v), v, device) if v else (type(v), v, repr(v), device)  # repr only for zeros' signs
     arr = _scalar_cache.get(key)
     if arr is None:
         try:
@@ -292,7 +292,10 @@ def _to_scalar(x: Any) -> Any:
     return x
 
 
-_promo_cache: LRU = LRU(kernels=False)
+# (promote mode, ((dtype, priority), ...)) -> compute dtype. A plain dict, cleared when it grows past
+# _PROMO_LIMIT: the combinations a program meets are few, and an LRU's bookkeeping costs per op.
+_promo_cache: dict = {}
+_PROMO_LIMIT = 4096
 
 
 def _promote_key(op: OpDef, promo: tuple) -> D.dtype:
@@ -401,6 +404,8 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             cdt = _promote_key(op, pkey[1])
             if promote != "default" and not (cdt.is_floating_point or cdt.is_complex):
                 cdt = D.get_default_dtype()
+            if len(_promo_cache) >= _PROMO_LIMIT:
+                _promo_cache.clear()
             _promo_cache[pkey] = cdt
         if op.dtypes is not None:
             _category_error(op, cdt)
