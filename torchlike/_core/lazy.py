@@ -233,7 +233,7 @@ class _Graph:
     def __init__(self) -> None:
         self.nodes: list = []  # (fn, treedef, refs, first_slot, n_out, single)
         self.leaves: list = []  # concrete arrays and scalars: the program's arguments
-        self.leaf_index: dict = {}  # id(array) -> leaf position (arrays are deduplicated)
+        self.leaf_index: dict = {}  # id(array) -> (leaf position, signature) (arrays are deduplicated)
         self.key: list = []  # per node: (signature entry, refs)
         self.outs: list = []  # per slot: weakref to its LazyArray
         self.device = None
@@ -341,15 +341,15 @@ def call(fn: Callable, args: tuple | list) -> Any:
                 x = x.materialize()
                 t = type(x)
             if t in arr_types or t is np.ndarray:
-                i = g.leaf_index.get(id(x))
-                if i is None:
-                    i = len(g.leaves)
+                hit = g.leaf_index.get(id(x))
+                if hit is None:  # reading a jax.Array's shape/dtype costs ~1 us: once per graph
+                    hit = (len(g.leaves), (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
                     g.leaves.append(x)
-                    g.leaf_index[id(x)] = i
+                    g.leaf_index[id(x)] = hit
                     if g.device is None and t is not np.ndarray:
                         g.device = _one_device(x)
-                refs.append(~i)
-                sig.append((x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+                refs.append(~hit[0])
+                sig.append(hit[1])
             elif t in _SCALARS:
                 refs.append(~len(g.leaves))
                 g.leaves.append(x)

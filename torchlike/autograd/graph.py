@@ -8,6 +8,7 @@ through ``jax.vjp`` of the kernel.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 from typing import Any, Callable
@@ -300,7 +301,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     saved = []
     if saves:
         names = op.dyn_names
-        wanted = _saved_names(saves, names, tensors) if saves != ("*",) else None
+        wanted = _saved_names(saves, names, tuple([p for p, _ in diff])) if saves != ("*",) else None
         for pos, t in tensors:
             if wanted is None or names[pos] in wanted:
                 for item in (t,) if isinstance(t, Tensor) else t:
@@ -323,10 +324,12 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
 _NO_EDGE = (None, 0)
 
 
-def _saved_names(saves: tuple, names: tuple, tensors: list) -> set:
+@functools.lru_cache(maxsize=4096)
+def _saved_names(saves: tuple, names: tuple, rg_pos: tuple) -> frozenset:
     """Which inputs torch saves: a name, or (name, other) = saved only if ``other`` needs a gradient
-    (torch saves ``self`` for mul only when ``other``'s gradient is needed)."""
-    rg = {names[pos] for pos, t in tensors if (t._rg if isinstance(t, Tensor) else any(x._rg for x in t))}
+    (torch saves ``self`` for mul only when ``other``'s gradient is needed). ``rg_pos``: the positions
+    of the inputs that need one."""
+    rg = {names[pos] for pos in rg_pos}
     out = set()
     for entry in saves:
         if isinstance(entry, tuple):
@@ -334,7 +337,7 @@ def _saved_names(saves: tuple, names: tuple, tensors: list) -> set:
                 out.add(entry[0])
         else:
             out.add(entry)
-    return out
+    return frozenset(out)
 
 
 def register_tensor_hook(t: Tensor, hook: Callable) -> _RemovableHandle:
