@@ -143,3 +143,12 @@ def test_xpu_and_mps_queries() -> None:
         return t.xpu.is_available(), t.xpu.device_count(), t.mps.is_available(), t.mps.device_count()
 
     same(run)
+
+
+def test_math_constants() -> None:
+    import math
+
+    ref, got = both(lambda t: (t.inf, t.pi, t.e, t.newaxis, math.isnan(t.nan)))
+    assert got == ref
+    same(lambda t: t.full((2,), t.inf).tolist())
+    same(lambda t: t.ones(3)[t.newaxis].shape)

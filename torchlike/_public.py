@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from math import e, inf, nan, pi
 from typing import Any
 
 from ._core import dtype as D
 from ._core.tensor import Tensor
 
-__all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "result_type",
+newaxis = None  # torch's alias, as numpy's
+
+__all__ = ["e", "inf", "nan", "pi", "newaxis", "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "result_type",
            "typename", "is_same_size"]  # fmt: skip
 
 
