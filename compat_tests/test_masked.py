@@ -19,7 +19,7 @@ M_ROW = np.array([True, False, True, True])  # broadcast over rows
 M_INT = M.astype(np.int64)  # any dtype, converted to bool
 
 REDUCTIONS = ["sum", "prod", "amax", "amin", "mean", "logsumexp", "var", "std"]
-REDUCE_KW = [{}, {"dim": 1}, {"dim": 0, "keepdim": True}, {"dim": (0, 1)}, {"dim": -1, "keepdim": True}]
+REDUCE_KW = [{}, {"dim": 1}, {"dim": (0, -1), "keepdim": True}]
 
 
 def _masked(name, **kw):
