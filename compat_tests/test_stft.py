@@ -218,3 +218,35 @@ def test_istft_errors(i):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_raises(ISTFT_ERRORS[i], [SIG])
+
+
+# --- the window factories -----------------------------------------------------------------------------------
+
+WINDOWS = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]
+
+
+@pytest.mark.parametrize("name", WINDOWS)
+def test_window_factories(name):
+    def fn(t):
+        make = getattr(t, name)
+        out = [make(0), make(1, False), make(2), make(5), make(5, False), make(5, dtype=t.float64),
+               make(4, False, dtype=t.float16), make(5, dtype=t.bfloat16)]  # fmt: skip
+        w = make(4, requires_grad=True)
+        return out, w.requires_grad, w.is_leaf
+
+    check(fn, [], grad=False)
+    for bad in (
+        lambda t: getattr(t, name)(-1),
+        lambda t: getattr(t, name)(4, dtype=t.int64),
+        lambda t: getattr(t, name)(4, dtype=t.bool, device="cpu", layout=t.strided),
+        lambda t: getattr(t, name)(4, layout=t.sparse_coo),
+        lambda t: getattr(t, name)(4, dtype=t.complex64),
+        lambda t: getattr(t, name)(4.0),
+    ):
+        check_raises(bad)
+
+
+def test_window_parameters():
+    check(lambda t: (t.hamming_window(5, False, 0.6), t.hamming_window(6, True, 0.6, 0.3), t.kaiser_window(9, True, 3.0),
+                     t.kaiser_window(8, False, beta=0.5)), [], grad=False)  # fmt: skip
+    check(lambda t, x: _real(t.stft(x, 16, window=t.hann_window(16), return_complex=True)), [SIG])
