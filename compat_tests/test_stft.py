@@ -250,3 +250,19 @@ def test_window_parameters():
     check(lambda t: (t.hamming_window(5, False, 0.6), t.hamming_window(6, True, 0.6, 0.3), t.kaiser_window(9, True, 3.0),
                      t.kaiser_window(8, False, beta=0.5)), [], grad=False)  # fmt: skip
     check(lambda t, x: _real(t.stft(x, 16, window=t.hann_window(16), return_complex=True)), [SIG])
+
+
+def test_stft_under_cpu_autocast():
+    # torch's CPU autocast runs stft in float32 (bfloat16 input included); outside it bfloat16 is refused
+    def fn(t, x):
+        with t.autocast("cpu", dtype=t.bfloat16):
+            a = t.stft(x, 8, window=t.hann_window(8), return_complex=True)
+            # NOTE: values only: the bfloat16 signal's reflect padding accumulates its gradient in a different
+            # precision (the pad op's autocast category, not stft's)
+            b = t.stft(x.detach().bfloat16(), 8, window=t.hann_window(8).bfloat16(), return_complex=True)
+        return _real(a), _real(b)
+
+    check(fn, [SIG], rtol=1e-5, atol=1e-5)
+    check_raises(lambda t, x: t.stft(x.bfloat16(), 8, window=t.hann_window(8).bfloat16(), return_complex=True), [SIG])
+    # a float32 window promotes a bfloat16 signal
+    check(lambda t, x: _real(t.stft(x.bfloat16(), 8, window=t.hann_window(8), return_complex=True)), [SIG], grad=False)

@@ -329,6 +329,9 @@ def _stft(
     onesided: bool, align_to_window: bool,
 ) -> Any:  # fmt: skip
     x = input
+    dt = D.to_dtype(x.dtype)
+    if dt.to_real() not in (D.float32, D.float64):  # checked after autocast's cast to float32, as torch does
+        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {D.cpp_name(dt)}")
     w = _padded_window(window, n_fft, win_length, x.dtype)
     if align_to_window:  # frames start where the window does, not where its zero padding does
         left = (n_fft - win_length) // 2
@@ -421,8 +424,6 @@ def stft(
     full = input._dtype.is_complex or complex_window
     if onesided and full:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
-    if dt.to_real() not in (D.float32, D.float64):
-        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {D.cpp_name(dt)}")
     out = _stft(input, window, n_fft, hop, win, bool(normalized), not full if onesided is None else bool(onesided),
                 bool(align_to_window))  # fmt: skip
     return out if return_complex else view_as_real(out)
