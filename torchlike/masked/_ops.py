@@ -49,7 +49,7 @@ def _canonical_mask(input: Tensor, mask: Tensor) -> Tensor:
             raise IndexError(
                 "_input_mask expected broadcastable mask (got mask dimensionality higher than of the input)"
             )
-        mask = torchlike.broadcast_to(mask.clone(), input.shape)
+        mask = torchlike.broadcast_to(mask, input.shape)
     return mask.to(dtype=torchlike.bool)
 
 
