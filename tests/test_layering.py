@@ -51,6 +51,7 @@ ROOMS = [
     ("torchlike.distributions", 9, "a client of the public namespace, written as user code is"),
     ("torchlike.autograd.gradcheck", 9, "torch.autograd.gradcheck: numerical checks written against the public API"),
     ("torchlike.nn.utils.prune", 9, "torch.nn.utils.prune: reparametrises Modules through the public API"),
+    ("torchlike.masked", 9, "torch.masked: masked reductions composed from public ops, as user code is"),
     ("torchlike.testing", 9, "a client of the public namespace"),
     ("torchlike.vision", 9, "a client of the public namespace"),
     ("torchlike.compat", 9, "run-both-and-compare tools: clients of the public namespace"),

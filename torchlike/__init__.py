@@ -53,7 +53,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
-from . import distributions, fft, jit, signal, special, testing  # noqa: E402
+from . import distributions, fft, jit, masked, signal, special, testing  # noqa: E402
 from . import lazy  # noqa: E402
 from . import accelerator, mps, onnx, profiler, version, xpu  # noqa: E402
 from .autograd.anomaly_mode import (  # noqa: E402

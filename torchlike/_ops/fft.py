@@ -14,10 +14,11 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from .registry import TensorArg, defop
+from . import registry
+from .registry import OptTensor, TensorArg, defop
 from .shape import roll
 
-__all__: list = []
+__all__ = ["istft", "stft"]
 
 _FLIP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -289,3 +290,265 @@ def fftshift(input: Tensor, dim: Any = None) -> Tensor:
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     """torch.fft.ifftshift: the inverse of ``fftshift``."""
     return _shift(input, dim, True)
+
+
+# --- stft / istft ------------------------------------------------------------------------------------------
+# The wrappers make torch's checks (with its messages, which print the call) and the centre padding; one table
+# op each does the framing, windowing, transform and (for istft) overlap-add, so the backward is its vjp.
+
+
+def _type_name(t: Tensor, style: str) -> str:
+    cuda = t.device.type == "cuda"
+    if style == "tensor":  # torch.FloatTensor, torch.cuda.FloatTensor
+        return f"torch.{'cuda.' if cuda else ''}{D.cpp_name(t._dtype)}Tensor"
+    return f"{'CUDA' if cuda else 'CPU'}{D.cpp_name(t._dtype)}Type"  # CPUComplexFloatType
+
+
+def _flag(value: Any) -> str:
+    return "None" if value is None else str(int(value))
+
+
+def _window_repr(window: Tensor | None) -> str:
+    return "None" if window is None else f"{_type_name(window, 'tensor')}{{{list(window.shape)}}}"
+
+
+def _padded_window(window: Any, n_fft: int, win_length: int, dtype: Any) -> Any:
+    """The window (ones when absent) zero-padded on both sides to ``n_fft`` points, as torch centres it."""
+    w = jnp.ones((win_length,), dtype) if window is None else window
+    left = (n_fft - win_length) // 2
+    return jnp.pad(w, (left, n_fft - win_length - left)) if win_length < n_fft else w
+
+
+def _stft_grad_name(static: tuple, dyn: tuple) -> str:
+    return "SqueezeBackward4" if dyn[0].dim() == 1 else "TransposeBackward1"
+
+
+@defop(promote="default", method=False, grad_name=_stft_grad_name)
+def _stft(
+    input: TensorArg, window: OptTensor, n_fft: int, hop_length: int, win_length: int, normalized: bool,
+    onesided: bool, align_to_window: bool,
+) -> Any:  # fmt: skip
+    x = input
+    dt = D.to_dtype(x.dtype)
+    if dt.to_real() not in (D.float32, D.float64):  # checked after autocast's cast to float32, as torch does
+        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {D.cpp_name(dt)}")
+    w = _padded_window(window, n_fft, win_length, x.dtype)
+    if align_to_window:  # frames start where the window does, not where its zero padding does
+        left = (n_fft - win_length) // 2
+        frames = 1 + (x.shape[-1] - win_length) // hop_length
+        x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(left, n_fft - win_length - left)])
+    else:
+        frames = 1 + (x.shape[-1] - n_fft) // hop_length
+    index = hop_length * jnp.arange(frames)[:, None] + jnp.arange(n_fft)[None, :]
+    segments = x[..., index] * w  # (..., frames, n_fft)
+    norm = "ortho" if normalized else "backward"
+    spectrum = jnp.fft.rfft(segments, axis=-1, norm=norm) if onesided else jnp.fft.fft(segments, axis=-1, norm=norm)
+    return jnp.swapaxes(_complex(spectrum), -1, -2)
+
+
+def stft(
+    input: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    pad_mode: str = "reflect",
+    normalized: bool = False,
+    onesided: bool | None = None,
+    return_complex: bool | None = None,
+    align_to_window: bool | None = None,
+) -> Tensor:
+    """torch.stft: the short-time Fourier transform of a 1-d signal or a 2-d batch, shape ``(B?, N, T)``."""
+    import warnings
+
+    from .complex import view_as_real
+    from .nn_vision import pad
+
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if center:
+        ndim, p = input.dim(), n_fft // 2
+        input = pad(input.view([1] * (3 - ndim) + list(input.shape)), [p, p], pad_mode)
+        input = input.view(input.shape[-ndim:])
+    complex_window = window is not None and window._dtype.is_complex
+    if return_complex is None:
+        if not (input._dtype.is_complex or complex_window):
+            raise RuntimeError(
+                "stft requires the return_complex parameter be given for real inputs, and will further require "
+                "that return_complex=True in a future PyTorch release."
+            )
+        return_complex = True
+    if not return_complex:
+        warnings.warn(
+            "stft with return_complex=False is deprecated. In a future pytorch release, stft will return complex "
+            "tensors for all inputs, and return_complex=False will raise an error.\nNote: you can still call "
+            "torch.view_as_real on the complex output to recover the old return format.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if window is None:
+        warnings.warn(
+            "A window was not provided. A rectangular window will be applied,which is known to cause spectral "
+            "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
+            "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
+            "`window=torch.ones(n_fft, device=<device>)`.",
+            UserWarning,
+            stacklevel=2,
+        )
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    call = (
+        f"stft({_type_name(input, 'tensor')}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, "
+        f"win_length={win}, window={_window_repr(window)}, normalized={_flag(normalized)}, "
+        f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
+        f"align_to_window={_flag(align_to_window)}) : "
+    )
+    dt = input._dtype
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(call + "expected a tensor of floating point or complex values")
+    if input.dim() not in (1, 2):
+        raise RuntimeError(call + "expected a 1D or 2D tensor")
+    length = input.shape[-1]
+    if n_fft <= 0 or n_fft > length:
+        raise RuntimeError(call + f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if hop <= 0:
+        raise RuntimeError(call + f"expected hop_length > 0, but got hop_length={hop}")
+    if win <= 0 or win > n_fft:
+        raise RuntimeError(call + f"expected 0 < win_length <= n_fft, but got win_length={win}")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(
+            call + f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
+            f"{list(window.shape)}"
+        )
+    full = input._dtype.is_complex or complex_window
+    if onesided and full:
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
+    out = _stft(input, window, n_fft, hop, win, bool(normalized), not full if onesided is None else bool(onesided),
+                bool(align_to_window))  # fmt: skip
+    return out if return_complex else view_as_real(out)
+
+
+def _overlap_add(frames: Any, hop_length: int) -> Any:
+    """Sum ``(..., T, n_fft)`` frames placed ``hop_length`` apart into ``(..., n_fft + hop_length * (T - 1))``."""
+    count, n_fft = frames.shape[-2:]
+    index = hop_length * jnp.arange(count)[:, None] + jnp.arange(n_fft)[None, :]
+    out = jnp.zeros(frames.shape[:-2] + (n_fft + hop_length * (count - 1),), frames.dtype)
+    return out.at[..., index].add(frames)
+
+
+def _istft_grad_name(static: tuple, dyn: tuple) -> str:
+    if static[0]:  # zeros appended up to ``length``
+        return "ConstantPadNdBackward0"
+    return "SqueezeBackward1" if dyn[0].dim() == 2 else "DivBackward0"
+
+
+@defop(promote="default", method=False, grad_name=_istft_grad_name)
+def _istft(
+    input: TensorArg, window: OptTensor, tail: int, n_fft: int, hop_length: int, win_length: int, start: int,
+    end: int | None, normalized: bool, onesided: bool, return_complex: bool,
+) -> Any:  # fmt: skip
+    x = jnp.swapaxes(input if input.ndim == 3 else input[None], -1, -2)  # (B, T, F)
+    norm = "ortho" if normalized else "backward"
+    if return_complex:
+        frames = jnp.fft.ifft(x, n=n_fft, axis=-1, norm=norm)
+        w = _padded_window(window, n_fft, win_length, frames.dtype)
+    else:
+        frames = jnp.fft.irfft(x if onesided else x[..., : n_fft // 2 + 1], n=n_fft, axis=-1, norm=norm)
+        w = _padded_window(None if window is None else window.real, n_fft, win_length, frames.dtype)
+    y = _overlap_add(frames * w, hop_length)[..., start:end]
+    envelope = _overlap_add(jnp.broadcast_to(w * w, frames.shape[-2:]), hop_length)[start:end]
+    y = y / envelope
+    if input.ndim == 2:
+        y = y[0]
+    return jnp.pad(y, [(0, 0)] * (y.ndim - 1) + [(0, tail)]) if tail else y
+
+
+@defop(promote=None, method=False, differentiable=False)
+def _istft_overlap_vanishes(
+    window: OptTensor, n_fft: int, hop_length: int, win_length: int, frames: int, start: int, end: int | None
+) -> Any:
+    """torch's NOLA check: whether the summed squared windows vanish (< 1e-11) somewhere in the output."""
+    w = _padded_window(window, n_fft, win_length, jnp.float32)
+    envelope = _overlap_add(jnp.broadcast_to(w * w, (frames, n_fft)), hop_length)[start:end]
+    return jnp.abs(envelope).min() < 1e-11
+
+
+def istft(
+    input: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    normalized: bool = False,
+    onesided: bool | None = None,
+    length: int | None = None,
+    return_complex: bool = False,
+) -> Tensor:
+    """torch.istft: the least-squares inverse of ``stft`` (overlap-add divided by the summed squared window)."""
+    import warnings
+
+    if window is None:
+        warnings.warn(
+            "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
+            "stft to make the inversion lossless.To suppress this warning and use a rectangular window, explicitly "
+            "set `window=torch.ones(n_fft, device=<device>)`.",
+            UserWarning,
+            stacklevel=2,
+        )
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if not input._dtype.is_complex:
+        raise RuntimeError(
+            "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
+        )
+    call = (
+        f"istft({_type_name(input, 'type')}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, "
+        f"window={_window_repr(window)}, center={_flag(center)}, normalized={_flag(normalized)}, "
+        f"onesided={_flag(onesided)}, length={length}, return_complex={_flag(return_complex)})"
+    )
+    if input.numel() == 0:
+        raise RuntimeError(call + " : input tensor cannot be empty.")
+    if input.dim() not in (2, 3):  # torch counts the real view's trailing (re, im) dimension
+        raise RuntimeError(call + f" : expected a tensor with 3 or 4 dimensions, but got {input.dim() + 1}")
+    bins, frames = input.shape[-2:]
+    one = bins != n_fft if onesided is None else bool(onesided)
+    if one and n_fft // 2 + 1 != bins:
+        raise RuntimeError(
+            call + " : expected the frequency dimension (3rd to the last) of the input tensor to match n_fft / 2 + 1 "
+            f"when onesided=True, but got {bins}"
+        )
+    if not one and n_fft != bins:
+        raise RuntimeError(
+            call + " : expected the frequency dimension (3rd to the last) of the input tensor to match n_fft when "
+            f"onesided=False, but got {bins}"
+        )
+    if not 0 < hop <= win:
+        raise RuntimeError(call + " : expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        raise RuntimeError(call + " : expected 0 < win_length <= n_fft")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(call + " : Invalid window shape. window has to be 1D and length of `win_length`")
+    if return_complex and one:
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
+    if not return_complex and window is not None and window._dtype.is_complex:
+        raise RuntimeError("Complex windows are incompatible with return_complex=False")
+    total = n_fft + hop * (frames - 1)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else -(n_fft // 2) if center else total
+    if _istft_overlap_vanishes(window, n_fft, hop, win, frames, start, end).item():
+        raise RuntimeError(call + " window overlap add min: 1\n[ CPUBoolType{} ]")
+    tail = max(end - total, 0)
+    if tail:
+        warnings.warn(
+            "The length of signal is shorter than the length parameter. Result is being padded with zeros in the "
+            "tail. Please check your center and hop_length settings.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _istft(input, window, tail, n_fft, hop, win, start, None if end >= total else end, bool(normalized), one,
+                  bool(return_complex))  # fmt: skip
+
+
+registry.METHODS.update(stft=stft, istft=istft)

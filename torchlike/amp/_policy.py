@@ -67,7 +67,7 @@ LISTED_AS = {
     "_multi_margin_loss": "multi_margin_loss", "_triplet_margin_loss": "triplet_margin_loss", "_ctc_loss": "ctc_loss",
     "_multilabel_margin_loss": "multilabel_margin_loss", "_einsum": "einsum", "_softplus": "softplus",
     "_index_put": "index_put", "_tensordot": "tensordot", "_linalg_eigh": "linalg_eigh", "_linalg_qr": "linalg_qr",
-    "_linalg_svd": "linalg_svd",
+    "_linalg_svd": "linalg_svd", "_stft": "stft",
     **{f"_fft_{n}": f"fft_{n}" for n in "fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft ihfft".split()},
 }  # fmt: skip
 
