@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 from typing import Any, Callable
 
@@ -13,7 +14,7 @@ import importlib
 import pkgutil
 
 from . import creation, indexing, linalg, pointwise, reduction, return_types, shape, views  # noqa: F401
-from .registry import METHODS, OPS, VIEWS
+from .registry import EXPOSED, METHODS, OPS, VIEWS, _generate_wrapper
 
 # Every module of this package is an op family; importing them all fills the table.
 FAMILIES = [
@@ -24,18 +25,45 @@ FAMILIES = [
 
 
 def public_names() -> dict:
-    """The torchlike.* names the op families define: table ops, views, and each module's ``__all__``."""
-    names = {}
-    for fam in FAMILIES:
-        for n in getattr(fam, "__all__", ()):
-            names[n] = getattr(fam, n)
-    for n, op in OPS.items():
-        if not n.startswith("_") and op.method != "only":
-            names.setdefault(n, op.wrapper)
-    for n, fn in VIEWS.items():
-        if n != "view":
-            names.setdefault(n, fn)
-    return names
+    """The torchlike.* names the op families define (``names("torch")``)."""
+    return names("torch")
+
+
+@functools.cache
+def names(space: str) -> dict[str, Any]:
+    """The contents of namespace ``space`` (one of ``registry.SPACES``), generated from the table: the ops
+    exposed there (``defop(namespaces=...)``), their in-place variants (``inplace_in``) and the hand-written
+    functions registered with ``registry.expose``. Every public namespace module asks this for its names."""
+    found: dict[str, Any] = {}
+    if space == "torch":
+        for fam in FAMILIES:
+            for n in getattr(fam, "__all__", ()):
+                found[n] = getattr(fam, n)
+    found.update(EXPOSED[space])
+    for key, op in OPS.items():
+        public = op.exposed.get(space)
+        alias = key != op.name
+        if public is not None and not (alias and key.startswith("_")):
+            if public in EXPOSED[space] and not alias:
+                raise TypeError(f"{space}.{public} is declared twice: by op {op.name} and by registry.expose")
+            found.setdefault(key if alias else public, _function_for(op, space))
+        if space in op.inplace_in:
+            stem = (key if op.inplace is True or alias else op.inplace)
+            found.setdefault(stem + "_", inplace_fn(op))
+    if space == "torch":
+        for n, fn in VIEWS.items():
+            if n != "view":
+                found.setdefault(n, fn)
+    return found
+
+
+def _function_for(op: Any, space: str) -> Callable:
+    """An op's function in ``space``: its wrapper, or for ``nn.functional`` one without ``out=`` and with
+    ``inplace=`` when the op declares ``inplace_arg``."""
+    if space != "nn.functional" or not (op.inplace_arg or op.out):
+        return op.wrapper
+    return _generate_wrapper(op, inspect.signature(op.fn), False, inplace=inplace_fn(op) if op.inplace_arg else None,
+                             name=op.exposed[space], module="torchlike.nn.functional")  # fmt: skip
 
 
 @functools.cache
@@ -45,8 +73,20 @@ def namespace() -> types.SimpleNamespace:
     return types.SimpleNamespace(**public_names())
 
 
-def _inplace(op: Any) -> Callable:
-    fn = op.wrapper
+def inplace_fn(op: Any) -> Callable:
+    """The in-place variant of table op ``op`` (``Tensor.relu_``, ``torch.relu_``, ``F.relu(inplace=True)``),
+    made once per op."""
+    fn = op.__dict__.get("inplace_fn")
+    if fn is None:
+        stem = op.name if op.inplace is True else op.inplace
+        fn = op.inplace_fn = inplace_variant(op.wrapper, stem + "_")
+    return fn
+
+
+def inplace_variant(fn: Callable, name: str) -> Callable:
+    """The one in-place helper: ``fn(self, ...)`` computed out of place, then written into ``self`` through
+    the mutation door, with torch's in-place checks (autograd's leaf/version rules, overlapping memory, the
+    result's dtype and shape)."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if grad_mode._state.enabled and (self._rg or self._base_t is not None):
@@ -57,8 +97,8 @@ def _inplace(op: Any) -> Callable:
         commit(self, result)
         return self
 
-    method.__name__ = method.__qualname__ = op.name + "_"
-    method.__doc__ = f"In-place version of :func:`torchlike.{op.name}`."
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place version of :func:`torchlike.{name[:-1]}`."
     return method
 
 
@@ -84,12 +124,8 @@ def _swap(fn: Callable) -> Callable:
 
 
 def _install() -> None:
-    for name, op in list(OPS.items()):
-        if op.method and not name.startswith("_"):
-            setattr(Tensor, name if op.method is True or name != op.name else op.method, op.wrapper)
-        if op.inplace:
-            iname = (name if op.inplace is True else op.inplace) + "_"
-            setattr(Tensor, iname, _inplace(op))
+    for name, fn in names("Tensor").items():
+        setattr(Tensor, name, fn)
     for name, fn in {**VIEWS, **METHODS}.items():
         setattr(Tensor, name, fn)
     for name, fn in getattr(__import__(f"{__name__}.registry", fromlist=["x"]), "PROPERTIES", {}).items():
