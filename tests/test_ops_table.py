@@ -246,7 +246,7 @@ def _public_ops() -> list:
 
 def _function(name: str) -> Callable:
     """A public op's function, from the first namespace the table exposes it in (``F.silu`` for silu)."""
-    space, public = next(iter(OPS[name].exposed.items()))
+    space, (public, *_) = next(iter(OPS[name].exposed.items()))
     return getattr(tl.Tensor, public) if space == "Tensor" else _ops.names(space)[public]
 
 
@@ -259,7 +259,7 @@ def _inplace_forms(name: str) -> list:
     stem = (name if op.inplace is True else op.inplace) + "_"
     forms = [(space, _ops.names(space)[stem]) for space in op.inplace_in]
     if op.inplace_arg:
-        functional = _ops.names("nn.functional")[op.exposed["nn.functional"]]
+        functional = _ops.names("nn.functional")[op.exposed["nn.functional"][0]]
         forms.append(("inplace=True", lambda x, *a, **k: functional(x, *a, **k, inplace=True)))
     return forms
 

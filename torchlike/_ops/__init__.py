@@ -41,12 +41,13 @@ def names(space: str) -> dict[str, Any]:
                 found[n] = getattr(fam, n)
     found.update(EXPOSED[space])
     for key, op in OPS.items():
-        public = op.exposed.get(space)
         alias = key != op.name
-        if public is not None and not (alias and key.startswith("_")):
-            if public in EXPOSED[space] and not alias:
+        if alias and not key.startswith("_") and space in op.exposed:
+            found.setdefault(key, _function_for(op, space, op.exposed[space][0]))
+        for public in op.exposed.get(space, ()) if not alias else ():
+            if public in EXPOSED[space]:
                 raise TypeError(f"{space}.{public} is declared twice: by op {op.name} and by registry.expose")
-            found.setdefault(key if alias else public, _function_for(op, space))
+            found.setdefault(public, _function_for(op, space, public))
         if space in op.inplace_in:
             stem = (key if op.inplace is True or alias else op.inplace)
             found.setdefault(stem + "_", inplace_fn(op))
@@ -57,13 +58,13 @@ def names(space: str) -> dict[str, Any]:
     return found
 
 
-def _function_for(op: Any, space: str) -> Callable:
+def _function_for(op: Any, space: str, public: str) -> Callable:
     """An op's function in ``space``: its wrapper, or for ``nn.functional`` one without ``out=`` and with
     ``inplace=`` when the op declares ``inplace_arg``."""
     if space != "nn.functional" or not (op.inplace_arg or op.out):
         return op.wrapper
     return _generate_wrapper(op, inspect.signature(op.fn), False, inplace=inplace_fn(op) if op.inplace_arg else None,
-                             name=op.exposed[space], module="torchlike.nn.functional")  # fmt: skip
+                             name=public, module="torchlike.nn.functional")  # fmt: skip
 
 
 @functools.cache

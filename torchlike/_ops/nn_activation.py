@@ -304,15 +304,15 @@ def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
     return x, _wrap_dim(dim, x.ndim)
 
 
-@defop(promote=None, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"),
-       saves=("result",))  # fmt: skip
+@defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="SoftmaxBackward0",
+       check=_softmax_check("softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.softmax(x, axis=d) if x.ndim else jnp.ones_like(x)
 
 
-@defop(promote=None, grad_name="LogSoftmaxBackward0", check=_softmax_check("log_softmax_lastdim_kernel_impl"),
-       saves=("result",))  # fmt: skip
+@defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="LogSoftmaxBackward0",
+       check=_softmax_check("log_softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.log_softmax(x, axis=d) if x.ndim else jnp.zeros_like(x)

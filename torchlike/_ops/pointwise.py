@@ -476,12 +476,12 @@ _rsqrt.defjvp(lambda p, t: (_rsqrt(p[0]), t[0] * (-0.5 * _rsqrt(p[0]) ** 3)))
 sqrt = _unary_float("sqrt", jnp.sqrt)
 rsqrt = _unary_float("rsqrt", _rsqrt)
 exp = _unary_float("exp", jnp.exp, saves=("result",))
-exp2 = _unary_float("exp2", jnp.exp2)
-expm1 = _unary_float("expm1", jnp.expm1)
+exp2 = _unary_float("exp2", jnp.exp2, namespaces=("torch", "Tensor", "special"))
+expm1 = _unary_float("expm1", jnp.expm1, namespaces=("torch", "Tensor", "special"))
 log = _unary_float("log", jnp.log)
 log2 = _unary_float("log2", jnp.log2)
 log10 = _unary_float("log10", jnp.log10)
-log1p = _unary_float("log1p", jnp.log1p)
+log1p = _unary_float("log1p", jnp.log1p, namespaces=("torch", "Tensor", "special"))
 sin = _unary_float("sin", jnp.sin)
 cos = _unary_float("cos", jnp.cos)
 tan = _unary_float("tan", jnp.tan)
@@ -494,16 +494,17 @@ tanh = _unary_float("tanh", jnp.tanh, saves=("result",), namespaces=("torch", "T
 asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
-sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
-erf = _unary_float("erf", jsp.erf)
-erfc = _unary_float("erfc", jsp.erfc)
-erfinv = _unary_float("erfinv", jsp.erfinv)
-lgamma = _unary_float("lgamma", _lgamma)
-digamma = _unary_float("digamma", _digamma)
+sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",),
+                        namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
+erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))
+erfc = _unary_float("erfc", jsp.erfc, namespaces=("torch", "Tensor", "special"))
+erfinv = _unary_float("erfinv", jsp.erfinv, namespaces=("torch", "Tensor", "special"))
+lgamma = _unary_float("lgamma", _lgamma, namespaces=("torch", "Tensor", "special:gammaln"))
+digamma = _unary_float("digamma", _digamma, namespaces=("torch", "Tensor", "special", "special:psi"))
 deg2rad = _unary_float("deg2rad", jnp.deg2rad)
 rad2deg = _unary_float("rad2deg", jnp.rad2deg)
-sinc = _unary_float("sinc", jnp.sinc)
-i0 = _unary_float("i0", _i0)
+sinc = _unary_float("sinc", jnp.sinc, namespaces=("torch", "Tensor", "special"))
+i0 = _unary_float("i0", _i0, namespaces=("torch", "Tensor", "special"))
 
 
 def _logit_fn(x: Any, eps: float | None) -> Any:
@@ -524,7 +525,7 @@ def _logit_fn(x: Any, eps: float | None) -> Any:
     return f(x)
 
 
-@defop(promote="float", inplace=True, out=True)
+@defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True)
 def logit(input: TensorArg, eps: float | None = None) -> Any:
     return _logit_fn(input, eps)
 
@@ -563,7 +564,8 @@ def _round_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise _not_implemented("round_cpu" if static[0] != 0 else "round_vml_cpu", cdt)
 
 
-@defop(inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex", check=_round_check)
+@defop(namespaces=("torch", "Tensor", "special"), inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex",
+       check=_round_check)  # fmt: skip
 def round(input: TensorArg, *, decimals: int = 0) -> Any:
     """torch.round: half to even; with decimals, torch scales by 10**|decimals| in the input's dtype."""
     if _is_int_array(input):
@@ -818,9 +820,8 @@ def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _xlogy(x, y), (dx * gx + dy * x / y).astype(x.dtype)
 
 
-@defop(
-    promote="float", inplace=True, out=True, grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2")
-)
+@defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True,
+       grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"))  # fmt: skip
 def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     x, y = jnp.broadcast_arrays(input, other)
     return _xlogy(x, y)

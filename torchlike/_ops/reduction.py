@@ -496,7 +496,7 @@ std_mean = _var_front("std_mean", _std_mean_op, False)
 METHODS.update(var=var, std=std)
 
 
-@defop(promote="float", out=True, out_dtype="compute")
+@defop(promote="float", namespaces=("torch", "Tensor", "special"), out=True, out_dtype="compute")
 def logsumexp(input: TensorArg, dim: Any, keepdim: bool = False) -> Any:
     """torch.logsumexp: integer inputs give the default float dtype."""
     axes = dims(_static(dim), input.ndim)

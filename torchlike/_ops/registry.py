@@ -135,8 +135,8 @@ def defop(
 ) -> Callable:
     """Declare an op. See the module docstring.
 
-    namespaces: where the op's function appears, among ``SPACES``; ``"space:name"`` renames it there
-        (``"special:expit"``). Default: ``torchlike`` for a public name, plus ``Tensor`` when ``method``.
+    namespaces: where the op's function appears, among ``SPACES``; ``"space:name"`` names it there
+        (``"special:expit"``; a namespace may be listed under several names). Default: ``torchlike`` for a public name, plus ``Tensor`` when ``method``.
         ``torchlike.nn.functional`` gets the function without ``out=``.
     inplace: the op has an in-place variant ``name_`` (a string renames its stem), appearing in the
         namespaces ``inplace_in`` (``Tensor.relu_``, ``torch.relu_``, ``F.relu_``).
@@ -194,7 +194,7 @@ def defop(
         op.returns = returns
         op.kernels = LRU()
         home = next(iter(op.exposed), "torch")  # where pickle and reprs find the function
-        op.wrapper = _generate_wrapper(op, sig, with_out=out, name=op.exposed.get(home),
+        op.wrapper = _generate_wrapper(op, sig, with_out=out, name=op.exposed[home][0] if op.exposed else None,
                                        module="torchlike" if home in ("torch", "Tensor") else f"torchlike.{home}")  # fmt: skip
         OPS[op.name] = op
         op.check = check
@@ -210,18 +210,18 @@ def defop(
 SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
 
 
-def _exposed(name: str, namespaces: tuple | None, method: bool) -> dict[str, str]:
-    """``{namespace: public name}`` of an op's function (see ``defop``'s ``namespaces``)."""
+def _exposed(name: str, namespaces: tuple | None, method: bool) -> dict[str, tuple]:
+    """``{namespace: public names}`` of an op's function (see ``defop``'s ``namespaces``)."""
     if namespaces is None:
         if name.startswith("_"):
             return {}
-        return {"torch": name, "Tensor": name} if method else {"torch": name}
-    exposed = {}
+        return {"torch": (name,), "Tensor": (name,)} if method else {"torch": (name,)}
+    exposed: dict[str, tuple] = {}
     for entry in namespaces:
         space, _, public = entry.partition(":")
         if space not in SPACES:
             raise ValueError(f"op {name}: unknown namespace {space!r} (one of {SPACES})")
-        exposed[space] = public or name
+        exposed[space] = exposed.get(space, ()) + (public or name,)
     return exposed
 
 

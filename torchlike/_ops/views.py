@@ -657,3 +657,9 @@ for _name in ("expand", "unfold"):
     registry.METHODS[_name] = registry.VIEWS.pop(_name)
 
 registry.PROPERTIES = {"T": _T, "mT": _mT, "H": _H, "mH": _mH}
+
+
+@registry.expose("linalg", "diagonal")
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """torch.linalg.diagonal: ``A.diagonal`` with matrix-batch defaults."""
+    return diagonal(A, offset, dim1, dim2)
