@@ -4,10 +4,7 @@ from .. import _ops
 
 globals().update(_ops.names("fft"))  # the table's ops exposed in torch.fft, and its registered helpers
 
-__all__ = [
-    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift",
-    "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
-]  # fmt: skip
+__all__ = sorted(n for n in _ops.names("fft") if not n.startswith("_"))
 
 
 def __getattr__(name: str) -> object:

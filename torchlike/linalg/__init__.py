@@ -5,13 +5,7 @@ from .._core.tensor import Tensor  # noqa: F401  (torch.linalg has it too)
 
 globals().update(_ops.names("linalg"))  # the table's ops exposed in torch.linalg, and its registered functions
 
-__all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
-    "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
-    "lu_factor_ex", "lu_solve", "tensorinv", "tensorsolve", "vander",
-    "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-    "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm",
-]  # fmt: skip
+__all__ = sorted(n for n in _ops.names("linalg") if not n.startswith("_"))
 
 
 def __getattr__(name: str) -> object:
