@@ -1,4 +1,5 @@
-"""The op table and its families; importing this package attaches the Tensor methods."""
+"""The op table and its families, and the installer that generates the public namespaces from them
+(``names``); importing this package attaches the Tensor methods."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ import inspect
 import types
 from typing import Any, Callable
 
-from .._core import dtype as D
-from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
 import importlib
 import pkgutil
 
+from .._core.tensor import Tensor
+
 from . import creation, indexing, linalg, pointwise, reduction, return_types, shape, views  # noqa: F401
-from .registry import EXPOSED, METHODS, OPS, VIEWS, _generate_wrapper
+from ._common import commit, inplace_variant  # noqa: F401  (commit: families import it from here)
+from . import _methods
+from .registry import EXPOSED, OPS, VIEWS, _generate_wrapper
 
 # Every module of this package is an op family; importing them all fills the table.
 FAMILIES = [
@@ -24,16 +26,12 @@ FAMILIES = [
 ]
 
 
-def public_names() -> dict:
-    """The torchlike.* names the op families define (``names("torch")``)."""
-    return names("torch")
-
-
 @functools.cache
 def names(space: str) -> dict[str, Any]:
     """The contents of namespace ``space`` (one of ``registry.SPACES``), generated from the table: the ops
-    exposed there (``defop(namespaces=...)``), their in-place variants (``inplace_in``) and the hand-written
-    functions registered with ``registry.expose``. Every public namespace module asks this for its names."""
+    exposed there (``defop(namespaces=...)``), their in-place variants (``inplace_in``), the views
+    (``defview``), the hand-written functions registered with ``registry.expose`` and, for ``Tensor``, the
+    method table ``_methods.TENSOR_METHODS``. Every public namespace module asks this for its names."""
     found: dict[str, Any] = {}
     if space == "torch":
         for fam in FAMILIES:
@@ -51,10 +49,13 @@ def names(space: str) -> dict[str, Any]:
         if space in op.inplace_in:
             stem = (key if op.inplace is True or alias else op.inplace)
             found.setdefault(stem + "_", inplace_fn(op))
-    if space == "torch":
-        for n, fn in VIEWS.items():
-            if n != "view":
-                found.setdefault(n, fn)
+    for n, fn in VIEWS.items():
+        if space == "torch" and fn._function:
+            found.setdefault(n, fn)
+        elif space == "Tensor" and fn._method:
+            found[n] = fn
+    if space == "Tensor":
+        found.update(_methods.TENSOR_METHODS)
     return found
 
 
@@ -69,9 +70,9 @@ def _function_for(op: Any, space: str, public: str) -> Callable:
 
 @functools.cache
 def namespace() -> types.SimpleNamespace:
-    """``public_names()`` as attributes: how the rooms above call ops by their torch names
+    """``names("torch")`` as attributes: how the rooms above call ops by their torch names
     (``_ops.namespace().stack``) without importing the top-level ``torchlike`` that imports them."""
-    return types.SimpleNamespace(**public_names())
+    return types.SimpleNamespace(**names("torch"))
 
 
 def inplace_fn(op: Any) -> Callable:
@@ -84,82 +85,12 @@ def inplace_fn(op: Any) -> Callable:
     return fn
 
 
-def inplace_variant(fn: Callable, name: str) -> Callable:
-    """The one in-place helper: ``fn(self, ...)`` computed out of place, then written into ``self`` through
-    the mutation door, with torch's in-place checks (autograd's leaf/version rules, overlapping memory, the
-    result's dtype and shape)."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
-            graph.check_inplace(self)
-        if self._view is not None or (args and isinstance(args[0], Tensor) and args[0]._buf is self._buf):
-            indexing.check_overlap(self, args[0] if args else None)
-        result = fn(self, *args, **kwargs)
-        commit(self, result)
-        return self
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place version of :func:`torchlike.{name[:-1]}`."
-    return method
-
-
-def commit(self: Tensor, result: Tensor) -> None:
-    """Finish an in-place op: torch's cast and shape rules, then the mutation door."""
-    if result._dtype is not self._dtype and not D.can_cast(result._dtype, self._dtype):
-        raise RuntimeError(
-            f"result type {D.cpp_name(result._dtype)} can't be cast to the desired output type {D.cpp_name(self._dtype)}"
-        )
-    if result._shape != self._shape:
-        raise RuntimeError(
-            f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast shape "
-            f"[{', '.join(map(str, result._shape))}]"
-        )
-    graph.commit_inplace(self, result)
-
-
-def _swap(fn: Callable) -> Callable:
-    def r(self: Tensor, other: Any) -> Any:
-        return fn(other, self)
-
-    return r
-
-
 def _install() -> None:
     for name, fn in names("Tensor").items():
         setattr(Tensor, name, fn)
-    for name, fn in {**VIEWS, **METHODS}.items():
-        setattr(Tensor, name, fn)
-    for name, fn in getattr(__import__(f"{__name__}.registry", fromlist=["x"]), "PROPERTIES", {}).items():
+    for name, fn in _methods.TENSOR_PROPERTIES.items():
         setattr(Tensor, name, property(fn))
-
-    P = pointwise
-    Tensor.max = reduction.max
-    Tensor.min = reduction.min
-    Tensor.clamp_min = P.clamp_min
-    Tensor.clamp_max = P.clamp_max
-    Tensor.where = lambda self, condition, other: P.where(condition, self, other)
-    dunders = {
-        "__add__": P.add, "__radd__": P.add, "__iadd__": Tensor.add_,
-        "__sub__": P.sub, "__rsub__": P.rsub, "__isub__": Tensor.sub_,
-        "__mul__": P.mul, "__rmul__": P.mul, "__imul__": Tensor.mul_,
-        "__truediv__": P.div, "__rtruediv__": lambda self, other: P.reciprocal(self) * other,
-        "__itruediv__": Tensor.div_,
-        "__floordiv__": P.floor_divide, "__rfloordiv__": _swap(P.floor_divide), "__ifloordiv__": Tensor.floor_divide_,
-        "__mod__": P.remainder, "__rmod__": _swap(P.remainder), "__imod__": Tensor.remainder_,
-        "__pow__": P.pow, "__rpow__": _swap(P.pow), "__ipow__": Tensor.pow_,
-        "__matmul__": linalg.matmul, "__rmatmul__": _swap(linalg.matmul),
-        "__neg__": P.neg, "__pos__": lambda self: self, "__abs__": P.abs,
-        "__invert__": lambda self: P.logical_not(self) if self._dtype is D.bool else P.bitwise_not(self),
-        "__and__": P.bitwise_and, "__rand__": P.bitwise_and, "__iand__": Tensor.bitwise_and_,
-        "__or__": P.bitwise_or, "__ror__": P.bitwise_or, "__ior__": Tensor.bitwise_or_,
-        "__xor__": P.bitwise_xor, "__rxor__": P.bitwise_xor, "__ixor__": Tensor.bitwise_xor_,
-        "__lshift__": P.bitwise_left_shift, "__rlshift__": _swap(P.bitwise_left_shift),
-        "__ilshift__": Tensor.bitwise_left_shift_,
-        "__rshift__": P.bitwise_right_shift, "__rrshift__": _swap(P.bitwise_right_shift),
-        "__irshift__": Tensor.bitwise_right_shift_,
-        "__eq__": P.eq, "__ne__": P.ne, "__lt__": P.lt, "__le__": P.le, "__gt__": P.gt, "__ge__": P.ge,
-    }  # fmt: skip
-    for name, fn in dunders.items():
+    for name, fn in _methods.operators().items():
         setattr(Tensor, name, fn)
 
 

@@ -615,4 +615,3 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     return multi_dot(matrices, out=out)
 
 
-registry.METHODS.update(cross=cross)

@@ -1038,7 +1038,3 @@ def _det_method(self: Tensor) -> Tensor:
     return det(self)
 
 
-registry.METHODS.update(
-    det=_det_method, slogdet=slogdet, inverse=inverse, cholesky=cholesky, qr=qr, svd=svd, matrix_power=matrix_power,
-    cholesky_inverse=cholesky_inverse, pinverse=pinverse, norm=_norm_method,
-)  # fmt: skip

@@ -630,4 +630,3 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
     return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter, None)
 
 
-registry.METHODS.update(lu=lu, lu_solve=lu_solve)

@@ -17,8 +17,8 @@ from jax.scipy import special as jsp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
+from ._common import inplace_variant
 from .registry import (
-    METHODS,
     OptTensorOrScalar,
     RawTensor,
     Scalar,
@@ -302,8 +302,8 @@ def _wide(dt: Any) -> Any:
     return jnp.complex128 if jnp.issubdtype(dt, jnp.complexfloating) else jnp.float64
 
 
-def float_power_(self: Tensor, exponent: Any) -> Tensor:
-    """In-place float_power: torch only allows it on float64/complex128 tensors."""
+def _float_power_checked(self: Tensor, exponent: Any) -> Tensor:
+    """float_power for the in-place form: torch only allows it on float64/complex128 tensors."""
     want = D.complex128 if self._dtype.is_complex or isinstance(exponent, complex) else D.float64
     if isinstance(exponent, Tensor) and exponent._dtype.is_complex:
         want = D.complex128
@@ -312,17 +312,10 @@ def float_power_(self: Tensor, exponent: Any) -> Tensor:
             f"the base given to float_power_ has dtype {D.cpp_name(self._dtype)} but the operation's result "
             f"requires dtype {D.cpp_name(want)}"
         )
-    return _inplace_commit(self, float_power(self, exponent))
+    return float_power(self, exponent)
 
 
-def _inplace_commit(self: Tensor, result: Tensor) -> Tensor:
-    from ..autograd import grad_mode, graph
-    from . import commit
-
-    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
-        graph.check_inplace(self)
-    commit(self, result)
-    return self
+float_power_ = inplace_variant(_float_power_checked, "float_power_")
 
 
 @defop(inplace=True, out=True, check=_neg_check, aliases=("negative",), saves=())
@@ -1005,7 +998,6 @@ def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any
     return jnp.where(mask, v.astype(input.dtype), input)
 
 
-METHODS.update(float_power_=float_power_, positive=positive, isclose=isclose, allclose=allclose, equal=equal)
 
 
 # --- in-place forms with torch quirks -------------------------------------------------------------------
@@ -1022,12 +1014,7 @@ def _inplace_without_derivative(name: str, f: Callable) -> Callable:
 
     body.__name__ = f"_{name}_inplace"
     op = defop(body.__name__, promote="float", method=False, grad_name=f"{_title(name)}Backward1")(body)
-
-    def method(self: Tensor) -> Tensor:
-        return _inplace_commit(self, op(self))
-
-    method.__name__ = method.__qualname__ = name + "_"
-    return method
+    return inplace_variant(op, name + "_")
 
 
 def _title(name: str) -> str:
@@ -1037,7 +1024,7 @@ def _title(name: str) -> str:
 def _clamp_inplace(fn: Callable, name: str) -> Callable:
     """clamp_ and friends: torch names C++ types ("long int") when a scalar bound can't be cast in."""
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         bounds = [a for a in (*args, *kwargs.values()) if a is not None]
         if all(not isinstance(b, Tensor) for b in bounds):
             dt = D.result_type_from((self._dtype,) if self._shape else (), () if self._shape else (self._dtype,),
@@ -1046,13 +1033,15 @@ def _clamp_inplace(fn: Callable, name: str) -> Callable:
                 raise RuntimeError(
                     f"result type {D.cpp_name(dt)} can't be cast to the desired output type {D.c_type(self._dtype)}"
                 )
-        return _inplace_commit(self, fn(self, *args, **kwargs))
+        return fn(self, *args, **kwargs)
 
-    method.__name__ = method.__qualname__ = name
-    return method
+    return inplace_variant(checked, name)
 
 
-for _n, _f in (("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh)):
-    METHODS[_n + "_"] = METHODS["arc" + _n[1:] + "_"] = _inplace_without_derivative(_n, _f)
-for _n, _f in (("clamp_", clamp), ("clip_", clamp), ("clamp_min_", clamp_min), ("clamp_max_", clamp_max)):
-    METHODS[_n] = _clamp_inplace(_f, _n)
+asinh_ = _inplace_without_derivative("asinh", jnp.arcsinh)
+acosh_ = _inplace_without_derivative("acosh", jnp.arccosh)
+atanh_ = _inplace_without_derivative("atanh", jnp.arctanh)
+clamp_ = _clamp_inplace(clamp, "clamp_")
+clip_ = _clamp_inplace(clamp, "clip_")
+clamp_min_ = _clamp_inplace(clamp_min, "clamp_min_")
+clamp_max_ = _clamp_inplace(clamp_max, "clamp_max_")

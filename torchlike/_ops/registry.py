@@ -704,9 +704,12 @@ def copy_to_out(result: Tensor, out: Tensor) -> None:
 # --- view ops -------------------------------------------------------------------------------------
 
 
-def defview(name: str | None = None, *, method: bool = True, grad_name: str | Callable | None = None) -> Callable:
+def defview(name: str | None = None, *, method: bool = True, function: bool = True,
+            grad_name: str | Callable | None = None) -> Callable:  # fmt: skip
     """Declare a view op. The body maps (tensor, args) to ``(kind, static, dyn, shape, stride, offset)``
-    -- one view step and its torch geometry -- or returns a Tensor when torch copies instead."""
+    -- one view step and its torch geometry -- or returns a Tensor when torch copies instead.
+
+    method/function: expose ``Tensor.name`` / ``torchlike.name`` (``Tensor.expand`` has no function twin)."""
 
     def deco(fn: Callable) -> Callable:
         op_name = name or fn.__name__
@@ -722,16 +725,14 @@ def defview(name: str | None = None, *, method: bool = True, grad_name: str | Ca
         wrapper.__doc__ = fn.__doc__
         wrapper.__wrapped__ = fn
         wrapper.__signature__ = inspect.signature(fn)
+        wrapper._method, wrapper._function = method, function
         VIEWS[op_name] = wrapper
-        if method:
-            METHODS[op_name if method is True else method] = wrapper
         return wrapper
 
     return deco
 
 
 VIEWS: dict[str, Callable] = {}
-METHODS: dict[str, Callable] = {}  # extra Tensor methods that are not table ops (views, indexing...)
 
 
 def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwargs: Any = None) -> Tensor:

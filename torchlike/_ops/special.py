@@ -14,8 +14,9 @@ import jax.scipy.special as jsp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
-from .pointwise import _digamma, _inplace_commit, _trigamma
-from .registry import METHODS, TensorArg, TensorOrScalar, defop
+from ._common import inplace_variant
+from .pointwise import _digamma, _trigamma
+from .registry import TensorArg, TensorOrScalar, defop
 
 __all__: list = []
 
@@ -300,12 +301,7 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
     return polygamma(n, self)
 
 
-def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
-    return _inplace_commit(self, polygamma(n, self))
-
-
-METHODS["polygamma"] = _polygamma_method
-METHODS["polygamma_"] = _polygamma_inplace
+_polygamma_inplace = inplace_variant(_polygamma_method, "polygamma_")
 
 
 def _mvlgamma_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
