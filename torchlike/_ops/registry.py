@@ -1,9 +1,10 @@
 """The op table: each torch operation is declared once, as a pure JAX function.
 
 ``@defop`` takes a function whose parameters carry torch's names and whose annotations say
-how each one is passed (see ``Kind``). From it the table derives ``torchlike.<name>``,
-``Tensor.<name>``, ``Tensor.<name>_`` and ``out=``; type promotion; autocast; and, through
-``autograd.graph``, the backward (``jax.vjp`` of the same function).
+how each one is passed (see ``Kind``). From it the table derives the op's function in each namespace
+it lists (``torchlike.<name>``, ``Tensor.<name>``, ``nn.functional.<name>``, ``linalg``, ``special``,
+``fft``: the installer ``torchlike._ops.names`` generates them), its in-place forms and ``out=``; type
+promotion; autocast; and, through ``autograd.graph``, the backward (``jax.vjp`` of the same function).
 
 Eager calls run a ``jax.jit`` of the body specialised on the static arguments and the
 compute dtype (the kernel cache); JAX's own cache then keys on shapes. Tensor arguments,
@@ -116,7 +117,7 @@ def defop(
     name: str | None = None,
     *,
     promote: str | None = "default",
-    method: bool | str = True,
+    method: bool | None = None,
     inplace: bool | str = False,
     out: bool = False,
     grad_name: str | Callable | None = None,
@@ -146,7 +147,9 @@ def defop(
 
     promote: None (no casts), 'default' (torch's result type), 'float' (result type, integral -> default
         float), or a callable of the static args returning one of those.
-    method/inplace: expose ``Tensor.name`` / ``Tensor.name_`` (a string renames it).
+    method: with the default ``namespaces``, whether ``Tensor.name`` exists too (default True); an op that
+        lists its ``namespaces`` names ``Tensor`` there instead.
+    inplace: ``Tensor.name_`` (a string renames its stem); see ``inplace_in``.
     grad_name: torch's backward node name (default ``<CamelName>Backward0``) or a callable of the
         static kwargs returning it.
     saves: the parameter names torch saves for backward ("result" for the output), used only to
@@ -210,9 +213,12 @@ def defop(
 SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
 
 
-def _exposed(name: str, namespaces: tuple | None, method: bool) -> dict[str, tuple]:
+def _exposed(name: str, namespaces: tuple | None, method: bool | None) -> dict[str, tuple]:
     """``{namespace: public names}`` of an op's function (see ``defop``'s ``namespaces``)."""
+    if namespaces is not None and method is not None:
+        raise TypeError(f"op {name}: list 'Tensor' in namespaces= instead of passing method=")
     if namespaces is None:
+        method = True if method is None else method
         if name.startswith("_"):
             return {}
         return {"torch": (name,), "Tensor": (name,)} if method else {"torch": (name,)}
