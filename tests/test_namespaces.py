@@ -48,6 +48,8 @@ def test_an_op_appears_where_its_namespaces_say():
 def test_unknown_namespace_is_an_error():
     with pytest.raises(ValueError, match="unknown namespace 'nn'"):
         registry.defop("_test_bad_space", namespaces=("nn",))(lambda input: input)
+    with pytest.raises(TypeError, match="list 'Tensor' in namespaces= instead of passing method="):
+        registry.defop("_test_bad_space", namespaces=("torch",), method=False)(lambda input: input)
     assert "_test_bad_space" not in registry.OPS
 
 
