@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
+from torchlike import _ops
 from torchlike._ops.registry import OPS
 from torchlike.autograd import engine
 
@@ -152,6 +153,20 @@ SAMPLES.update({
     "relu": lambda: ((r(*X),), {}),
     "hardshrink": lambda: ((r(*X),), {"lambd": 0.05}),
     "threshold": lambda: ((r(*X), 0.05, 2.0), {}),
+    "elu": lambda: ((r(*X),), {"alpha": 0.7}),
+    "gelu": lambda: ((r(*X),), {"approximate": "tanh"}),
+    "glu": lambda: ((r(3, 4),), {"dim": 1}),
+    "hardsigmoid": lambda: ((r(*X),), {}),
+    "hardswish": lambda: ((r(*X),), {}),
+    "hardtanh": lambda: ((r(*X),), {"min_val": -0.5, "max_val": 1.5}),
+    "leaky_relu": lambda: ((r(*X),), {"negative_slope": 0.2}),
+    "logsigmoid": lambda: ((r(*X),), {}),
+    "mish": lambda: ((r(*X),), {}),
+    "silu": lambda: ((r(*X),), {}),
+    "softplus": lambda: ((r(*X),), {"beta": 2.0, "threshold": 3.0}),
+    "softshrink": lambda: ((r(*X),), {"lambd": 0.05}),
+    "softsign": lambda: ((r(*X),), {}),
+    "tanhshrink": lambda: ((r(*X),), {}),
     "prelu": lambda: ((r(*X), tl.tensor([0.25], dtype=tl.float64)), {}),
     "softmax": lambda: ((r(*X), 1), {}),
     "log_softmax": lambda: ((r(*X), 0), {}),
@@ -229,6 +244,26 @@ def _public_ops() -> list:
     return sorted(n for n, op in OPS.items() if not n.startswith("_") and n == op.name)
 
 
+def _function(name: str) -> Callable:
+    """A public op's function, from the first namespace the table exposes it in (``F.silu`` for silu)."""
+    space, (public, *_) = next(iter(OPS[name].exposed.items()))
+    return getattr(tl.Tensor, public) if space == "Tensor" else _ops.names(space)[public]
+
+
+def _inplace_forms(name: str) -> list:
+    """Every in-place entry point the table generates for op ``name``: ``Tensor.x_``, ``torch.x_``,
+    ``F.x_`` and ``F.x(..., inplace=True)``."""
+    op = OPS[name]
+    if not op.inplace:
+        return []
+    stem = (name if op.inplace is True else op.inplace) + "_"
+    forms = [(space, _ops.names(space)[stem]) for space in op.inplace_in]
+    if op.inplace_arg:
+        functional = _ops.names("nn.functional")[op.exposed["nn.functional"][0]]
+        forms.append(("inplace=True", lambda x, *a, **k: functional(x, *a, **k, inplace=True)))
+    return forms
+
+
 def _values(t: Any) -> Any:
     if isinstance(t, tl.Tensor):
         return (str(t.dtype), tuple(t.shape), np.asarray(t.detach().numpy()))
@@ -266,21 +301,21 @@ CHECKED = [n for n in _public_ops() if n in SAMPLES]
 def test_function_method_inplace_out_agree(name):
     op = OPS[name]
     args, kwargs = SAMPLES[name]()
-    fn = getattr(tl, name)
+    fn = _function(name)
     expected = fn(*args, **kwargs)
 
     if op.method and isinstance(args[0], tl.Tensor):
         method = getattr(args[0], name if op.method is True else op.method)
         _same(method(*args[1:], **kwargs), expected, "method")
 
-    if op.inplace and isinstance(expected, tl.Tensor):
+    for form, inplace in _inplace_forms(name) if isinstance(expected, tl.Tensor) else ():
         x = args[0].clone()
         before = x._version
-        ret = getattr(x, (name if op.inplace is True else op.inplace) + "_")(*args[1:], **kwargs)
-        assert ret is x, "in-place method must return self"
-        assert x._version > before, "in-place method must bump the version counter"
+        ret = inplace(x, *args[1:], **kwargs)
+        assert ret is x, f"in-place ({form}) must return self"
+        assert x._version > before, f"in-place ({form}) must bump the version counter"
         if expected.shape == x.shape and expected.dtype == x.dtype:
-            _same(x, expected, "in-place")
+            _same(x, expected, f"in-place ({form})")
 
     if op.out:
         if isinstance(expected, tl.Tensor):
@@ -320,7 +355,7 @@ def _set(args: list, slot: tuple, value: tl.Tensor) -> None:
 
 
 def _objective(name: str, args: list, kwargs: dict, weights: list | None) -> tuple:
-    out = getattr(tl, name)(*args, **kwargs)
+    out = _function(name)(*args, **kwargs)
     outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if o.dtype == tl.float64]
     if weights is None:
         weights = [tl.tensor(_rng.uniform(0.5, 1.5, size=tuple(o.shape))) for o in outs]

@@ -63,7 +63,7 @@ from . import serialization  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 
-globals().update(_ops.public_names())
+globals().update(_ops.names("torch"))  # the op table's installer generates torch's op namespace
 
 float = float32
 double = float64

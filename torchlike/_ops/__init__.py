@@ -1,19 +1,22 @@
-"""The op table and its families; importing this package attaches the Tensor methods."""
+"""The op table and its families, and the installer that generates the public namespaces from them
+(``names``); importing this package attaches the Tensor methods."""
 
 from __future__ import annotations
 
 import functools
+import inspect
 import types
 from typing import Any, Callable
 
-from .._core import dtype as D
-from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
 import importlib
 import pkgutil
 
+from .._core.tensor import Tensor
+
 from . import creation, indexing, linalg, pointwise, reduction, return_types, shape, views  # noqa: F401
-from .registry import METHODS, OPS, VIEWS
+from ._common import commit, inplace_variant  # noqa: F401  (commit: families import it from here)
+from . import _methods
+from .registry import EXPOSED, OPS, VIEWS, _generate_wrapper
 
 # Every module of this package is an op family; importing them all fills the table.
 FAMILIES = [
@@ -23,106 +26,71 @@ FAMILIES = [
 ]
 
 
-def public_names() -> dict:
-    """The torchlike.* names the op families define: table ops, views, and each module's ``__all__``."""
-    names = {}
-    for fam in FAMILIES:
-        for n in getattr(fam, "__all__", ()):
-            names[n] = getattr(fam, n)
-    for n, op in OPS.items():
-        if not n.startswith("_") and op.method != "only":
-            names.setdefault(n, op.wrapper)
+@functools.cache
+def names(space: str) -> dict[str, Any]:
+    """The contents of namespace ``space`` (one of ``registry.SPACES``), generated from the table: the ops
+    exposed there (``defop(namespaces=...)``), their in-place variants (``inplace_in``), the views
+    (``defview``), the hand-written functions registered with ``registry.expose`` and, for ``Tensor``, the
+    method table ``_methods.TENSOR_METHODS``. Every public namespace module asks this for its names."""
+    found: dict[str, Any] = {}
+    if space == "torch":
+        for fam in FAMILIES:
+            for n in getattr(fam, "__all__", ()):
+                found[n] = getattr(fam, n)
+    found.update(EXPOSED[space])
+    for key, op in OPS.items():
+        alias = key != op.name
+        if alias and not key.startswith("_") and space in op.exposed:
+            found.setdefault(key, _function_for(op, space, op.exposed[space][0]))
+        for public in op.exposed.get(space, ()) if not alias else ():
+            if public in EXPOSED[space]:
+                raise TypeError(f"{space}.{public} is declared twice: by op {op.name} and by registry.expose")
+            found.setdefault(public, _function_for(op, space, public))
+        if space in op.inplace_in:
+            stem = (key if op.inplace is True or alias else op.inplace)
+            found.setdefault(stem + "_", inplace_fn(op))
     for n, fn in VIEWS.items():
-        if n != "view":
-            names.setdefault(n, fn)
-    return names
+        if space == "torch" and fn._function:
+            found.setdefault(n, fn)
+        elif space == "Tensor" and fn._method:
+            found[n] = fn
+    if space == "Tensor":
+        found.update(_methods.TENSOR_METHODS)
+    return found
+
+
+def _function_for(op: Any, space: str, public: str) -> Callable:
+    """An op's function in ``space``: its wrapper, or for ``nn.functional`` one without ``out=`` and with
+    ``inplace=`` when the op declares ``inplace_arg``."""
+    if space != "nn.functional" or not (op.inplace_arg or op.out):
+        return op.wrapper
+    return _generate_wrapper(op, inspect.signature(op.fn), False, inplace=inplace_fn(op) if op.inplace_arg else None,
+                             name=public, module="torchlike.nn.functional")  # fmt: skip
 
 
 @functools.cache
 def namespace() -> types.SimpleNamespace:
-    """``public_names()`` as attributes: how the rooms above call ops by their torch names
+    """``names("torch")`` as attributes: how the rooms above call ops by their torch names
     (``_ops.namespace().stack``) without importing the top-level ``torchlike`` that imports them."""
-    return types.SimpleNamespace(**public_names())
+    return types.SimpleNamespace(**names("torch"))
 
 
-def _inplace(op: Any) -> Callable:
-    fn = op.wrapper
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
-            graph.check_inplace(self)
-        if self._view is not None or (args and isinstance(args[0], Tensor) and args[0]._buf is self._buf):
-            indexing.check_overlap(self, args[0] if args else None)
-        result = fn(self, *args, **kwargs)
-        commit(self, result)
-        return self
-
-    method.__name__ = method.__qualname__ = op.name + "_"
-    method.__doc__ = f"In-place version of :func:`torchlike.{op.name}`."
-    return method
-
-
-def commit(self: Tensor, result: Tensor) -> None:
-    """Finish an in-place op: torch's cast and shape rules, then the mutation door."""
-    if result._dtype is not self._dtype and not D.can_cast(result._dtype, self._dtype):
-        raise RuntimeError(
-            f"result type {D.cpp_name(result._dtype)} can't be cast to the desired output type {D.cpp_name(self._dtype)}"
-        )
-    if result._shape != self._shape:
-        raise RuntimeError(
-            f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast shape "
-            f"[{', '.join(map(str, result._shape))}]"
-        )
-    graph.commit_inplace(self, result)
-
-
-def _swap(fn: Callable) -> Callable:
-    def r(self: Tensor, other: Any) -> Any:
-        return fn(other, self)
-
-    return r
+def inplace_fn(op: Any) -> Callable:
+    """The in-place variant of table op ``op`` (``Tensor.relu_``, ``torch.relu_``, ``F.relu(inplace=True)``),
+    made once per op."""
+    fn = op.__dict__.get("inplace_fn")
+    if fn is None:
+        stem = op.name if op.inplace is True else op.inplace
+        fn = op.inplace_fn = inplace_variant(op.wrapper, stem + "_")
+    return fn
 
 
 def _install() -> None:
-    for name, op in list(OPS.items()):
-        if op.method and not name.startswith("_"):
-            setattr(Tensor, name if op.method is True or name != op.name else op.method, op.wrapper)
-        if op.inplace:
-            iname = (name if op.inplace is True else op.inplace) + "_"
-            setattr(Tensor, iname, _inplace(op))
-    for name, fn in {**VIEWS, **METHODS}.items():
+    for name, fn in names("Tensor").items():
         setattr(Tensor, name, fn)
-    for name, fn in getattr(__import__(f"{__name__}.registry", fromlist=["x"]), "PROPERTIES", {}).items():
+    for name, fn in _methods.TENSOR_PROPERTIES.items():
         setattr(Tensor, name, property(fn))
-
-    P = pointwise
-    Tensor.max = reduction.max
-    Tensor.min = reduction.min
-    Tensor.clamp_min = P.clamp_min
-    Tensor.clamp_max = P.clamp_max
-    Tensor.where = lambda self, condition, other: P.where(condition, self, other)
-    dunders = {
-        "__add__": P.add, "__radd__": P.add, "__iadd__": Tensor.add_,
-        "__sub__": P.sub, "__rsub__": P.rsub, "__isub__": Tensor.sub_,
-        "__mul__": P.mul, "__rmul__": P.mul, "__imul__": Tensor.mul_,
-        "__truediv__": P.div, "__rtruediv__": lambda self, other: P.reciprocal(self) * other,
-        "__itruediv__": Tensor.div_,
-        "__floordiv__": P.floor_divide, "__rfloordiv__": _swap(P.floor_divide), "__ifloordiv__": Tensor.floor_divide_,
-        "__mod__": P.remainder, "__rmod__": _swap(P.remainder), "__imod__": Tensor.remainder_,
-        "__pow__": P.pow, "__rpow__": _swap(P.pow), "__ipow__": Tensor.pow_,
-        "__matmul__": linalg.matmul, "__rmatmul__": _swap(linalg.matmul),
-        "__neg__": P.neg, "__pos__": lambda self: self, "__abs__": P.abs,
-        "__invert__": lambda self: P.logical_not(self) if self._dtype is D.bool else P.bitwise_not(self),
-        "__and__": P.bitwise_and, "__rand__": P.bitwise_and, "__iand__": Tensor.bitwise_and_,
-        "__or__": P.bitwise_or, "__ror__": P.bitwise_or, "__ior__": Tensor.bitwise_or_,
-        "__xor__": P.bitwise_xor, "__rxor__": P.bitwise_xor, "__ixor__": Tensor.bitwise_xor_,
-        "__lshift__": P.bitwise_left_shift, "__rlshift__": _swap(P.bitwise_left_shift),
-        "__ilshift__": Tensor.bitwise_left_shift_,
-        "__rshift__": P.bitwise_right_shift, "__rrshift__": _swap(P.bitwise_right_shift),
-        "__irshift__": Tensor.bitwise_right_shift_,
-        "__eq__": P.eq, "__ne__": P.ne, "__lt__": P.lt, "__le__": P.le, "__gt__": P.gt, "__ge__": P.ge,
-    }  # fmt: skip
-    for name, fn in dunders.items():
+    for name, fn in _methods.operators().items():
         setattr(Tensor, name, fn)
 
 

@@ -1,17 +1,19 @@
 """Helpers the op families share (dims, broadcast shapes, torch's dtype conversion, the vector-norm
-kernel), kept here so the families import this module instead of each other."""
+kernel, the one in-place helper), kept here so the families import this module instead of each other."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
+from .._core import views as V
 from .._core.tensor import Tensor
+from ..autograd import grad_mode, graph
 from .registry import RawTensor, defop
 
 
@@ -158,3 +160,47 @@ def _vector_norm_impl(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
 
     f.defvjp(fwd, bwd)
     return f(x)
+
+
+# --- in-place ops ----------------------------------------------------------------------------------------
+
+
+def check_overlap(dst: Tensor, src: Any) -> None:
+    """torch's overlap checks before writing ``src`` into ``dst`` (copy_, in-place ops)."""
+    if dst._view is not None:
+        V.check_internal_overlap(dst._view.shape, dst._view.stride)
+    if isinstance(src, Tensor) and src._buf is dst._buf and src is not dst:
+        V.check_partial_overlap(dst._geometry(), src._geometry(), dst._dtype.itemsize, src._dtype.itemsize)
+
+
+def inplace_variant(fn: Callable, name: str) -> Callable:
+    """The one in-place helper: ``fn(self, ...)`` computed out of place, then written into ``self`` through
+    the mutation door, with torch's in-place checks (autograd's leaf/version rules, overlapping memory, the
+    result's dtype and shape)."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
+            graph.check_inplace(self)
+        if self._view is not None or (args and isinstance(args[0], Tensor) and args[0]._buf is self._buf):
+            check_overlap(self, args[0] if args else None)
+        result = fn(self, *args, **kwargs)
+        commit(self, result)
+        return self
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place version of :func:`torchlike.{name[:-1]}`."
+    return method
+
+
+def commit(self: Tensor, result: Tensor) -> None:
+    """Finish an in-place op: torch's cast and shape rules, then the mutation door."""
+    if result._dtype is not self._dtype and not D.can_cast(result._dtype, self._dtype):
+        raise RuntimeError(
+            f"result type {D.cpp_name(result._dtype)} can't be cast to the desired output type {D.cpp_name(self._dtype)}"
+        )
+    if result._shape != self._shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, result._shape))}]"
+        )
+    graph.commit_inplace(self, result)

@@ -117,6 +117,5 @@ def _set_imag(self: Tensor, value: Any) -> None:
     imag(self).copy_(value)
 
 
-registry.METHODS.update(conj=conj, resolve_conj=resolve_conj, is_conj=is_conj)
 Tensor.real = property(real, _set_real)
 Tensor.imag = property(imag, _set_imag)

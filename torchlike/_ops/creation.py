@@ -610,14 +610,6 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
                   device=device if device is not None else self.device, requires_grad=requires_grad)  # fmt: skip
 
 
-registry.METHODS.update(
-    jax=lambda self: self._data(),
-    new_zeros=_new_method(0, "new_zeros"),
-    new_ones=_new_method(1, "new_ones"),
-    new_empty=_new_method(0, "new_empty"),
-    new_full=new_full,
-    new_tensor=new_tensor,
-)
 
 # The Tensor class lives in _core, below this room; its constructors are attached from here.
 Tensor.__new__ = staticmethod(legacy_tensor_new)

@@ -14,8 +14,7 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from . import registry
-from .registry import OptTensor, TensorArg, defop
+from .registry import OptTensor, TensorArg, defop, expose
 from .shape import roll
 
 __all__ = ["istft", "stft"]
@@ -149,7 +148,8 @@ def _r2c_or_c2c(real: str, cplx: str = "FftC2CBackward0") -> Callable:
 
 
 def _op(name: str, body: Callable, grad_name: Any, real_only: str | None = None) -> Callable:
-    op = defop(name, promote="float", method=False, out=True, grad_name=grad_name, check=_norm_check)
+    op = defop(name, promote="float", namespaces=(f"fft:{name.removeprefix('_fft_')}",), out=True, grad_name=grad_name,
+               check=_norm_check)  # fmt: skip
     return op(_dtype_checked(body, real_only))
 
 
@@ -235,6 +235,7 @@ def _freq(
     return out.requires_grad_(True) if requires_grad else out
 
 
+@expose("fft")
 def fftfreq(
     n: int,
     d: float = 1.0,
@@ -250,6 +251,7 @@ def fftfreq(
     return _to_out(result, out)
 
 
+@expose("fft")
 def rfftfreq(
     n: int,
     d: float = 1.0,
@@ -282,11 +284,13 @@ def _shift(input: Tensor, dim: Any, inverse: bool) -> Tensor:
     return roll(input, shifts, dims)
 
 
+@expose("fft")
 def fftshift(input: Tensor, dim: Any = None) -> Tensor:
     """torch.fft.fftshift: roll the zero frequency to the centre of ``dim`` (all dims by default)."""
     return _shift(input, dim, False)
 
 
+@expose("fft")
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     """torch.fft.ifftshift: the inverse of ``fftshift``."""
     return _shift(input, dim, True)
@@ -551,4 +555,3 @@ def istft(
                   bool(return_complex))  # fmt: skip
 
 
-registry.METHODS.update(stft=stft, istft=istft)

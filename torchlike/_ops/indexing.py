@@ -25,7 +25,7 @@ from .._core import views as V
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
-from ._common import _to_dtype, convert, type_name
+from ._common import _to_dtype, check_overlap, convert, type_name
 from .registry import RawTensor, TensorList, TensorOrScalar, defop
 from .views import select_spec, slice_spec
 
@@ -529,14 +529,6 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return self
 
 
-def check_overlap(dst: Tensor, src: Any) -> None:
-    """torch's overlap checks before writing ``src`` into ``dst`` (copy_, in-place ops)."""
-    if dst._view is not None:
-        V.check_internal_overlap(dst._view.shape, dst._view.stride)
-    if isinstance(src, Tensor) and src._buf is dst._buf and src is not dst:
-        V.check_partial_overlap(dst._geometry(), src._geometry(), dst._dtype.itemsize, src._dtype.itemsize)
-
-
 def _cast_for(dst: Tensor, src: Tensor) -> Any:
     """``src``'s array in ``dst``'s dtype with torch's conversions (float -> int wraps as torch does)."""
     if src._dtype is dst._dtype:
@@ -562,4 +554,3 @@ def _check_copy_shape(src: tuple, dst: tuple) -> None:
 
 __all__ = ["fill", "fill_", "zero_"]
 
-registry.METHODS.update(__getitem__=getitem, __setitem__=setitem, copy_=copy_, fill_=fill_, zero_=zero_)

@@ -30,22 +30,6 @@ def _shape_str(shape: Any) -> str:
     return "[" + ", ".join(map(str, shape)) + "]"
 
 
-def _inplace_method(fn: Any, name: str) -> Any:
-    """``Tensor.<name>_`` for a Python-level op: torch's in-place checks, then the mutation door."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if grad_mode._state.enabled and (self._rg or self._base_t is not None):
-            graph.check_inplace(self)
-        result = fn(self, *args, **kwargs)
-        from . import commit
-
-        commit(self, result)
-        return self
-
-    method.__name__ = method.__qualname__ = name + "_"
-    return method
-
-
 def _first_bad(index: Tensor, lo: int, hi: int) -> Any:
     """The first index value outside [lo, hi) (torch checks ranges on the CPU; JAX would clamp)."""
     if index.numel() == 0 or index._buf.device.type != "cpu":
@@ -864,11 +848,5 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-registry.METHODS.update(
-    index_put=index_put, index_put_=index_put_, scatter=scatter, scatter_=_inplace_method(scatter, "scatter"),
-    masked_select=masked_select, masked_scatter=masked_scatter, masked_scatter_=masked_scatter_,
-    nonzero=nonzero, argwhere=argwhere, unique=unique, unique_consecutive=unique_consecutive,
-    bincount=bincount,
-)  # fmt: skip
 __all__ += ["masked_scatter"]
 del return_types

@@ -227,4 +227,3 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     return _combinations(input, combos)  # torch 2.13: r=1 gives shape (n, 1) too
 
 
-registry.METHODS.update(broadcast_to=broadcast_to)

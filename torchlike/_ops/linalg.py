@@ -14,7 +14,7 @@ from .._core.tensor import Tensor, wrap_dim
 from ..autograd.graph import show_as
 from . import registry
 from ._common import _broadcast_shape
-from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
+from .registry import RawTensor, Scalar, TensorArg, TensorList, defop, expose
 
 _CROSS = (("input", "other"), ("other", "input"))
 _CROSS2 = (("input", "mat2"), ("mat2", "input"))
@@ -92,7 +92,7 @@ def _bool_kernel(a: Any, b: Any) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-@defop(promote=None, out=True, grad_name=_matmul_name, saves=_CROSS)
+@defop(promote=None, namespaces=("torch", "Tensor", "linalg"), out=True, grad_name=_matmul_name, saves=_CROSS)
 def matmul(input: RawTensor, other: RawTensor) -> Any:
     _check_matmul(input, other)
     _bool_kernel(input, other)
@@ -475,6 +475,7 @@ def _linalg_cross(input: TensorArg, other: TensorArg, dim: int) -> Any:
     return jnp.cross(a, b, axis=d)
 
 
+@expose("linalg", "cross")
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     return _linalg_cross(input, other, dim, out=out)
 
@@ -557,6 +558,7 @@ def cdist(x1: RawTensor, x2: RawTensor, p: float = 2.0, compute_mode: str | None
 # --- small compositions -------------------------------------------------------------------------------------
 
 
+@expose("linalg")
 def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
     ts = list(tensors)
     if len(ts) < 2:
@@ -589,6 +591,7 @@ def multi_dot(tensors: Any, *, out: Tensor | None = None) -> Tensor:
     return result
 
 
+@expose("linalg")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     from .reduction import sum as _sum
 
@@ -612,4 +615,3 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     return multi_dot(matrices, out=out)
 
 
-registry.METHODS.update(cross=cross)

@@ -21,7 +21,7 @@ from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims
 from .linalg import matmul
-from .registry import RawTensor, TensorArg, defop
+from .registry import RawTensor, TensorArg, defop, expose
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
            "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
@@ -31,7 +31,7 @@ class _LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError (torch's class is named ``_LinAlgError`` too)."""
 
 
-LinAlgError = _LinAlgError
+LinAlgError = expose("linalg", "LinAlgError")(_LinAlgError)
 
 
 def _rt(name: str, fields: tuple) -> type:
@@ -110,6 +110,7 @@ def _inv_ex(A: RawTensor) -> Any:
     return jnp.linalg.inv(A), info
 
 
+@expose("linalg")
 def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     res = _inv_ex(A, out=out)
     if check_errors:
@@ -123,6 +124,7 @@ def _singular_message(i: int) -> str:
     )
 
 
+@expose("linalg")
 def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     _matrix_input("linalg.inv", A)
     res = _inv_ex(A)
@@ -166,6 +168,7 @@ def _linalg_det(A: RawTensor) -> Any:
     return _det(A)
 
 
+@expose("linalg")
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _linalg_det(A, out=out)
 
@@ -195,6 +198,7 @@ def _linalg_slogdet(A: RawTensor) -> Any:
     return sign.astype(A.dtype), _logabsdet(A)
 
 
+@expose("linalg", "slogdet")
 def linalg_slogdet(A: Tensor, *, out: Any = None) -> Any:
     res = _linalg_slogdet(A)
     if out is not None:
@@ -257,6 +261,7 @@ def _solve(A: Any, B: Any, vector: bool) -> Any:
     return jnp.linalg.solve(jnp.broadcast_to(A, batch + A.shape[-2:]), jnp.broadcast_to(B, batch + B.shape[-2:]))
 
 
+@expose("linalg")
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None) -> Any:
     vector = _solve_shapes(A, B, left)
     res = _solve_ex(A, B, bool(left), vector)
@@ -267,6 +272,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     return res
 
 
+@expose("linalg")
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
     vector = _solve_shapes(A, B, left)
     res = _solve_ex(A, B, bool(left), vector)
@@ -293,6 +299,7 @@ def _solve_triangular(A: RawTensor, B: RawTensor, upper: bool, left: bool, unitr
     return lax.linalg.triangular_solve(A, B, left_side=left, lower=not upper, unit_diagonal=unitriangular)
 
 
+@expose("linalg")
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
                      out: Tensor | None = None) -> Tensor:  # fmt: skip
     return _solve_triangular(A, B, bool(upper), bool(left), bool(unitriangular), out=out)
@@ -348,6 +355,7 @@ def _chol_info(A: Tensor, info: Tensor, upper: bool) -> Tensor:
     return T.make_on(jnp.asarray(orders.reshape(host.shape)), info.device)
 
 
+@expose("linalg")
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
     L, info = _cholesky_ex(A, bool(upper))
     info = _chol_info(A, info, bool(upper))
@@ -363,6 +371,7 @@ def _pd_message(i: int) -> str:
     )
 
 
+@expose("linalg", "cholesky")
 def linalg_cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
     _matrix_input("linalg.cholesky", A)
     L, info = _cholesky_ex(A, bool(upper))
@@ -447,6 +456,7 @@ def _linalg_qr(A: RawTensor, mode: str) -> Any:
     return tuple(jnp.linalg.qr(A, mode="complete" if mode == "complete" else "reduced"))
 
 
+@expose("linalg", "qr")
 def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     res = _linalg_qr(A, mode)
     if out is not None:
@@ -535,7 +545,8 @@ def _householder_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote="default", grad_name="LinalgHouseholderProductBackward0", check=_householder_check, out=True)
+@defop(promote="default", namespaces=("torch", "Tensor", "linalg:householder_product"),
+       grad_name="LinalgHouseholderProductBackward0", check=_householder_check, out=True)  # fmt: skip
 def orgqr(input: TensorArg, tau: TensorArg) -> Any:
     """torch.linalg.householder_product: the first n columns of H_1 ... H_k (H_i = I - tau_i v_i v_i^H)."""
     m, n = input.shape[-2:]
@@ -592,6 +603,7 @@ def _has_nan_per_matrix(a: Any) -> Any:
     return jnp.isnan(a).any(axis=(-2, -1))
 
 
+@expose("linalg", "svd")
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: Any = None) -> Any:
     res = _linalg_svd(A, bool(full_matrices))
     _svd_nan_check(A)
@@ -622,6 +634,7 @@ def _svdvals(A: RawTensor) -> Any:
     return jnp.linalg.svd(A, compute_uv=False)
 
 
+@expose("linalg")
 def svdvals(A: Tensor, *, driver: str | None = None, out: Tensor | None = None) -> Tensor:
     res = _svdvals(A, out=out)
     _svd_nan_check(A)
@@ -645,6 +658,7 @@ def _linalg_eigh(A: RawTensor, UPLO: str) -> Any:
     return w, v
 
 
+@expose("linalg")
 def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
     res = _linalg_eigh(A, UPLO)
     if out is not None:
@@ -659,6 +673,7 @@ def _eigvalsh(A: RawTensor, UPLO: str) -> Any:
     return _eigh(A, UPLO)[1]
 
 
+@expose("linalg")
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor:
     return _eigvalsh(A, UPLO, out=out)
 
@@ -707,6 +722,7 @@ def _tol_value(x: Any) -> Any:
     return None if x is None else float(x)
 
 
+@expose("linalg")
 def pinv(
     A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, out: Tensor | None = None
 ) -> Tensor:
@@ -762,6 +778,7 @@ def _lstsq(A: RawTensor, B: RawTensor, rcond: Any, driver: str) -> Any:
     return (X[..., 0] if vector else X), residuals, rank, sv
 
 
+@expose("linalg")
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Any:
     """torch.linalg.lstsq, solved through the SVD for every driver (same solutions for full-rank inputs)."""
     res = _lstsq(A, B, None if rcond is None else float(rcond), driver or "gelsy")
@@ -792,11 +809,13 @@ def _matrix_rank(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
     return jnp.sum(S > tol, -1).astype(jnp.int64)
 
 
+@expose("linalg")
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
     return _matrix_rank(A, _tol_value(atol), _tol_value(rtol), bool(hermitian), out=out)
 
 
+@expose("linalg")
 def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     """torch's binary powering with matmul (so the graph, and grad_fn names, are torch's)."""
     if A.dim() < 2:
@@ -831,7 +850,8 @@ def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     return _finish(result, out)
 
 
-@defop(promote=None, method=True, grad_name="LinalgMatrixExpBackward0", check=_square_check("linalg.matrix_exp"))
+@defop(promote=None, namespaces=("torch", "Tensor", "linalg"), grad_name="LinalgMatrixExpBackward0",
+       check=_square_check("linalg.matrix_exp"))  # fmt: skip
 def matrix_exp(A: RawTensor) -> Any:
     return jax.scipy.linalg.expm(A)
 
@@ -893,6 +913,7 @@ def _static_dim(dim: Any) -> Any:
     return tuple(dim) if isinstance(dim, list) else dim
 
 
+@expose("linalg")
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
     if isinstance(ord, Tensor):
@@ -925,6 +946,7 @@ def _check_norm_out(name: str, A: Tensor, dtype: Any, out: Tensor | None) -> Non
         raise RuntimeError(f"{name} expected out tensor dtype {D.cpp_name(want)} but got: {D.cpp_name(out._dtype)}")
 
 
+@expose("linalg")
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
     from .reduction import amax, amin
@@ -972,6 +994,7 @@ def _keep(r: Tensor, keepdim: bool, d0: int, d1: int) -> Tensor:
     return r
 
 
+@expose("linalg", "norm")
 def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
     _check_norm_out("linalg.norm", A, dtype, out)
@@ -1015,7 +1038,3 @@ def _det_method(self: Tensor) -> Tensor:
     return det(self)
 
 
-registry.METHODS.update(
-    det=_det_method, slogdet=slogdet, inverse=inverse, cholesky=cholesky, qr=qr, svd=svd, matrix_power=matrix_power,
-    cholesky_inverse=cholesky_inverse, pinverse=pinverse, norm=_norm_method,
-)  # fmt: skip

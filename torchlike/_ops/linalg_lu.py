@@ -20,7 +20,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
 from .linalg_decomp import _float_input, _matrix_input, _raise_info, _rt
-from .registry import RawTensor, TensorArg, defop
+from .registry import RawTensor, TensorArg, defop, expose
 
 __all__ = ["lu", "lu_unpack", "lu_solve", "triangular_solve", "ormqr", "svd_lowrank", "pca_lowrank"]
 
@@ -63,6 +63,7 @@ def _lu_factor_ex(A: RawTensor, pivot: bool) -> Any:
     return _lu_core(A)
 
 
+@expose("linalg")
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Any = None) -> Any:
     """torch.linalg.lu_factor_ex: LAPACK's getrf (partial pivoting); ``info`` > 0 marks an exactly singular U."""
     res = _lu_factor_ex(A, pivot)
@@ -75,6 +76,7 @@ def _singular_u(i: int) -> str:
     return f"The factorization could not be completed because the input is not invertible: U[{i},{i}] is zero."
 
 
+@expose("linalg")
 def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
     """torch.linalg.lu_factor: :func:`lu_factor_ex` that raises on a singular input, as torch does."""
     res = _lu_factor_ex(A, pivot)
@@ -130,6 +132,7 @@ def _linalg_lu(A: RawTensor, pivot: bool) -> Any:
     return _unpack(lu, piv, True, True)
 
 
+@expose("linalg", "lu")
 def linalg_lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
     """torch.linalg.lu: ``P, L, U`` with ``A = P @ L @ U``."""
     P, L, U = _linalg_lu(A, pivot)
@@ -205,6 +208,7 @@ def _linalg_lu_solve(LU: RawTensor, pivots: RawTensor, B: RawTensor, left: bool,
     return jnp.conj(jnp.swapaxes(Xh, -1, -2))
 
 
+@expose("linalg", "lu_solve")
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
                     out: Tensor | None = None) -> Tensor:  # fmt: skip
     """torch.linalg.lu_solve: solve ``A X = B`` (or ``X A = B``, or with ``A^H``) from :func:`lu_factor`."""
@@ -266,6 +270,7 @@ def _ldl_factor_ex(A: RawTensor, hermitian: bool) -> Any:
     return jax.pure_callback(lambda a: _ldl_host(np.asarray(a), hermitian), shapes, A)
 
 
+@expose("linalg")
 def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None) -> Any:
     """torch.linalg.ldl_factor_ex: LAPACK's Bunch-Kaufman LDL^T (``sytrf``; ``hetrf`` when ``hermitian``)."""
     res = _ldl_factor_ex(A, hermitian)
@@ -275,6 +280,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     return _finish_tuple(res, out, _LDL_EX)
 
 
+@expose("linalg")
 def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> Any:
     """torch.linalg.ldl_factor: :func:`ldl_factor_ex` that raises on a non-zero ``info``."""
     res = _ldl_factor_ex(A, hermitian)
@@ -319,6 +325,7 @@ def _ldl_solve(LD: RawTensor, pivots: RawTensor, B: RawTensor, hermitian: bool) 
                              shape, LD, pivots, B)  # fmt: skip
 
 
+@expose("linalg")
 def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out: Tensor | None = None) -> Tensor:
     """torch.linalg.ldl_solve: solve ``A X = B`` from :func:`ldl_factor`'s output (LAPACK's ``sytrs``)."""
     result = _ldl_solve(LD, pivots, B, hermitian)
@@ -353,6 +360,7 @@ def _linalg_eig(A: RawTensor) -> Any:
     return w.astype(ct), v.astype(ct)
 
 
+@expose("linalg", "eig")
 def linalg_eig(A: Tensor, *, out: Any = None) -> Any:
     """torch.linalg.eig: LAPACK's geev; eigenvectors have unit norm (their phase is LAPACK's, as in torch)."""
     return _finish_tuple(_linalg_eig(A), out, _EIG)
@@ -364,6 +372,7 @@ def _linalg_eigvals(A: RawTensor) -> Any:
     return jnp.linalg.eigvals(A).astype(_complex_of(A.dtype))
 
 
+@expose("linalg")
 def eigvals(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     result = _linalg_eigvals(A)
     if out is None:
@@ -401,7 +410,7 @@ def _mnorm(A: Any, p: Any) -> Any:
     return s.max(-1) if p == math.inf else s.min(-1)
 
 
-@defop(promote=None, method=False, grad_name="DivBackward0", check=_cond_check, out=True)
+@defop(promote=None, namespaces=("torch", "linalg"), grad_name="DivBackward0", check=_cond_check, out=True)
 def cond(A: RawTensor, p: Any = None) -> Any:
     if p in (None, 2, -2):
         s = jnp.linalg.svd(A, compute_uv=False)
@@ -419,6 +428,7 @@ def cond(A: RawTensor, p: Any = None) -> Any:
     return jnp.where(singular, jnp.inf, res).astype(real)
 
 
+@expose("linalg")
 def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     """torch.linalg.tensorinv: the inverse of ``A`` seen as a matrix of its first ``ind`` and remaining dims."""
     if ind <= 0:
@@ -437,6 +447,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     return out
 
 
+@expose("linalg")
 def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
     """torch.linalg.tensorsolve: the ``X`` with ``tensordot(A, X, X.ndim) == B``."""
     from .linalg_decomp import solve
@@ -483,6 +494,7 @@ def _linalg_vander(x: RawTensor, N: Any) -> Any:
     return jnp.concatenate([ones, powers], -1)
 
 
+@expose("linalg")
 def vander(x: Tensor, N: int | None = None) -> Tensor:
     """torch.linalg.vander: columns ``x**0, x**1, ..., x**(N-1)`` (increasing powers, unlike torch.vander)."""
     return _linalg_vander(x, N)
@@ -618,4 +630,3 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
     return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter, None)
 
 
-registry.METHODS.update(lu=lu, lu_solve=lu_solve)

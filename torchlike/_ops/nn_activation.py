@@ -19,7 +19,7 @@ from .._core.tensor import Tensor
 from ._common import dims
 from .registry import RawTensor, Scalar, TensorArg, defop
 
-__all__ = ["relu_", "selu_", "celu_", "threshold_", "rrelu", "rrelu_"]
+__all__ = ["rrelu", "rrelu_"]
 
 
 def _float_kernel(kernel: str) -> Any:
@@ -37,10 +37,16 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return wrapped[0] if wrapped else 0  # a 0-dim tensor accepts dim 0 and -1
 
 
-@defop(inplace=True, saves=("result",))
+@defop(namespaces=("torch", "Tensor", "nn.functional"), inplace=True, inplace_in=("torch", "Tensor", "nn.functional"),
+       inplace_arg=True, saves=("result",))  # fmt: skip
 def relu(input: TensorArg) -> Any:
     # torch: NaN propagates (relu is clamp_min(0)); the gradient at 0 is 0
     return jnp.where(input <= 0, jnp.zeros_like(input), input)
+
+
+def _hardtanh_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    if dyn[1] > dyn[2]:
+        raise ValueError("min_val cannot be greater than max_val")
 
 
 def _clip_open(x: Any, lo: Any, hi: Any) -> Any:
@@ -48,15 +54,17 @@ def _clip_open(x: Any, lo: Any, hi: Any) -> Any:
     return jnp.where(x <= lo, jnp.asarray(lo, x.dtype), jnp.where(x >= hi, jnp.asarray(hi, x.dtype), x))
 
 
-@defop(method=False, grad_name="HardtanhBackward0")
-def _hardtanh(input: TensorArg, min_val: Scalar = -1.0, max_val: Scalar = 1.0) -> Any:
+@defop(namespaces=("nn.functional",), inplace=True, inplace_in=("nn.functional",), inplace_arg=True,
+       check=_hardtanh_check)  # fmt: skip
+def hardtanh(input: TensorArg, min_val: Scalar = -1.0, max_val: Scalar = 1.0) -> Any:
     if input.dtype == jnp.bool_:
         raise NotImplementedError("\"hardtanh_backward_cpu\" not implemented for 'Bool'")
     return _clip_open(input, min_val, max_val)
 
 
-@defop(method=False, grad_name="LeakyReluBackward0", check=_float_kernel("leaky_relu_cpu"))
-def _leaky_relu(input: TensorArg, negative_slope: Scalar = 0.01) -> Any:
+@defop(namespaces=("nn.functional",), inplace=True, inplace_in=("nn.functional",), inplace_arg=True,
+       check=_float_kernel("leaky_relu_cpu"))  # fmt: skip
+def leaky_relu(input: TensorArg, negative_slope: Scalar = 0.01) -> Any:
     return jnp.where(input > 0, input, input * negative_slope)
 
 
@@ -65,8 +73,9 @@ def _elu_body(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
     return jnp.where(x > 0, x * jnp.asarray(scale, x.dtype), neg.astype(x.dtype))
 
 
-@defop(method=False, grad_name="EluBackward0", check=_float_kernel("elu_cpu"))
-def _elu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
+@defop(namespaces=("nn.functional",), inplace=True, inplace_in=("nn.functional",), inplace_arg=True,
+       check=_float_kernel("elu_cpu"))  # fmt: skip
+def elu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
     return _elu_body(input, alpha, 1.0, 1.0)
 
 
@@ -74,7 +83,8 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-@defop(method=False, grad_name="EluBackward0", check=_float_kernel("elu_cpu"))
+@defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True,
+       grad_name="EluBackward0", check=_float_kernel("elu_cpu"))  # fmt: skip
 def selu(input: TensorArg) -> Any:
     return _elu_body(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
@@ -85,7 +95,8 @@ def _celu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
-@defop(method=False, check=_celu_check)
+@defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True,
+       check=_celu_check)  # fmt: skip
 def celu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
     return _elu_body(input, alpha, 1.0, 1.0 / alpha)
 
@@ -96,8 +107,8 @@ def _gelu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     _float_kernel("GeluKernelImpl")(cdt, dyn, static)
 
 
-@defop(method=False, grad_name="GeluBackward0", check=_gelu_check)
-def _gelu(input: TensorArg, approximate: str = "none") -> Any:
+@defop(namespaces=("nn.functional",), check=_gelu_check)
+def gelu(input: TensorArg, approximate: str = "none") -> Any:
     x = input
     if approximate == "tanh":
         inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
@@ -105,8 +116,8 @@ def _gelu(input: TensorArg, approximate: str = "none") -> Any:
     return 0.5 * x * (1.0 + jax.scipy.special.erf(x * (1.0 / math.sqrt(2.0))))
 
 
-@defop(method=False, grad_name="SiluBackward0", check=_float_kernel("silu_cpu"))
-def _silu(input: TensorArg) -> Any:
+@defop(namespaces=("nn.functional",), inplace_arg=True, check=_float_kernel("silu_cpu"))
+def silu(input: TensorArg) -> Any:
     return input * jax.nn.sigmoid(input)
 
 
@@ -117,23 +128,23 @@ def _softplus_body(x: Any, beta: float, threshold: float) -> Any:
     return jnp.where(big, x, jnp.log1p(jnp.exp(safe)) / beta)
 
 
-@defop(method=False, grad_name="MishBackward0", check=_float_kernel("mish_cpu"))
-def _mish(input: TensorArg) -> Any:
+@defop(namespaces=("nn.functional",), inplace_arg=True, check=_float_kernel("mish_cpu"))
+def mish(input: TensorArg) -> Any:
     return input * jnp.tanh(_softplus_body(input, 1.0, 20.0))
 
 
-@defop(method=False, grad_name="SoftplusBackward0", check=_float_kernel("softplus_cpu"))
-def _softplus(input: TensorArg, beta: Scalar = 1.0, threshold: Scalar = 20.0) -> Any:
+@defop(namespaces=("nn.functional",), check=_float_kernel("softplus_cpu"))
+def softplus(input: TensorArg, beta: Scalar = 1.0, threshold: Scalar = 20.0) -> Any:
     return _softplus_body(input, beta, threshold)
 
 
-@defop(promote="float", method=False, grad_name="DivBackward0")
-def _softsign(input: TensorArg) -> Any:
+@defop(promote="float", namespaces=("nn.functional",), grad_name="DivBackward0")
+def softsign(input: TensorArg) -> Any:
     return input / (1 + jnp.abs(input))
 
 
-@defop(method=False, grad_name="HardsigmoidBackward0", check=_float_kernel("hardsigmoid_cpu"))
-def _hardsigmoid(input: TensorArg) -> Any:
+@defop(namespaces=("nn.functional",), inplace_arg=True, check=_float_kernel("hardsigmoid_cpu"))
+def hardsigmoid(input: TensorArg) -> Any:
     inside = (input > -3) & (input < 3)
     # torch: NaN propagates, with a zero gradient
     outside = jnp.where(input <= -3, jnp.zeros_like(input), jnp.where(input >= 3, jnp.ones_like(input),
@@ -141,8 +152,8 @@ def _hardsigmoid(input: TensorArg) -> Any:
     return jnp.where(inside, input / 6 + 0.5, outside)
 
 
-@defop(method=False, grad_name="HardswishBackward0", check=_float_kernel("hardswish_cpu"))
-def _hardswish(input: TensorArg) -> Any:
+@defop(namespaces=("nn.functional",), inplace_arg=True, check=_float_kernel("hardswish_cpu"))
+def hardswish(input: TensorArg) -> Any:
     x = input
     # torch: the gradient is 0 for x <= -3, x/3 + 0.5 inside, 1 for x >= 3
     mid = (x > -3) & (x < 3)
@@ -151,13 +162,13 @@ def _hardswish(input: TensorArg) -> Any:
     return jnp.where(x <= -3, x * 0, jnp.where(mid, xm * (xm + 3) / 6, x))
 
 
-@defop(method=False, grad_name="LogSigmoidBackward0", check=_float_kernel("log_sigmoid_cpu"))
-def _log_sigmoid(input: TensorArg) -> Any:
+@defop(namespaces=("nn.functional",), grad_name="LogSigmoidBackward0", check=_float_kernel("log_sigmoid_cpu"))
+def logsigmoid(input: TensorArg) -> Any:
     return -jnp.logaddexp(jnp.zeros_like(input), -input)
 
 
-@defop(promote="float", method=False, grad_name="SubBackward0")
-def _tanhshrink(input: TensorArg) -> Any:
+@defop(promote="float", namespaces=("nn.functional",), grad_name="SubBackward0")
+def tanhshrink(input: TensorArg) -> Any:
     return input - jnp.tanh(input)
 
 
@@ -173,19 +184,19 @@ def _lambd_check(kernel: str) -> Any:
     return check
 
 
-@defop(method=False, grad_name="SoftshrinkBackward0", check=_lambd_check("softshrink_check"))
-def _softshrink(input: TensorArg, lambd: Scalar = 0.5) -> Any:
+@defop(namespaces=("nn.functional",), check=_lambd_check("softshrink_check"))
+def softshrink(input: TensorArg, lambd: Scalar = 0.5) -> Any:
     x = input
     zero = jnp.zeros_like(x)
     return jnp.where(x > lambd, x - lambd, jnp.where(x < -lambd, x + lambd, zero))
 
 
-@defop(check=_lambd_check("hardshrink_cpu"))
+@defop(namespaces=("torch", "Tensor", "nn.functional"), check=_lambd_check("hardshrink_cpu"))
 def hardshrink(input: TensorArg, lambd: Scalar = 0.5) -> Any:
     return jnp.where((input > lambd) | (input < -lambd), input, jnp.zeros_like(input))
 
 
-@defop(method=False)
+@defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True)
 def threshold(input: TensorArg, threshold: Scalar, value: Scalar) -> Any:
     return jnp.where(input <= threshold, jnp.asarray(value, input.dtype), input)  # torch: NaN propagates
 
@@ -200,8 +211,8 @@ def _glu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x.shape[d]}")
 
 
-@defop(method=False, grad_name="GluBackward0", check=_glu_check)
-def _glu(input: TensorArg, dim: int = -1) -> Any:
+@defop(namespaces=("nn.functional",), check=_glu_check)
+def glu(input: TensorArg, dim: int = -1) -> Any:
     a, b = jnp.split(input, 2, axis=_wrap_dim(dim, input.ndim))
     return a * jax.nn.sigmoid(b)
 
@@ -223,7 +234,7 @@ def _prelu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.dim()}")
 
 
-@defop(grad_name="PreluKernelBackward0", check=_prelu_check)
+@defop(namespaces=("torch", "Tensor", "nn.functional"), grad_name="PreluKernelBackward0", check=_prelu_check)
 def prelu(input: TensorArg, weight: TensorArg) -> Any:
     w = weight.reshape(-1)
     if w.shape[0] != 1 and input.ndim > 1:
@@ -264,31 +275,6 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return _rrelu_noise(input, from_array(noise.astype(x.dtype), input.device))
 
 
-def _inplace_of(fn: Any) -> Any:
-    def method(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from . import _inplace
-
-        return _inplace(fn._op)(input, *args, **kwargs)
-
-    return method
-
-
-def relu_(input: Tensor) -> Tensor:
-    return input.relu_()
-
-
-def selu_(input: Tensor) -> Tensor:
-    return _inplace_of(selu)(input)
-
-
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return _inplace_of(celu)(input, alpha)
-
-
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return _inplace_of(globals()["threshold"])(input, threshold, value)
-
-
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:  # fmt: skip
     from . import commit
@@ -318,15 +304,15 @@ def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
     return x, _wrap_dim(dim, x.ndim)
 
 
-@defop(promote=None, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"),
-       saves=("result",))  # fmt: skip
+@defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="SoftmaxBackward0",
+       check=_softmax_check("softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.softmax(x, axis=d) if x.ndim else jnp.ones_like(x)
 
 
-@defop(promote=None, grad_name="LogSoftmaxBackward0", check=_softmax_check("log_softmax_lastdim_kernel_impl"),
-       saves=("result",))  # fmt: skip
+@defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="LogSoftmaxBackward0",
+       check=_softmax_check("log_softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     return jax.nn.log_softmax(x, axis=d) if x.ndim else jnp.zeros_like(x)

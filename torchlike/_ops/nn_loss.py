@@ -425,7 +425,7 @@ def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: Tenso
     return _reduce(_clamp_min0(margin + d_pos - d_neg), reduction)
 
 
-@defop(promote="float", grad_name="NormBackward1", method=False)
+@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="NormBackward1")
 def pairwise_distance(
     x1: TensorArg, x2: TensorArg, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Any:
@@ -441,7 +441,7 @@ def _cosine(a: Any, b: Any, d: int, eps: float) -> Any:
     return jnp.sum((a / n1) * (b / n2), axis=d)
 
 
-@defop(promote="float", grad_name="SumBackward1", method=False)
+@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="SumBackward1")
 def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: float = 1e-8) -> Any:
     a, b = jnp.broadcast_arrays(x1, x2)
     if a.ndim == 0:  # 0-dim inputs reduce over their single element

@@ -20,7 +20,7 @@ from .._core import lazy
 from .._core.tensor import Tensor
 from ..autograd.graph import show_as
 from .linalg import _same_dtype
-from .registry import OptRawTensor, RawTensor, Scalar, defop
+from .registry import OptRawTensor, RawTensor, Scalar, defop, expose
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution",
@@ -112,7 +112,7 @@ def _linear_name(static: tuple, dyn: tuple) -> str:
     return "UnsafeViewBackward0@linear_nd" + ("" if x.is_contiguous() else "_strided") + "_nobias"
 
 
-@defop(promote=None, method=False, grad_name=_linear_name, saves=("input", "weight"))
+@defop(promote=None, namespaces=("nn.functional:linear",), grad_name=_linear_name, saves=("input", "weight"))
 def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     """torch.nn.functional.linear: input @ weight.T + bias, one kernel."""
     if input.ndim == 0 or weight.ndim == 0:
@@ -150,7 +150,7 @@ def _bilinear_name(static: tuple, dyn: tuple) -> str:
     return "AddBackward0" if dyn[3] is not None else "ViewBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_bilinear_name)
+@defop(promote=None, namespaces=("torch", "nn.functional"), grad_name=_bilinear_name)
 def bilinear(input1: RawTensor, input2: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(
@@ -309,16 +309,19 @@ def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     return _convolution(input, weight, bias, stride, pads, dilation, False, (0,) * n, int(groups))
 
 
+@expose("nn.functional")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@expose("nn.functional")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@expose("nn.functional")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
@@ -345,6 +348,7 @@ def _conv_transpose(name: str, n: int, input: Tensor, weight: Tensor, bias: Tens
     )
 
 
+@expose("nn.functional")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
     return _conv_transpose(
@@ -352,6 +356,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     )
 
 
+@expose("nn.functional")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
     return _conv_transpose(
@@ -359,6 +364,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     )
 
 
+@expose("nn.functional")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
     return _conv_transpose(
@@ -596,6 +602,7 @@ def _max_pool_nd(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any
     return _max_pool(input, k, s, p, d, bool(ceil_mode), bool(return_indices))
 
 
+@expose("nn.functional")
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
     return _max_pool_nd(
@@ -608,6 +615,7 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     return _max_pool_nd("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@expose("nn.functional")
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
     return _max_pool_nd(
@@ -615,6 +623,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     )
 
 
+@expose("nn.functional")
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
     return _max_pool_nd(
@@ -651,6 +660,7 @@ def _avg_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     return (total / cnt.astype(acc)).astype(input.dtype)
 
 
+@expose("nn.functional")
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:  # fmt: skip
     k, s, p, _ = _pool_args("avg_pool1d", 1, input, kernel_size, stride, padding, 1, ceil_mode)
@@ -731,6 +741,7 @@ def _adaptive_max_pool(input: RawTensor, output_size: tuple, return_indices: boo
     return (vals, idx) if return_indices else vals
 
 
+@expose("nn.functional")
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     if input.dim() not in (2, 3):
         raise RuntimeError(
@@ -739,6 +750,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return _adaptive_avg_pool(input, _ntuple(output_size, 1))
 
 
+@expose("nn.functional")
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     if input.dim() not in (2, 3):
         raise RuntimeError(
@@ -794,6 +806,7 @@ def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, runn
     return out, new_mean, new_var
 
 
+@expose("nn.functional")
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:  # fmt: skip
@@ -853,6 +866,7 @@ def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, r
     return out, new_mean, new_var
 
 
+@expose("nn.functional")
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
@@ -947,6 +961,7 @@ def _group_norm(
     return out.astype(input.dtype)
 
 
+@expose("nn.functional")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:  # fmt: skip
     return _group_norm(input, weight, bias, int(num_groups), float(eps))
@@ -966,6 +981,7 @@ def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, e
     return out.astype(input.dtype)
 
 
+@expose("nn.functional")
 def rms_norm(
     input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
 ) -> Tensor:

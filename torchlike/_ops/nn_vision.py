@@ -15,7 +15,7 @@ import numpy as np
 from jax import lax
 
 from .._core.tensor import Tensor
-from .registry import OptRawTensor, RawTensor, Scalar, TensorArg, defop
+from .registry import OptRawTensor, RawTensor, Scalar, TensorArg, defop, expose
 
 __all__ = ["constant_pad_nd", "pixel_shuffle", "pixel_unshuffle", "grid_sampler", "native_channel_shuffle"]
 
@@ -67,6 +67,7 @@ def _mode_pad(input: RawTensor, pad: tuple, mode: str) -> Any:
     return jnp.pad(x, pos, mode=jmode)
 
 
+@expose("nn.functional")
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """torch.nn.functional.pad."""
     pad = tuple(int(p) for p in pad)
@@ -124,7 +125,7 @@ def _ps_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, method=False, check=_ps_check, saves=())
+@defop(promote=None, namespaces=("torch", "nn.functional"), check=_ps_check, saves=())
 def pixel_shuffle(input: RawTensor, upscale_factor: int) -> Any:
     r = upscale_factor
     *lead, c, h, w = input.shape
@@ -154,7 +155,7 @@ def _pu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, method=False, check=_pu_check, saves=())
+@defop(promote=None, namespaces=("torch", "nn.functional"), check=_pu_check, saves=())
 def pixel_unshuffle(input: RawTensor, downscale_factor: int) -> Any:
     r = downscale_factor
     *lead, c, h, w = input.shape
@@ -514,7 +515,7 @@ def _cs_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, method=False, check=_cs_check, saves=())
+@defop(promote=None, namespaces=("torch", "nn.functional"), check=_cs_check, saves=())
 def channel_shuffle(input: RawTensor, groups: int) -> Any:
     n, c = input.shape[:2]
     rest = input.shape[2:]
@@ -538,7 +539,7 @@ def _max_unpool(input: RawTensor, indices: RawTensor, output_size: tuple, n: int
     return out.reshape(lead + tuple(output_size))
 
 
-@defop(promote="float", method=False, grad_name="PdistBackward0")
+@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="PdistBackward0")
 def pdist(input: TensorArg, p: float = 2) -> Any:
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")

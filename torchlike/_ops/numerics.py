@@ -338,8 +338,6 @@ def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = F
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out)
 
 
-registry.METHODS["quantile"] = quantile
-registry.METHODS["nanquantile"] = nanquantile
 
 
 # --- histograms ----------------------------------------------------------------------------------------
@@ -447,7 +445,6 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Ten
     return return_types.histogramdd(res[0], list(res[1:]))
 
 
-registry.METHODS["histogram"] = histogram
 
 
 # --- isin, unravel_index -----------------------------------------------------------------------------------

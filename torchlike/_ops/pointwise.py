@@ -17,8 +17,8 @@ from jax.scipy import special as jsp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
+from ._common import inplace_variant
 from .registry import (
-    METHODS,
     OptTensorOrScalar,
     RawTensor,
     Scalar,
@@ -302,8 +302,8 @@ def _wide(dt: Any) -> Any:
     return jnp.complex128 if jnp.issubdtype(dt, jnp.complexfloating) else jnp.float64
 
 
-def float_power_(self: Tensor, exponent: Any) -> Tensor:
-    """In-place float_power: torch only allows it on float64/complex128 tensors."""
+def _float_power_checked(self: Tensor, exponent: Any) -> Tensor:
+    """float_power for the in-place form: torch only allows it on float64/complex128 tensors."""
     want = D.complex128 if self._dtype.is_complex or isinstance(exponent, complex) else D.float64
     if isinstance(exponent, Tensor) and exponent._dtype.is_complex:
         want = D.complex128
@@ -312,17 +312,10 @@ def float_power_(self: Tensor, exponent: Any) -> Tensor:
             f"the base given to float_power_ has dtype {D.cpp_name(self._dtype)} but the operation's result "
             f"requires dtype {D.cpp_name(want)}"
         )
-    return _inplace_commit(self, float_power(self, exponent))
+    return float_power(self, exponent)
 
 
-def _inplace_commit(self: Tensor, result: Tensor) -> Tensor:
-    from ..autograd import grad_mode, graph
-    from . import commit
-
-    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
-        graph.check_inplace(self)
-    commit(self, result)
-    return self
+float_power_ = inplace_variant(_float_power_checked, "float_power_")
 
 
 @defop(inplace=True, out=True, check=_neg_check, aliases=("negative",), saves=())
@@ -476,12 +469,12 @@ _rsqrt.defjvp(lambda p, t: (_rsqrt(p[0]), t[0] * (-0.5 * _rsqrt(p[0]) ** 3)))
 sqrt = _unary_float("sqrt", jnp.sqrt)
 rsqrt = _unary_float("rsqrt", _rsqrt)
 exp = _unary_float("exp", jnp.exp, saves=("result",))
-exp2 = _unary_float("exp2", jnp.exp2)
-expm1 = _unary_float("expm1", jnp.expm1)
+exp2 = _unary_float("exp2", jnp.exp2, namespaces=("torch", "Tensor", "special"))
+expm1 = _unary_float("expm1", jnp.expm1, namespaces=("torch", "Tensor", "special"))
 log = _unary_float("log", jnp.log)
 log2 = _unary_float("log2", jnp.log2)
 log10 = _unary_float("log10", jnp.log10)
-log1p = _unary_float("log1p", jnp.log1p)
+log1p = _unary_float("log1p", jnp.log1p, namespaces=("torch", "Tensor", "special"))
 sin = _unary_float("sin", jnp.sin)
 cos = _unary_float("cos", jnp.cos)
 tan = _unary_float("tan", jnp.tan)
@@ -490,20 +483,21 @@ acos = _unary_float("acos", jnp.arccos, aliases=("arccos",))
 atan = _unary_float("atan", jnp.arctan, aliases=("arctan",))
 sinh = _unary_float("sinh", jnp.sinh)
 cosh = _unary_float("cosh", jnp.cosh)
-tanh = _unary_float("tanh", jnp.tanh, saves=("result",))
+tanh = _unary_float("tanh", jnp.tanh, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
 asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
-sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",))
-erf = _unary_float("erf", jsp.erf)
-erfc = _unary_float("erfc", jsp.erfc)
-erfinv = _unary_float("erfinv", jsp.erfinv)
-lgamma = _unary_float("lgamma", _lgamma)
-digamma = _unary_float("digamma", _digamma)
+sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",),
+                        namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
+erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))
+erfc = _unary_float("erfc", jsp.erfc, namespaces=("torch", "Tensor", "special"))
+erfinv = _unary_float("erfinv", jsp.erfinv, namespaces=("torch", "Tensor", "special"))
+lgamma = _unary_float("lgamma", _lgamma, namespaces=("torch", "Tensor", "special:gammaln"))
+digamma = _unary_float("digamma", _digamma, namespaces=("torch", "Tensor", "special", "special:psi"))
 deg2rad = _unary_float("deg2rad", jnp.deg2rad)
 rad2deg = _unary_float("rad2deg", jnp.rad2deg)
-sinc = _unary_float("sinc", jnp.sinc)
-i0 = _unary_float("i0", _i0)
+sinc = _unary_float("sinc", jnp.sinc, namespaces=("torch", "Tensor", "special"))
+i0 = _unary_float("i0", _i0, namespaces=("torch", "Tensor", "special"))
 
 
 def _logit_fn(x: Any, eps: float | None) -> Any:
@@ -524,7 +518,7 @@ def _logit_fn(x: Any, eps: float | None) -> Any:
     return f(x)
 
 
-@defop(promote="float", inplace=True, out=True)
+@defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True)
 def logit(input: TensorArg, eps: float | None = None) -> Any:
     return _logit_fn(input, eps)
 
@@ -563,7 +557,8 @@ def _round_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise _not_implemented("round_cpu" if static[0] != 0 else "round_vml_cpu", cdt)
 
 
-@defop(inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex", check=_round_check)
+@defop(namespaces=("torch", "Tensor", "special"), inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex",
+       check=_round_check)  # fmt: skip
 def round(input: TensorArg, *, decimals: int = 0) -> Any:
     """torch.round: half to even; with decimals, torch scales by 10**|decimals| in the input's dtype."""
     if _is_int_array(input):
@@ -818,9 +813,8 @@ def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _xlogy(x, y), (dx * gx + dy * x / y).astype(x.dtype)
 
 
-@defop(
-    promote="float", inplace=True, out=True, grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2")
-)
+@defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True,
+       grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"))  # fmt: skip
 def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     x, y = jnp.broadcast_arrays(input, other)
     return _xlogy(x, y)
@@ -1004,7 +998,6 @@ def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any
     return jnp.where(mask, v.astype(input.dtype), input)
 
 
-METHODS.update(float_power_=float_power_, positive=positive, isclose=isclose, allclose=allclose, equal=equal)
 
 
 # --- in-place forms with torch quirks -------------------------------------------------------------------
@@ -1021,12 +1014,7 @@ def _inplace_without_derivative(name: str, f: Callable) -> Callable:
 
     body.__name__ = f"_{name}_inplace"
     op = defop(body.__name__, promote="float", method=False, grad_name=f"{_title(name)}Backward1")(body)
-
-    def method(self: Tensor) -> Tensor:
-        return _inplace_commit(self, op(self))
-
-    method.__name__ = method.__qualname__ = name + "_"
-    return method
+    return inplace_variant(op, name + "_")
 
 
 def _title(name: str) -> str:
@@ -1036,7 +1024,7 @@ def _title(name: str) -> str:
 def _clamp_inplace(fn: Callable, name: str) -> Callable:
     """clamp_ and friends: torch names C++ types ("long int") when a scalar bound can't be cast in."""
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    def checked(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         bounds = [a for a in (*args, *kwargs.values()) if a is not None]
         if all(not isinstance(b, Tensor) for b in bounds):
             dt = D.result_type_from((self._dtype,) if self._shape else (), () if self._shape else (self._dtype,),
@@ -1045,13 +1033,15 @@ def _clamp_inplace(fn: Callable, name: str) -> Callable:
                 raise RuntimeError(
                     f"result type {D.cpp_name(dt)} can't be cast to the desired output type {D.c_type(self._dtype)}"
                 )
-        return _inplace_commit(self, fn(self, *args, **kwargs))
+        return fn(self, *args, **kwargs)
 
-    method.__name__ = method.__qualname__ = name
-    return method
+    return inplace_variant(checked, name)
 
 
-for _n, _f in (("asinh", jnp.arcsinh), ("acosh", jnp.arccosh), ("atanh", jnp.arctanh)):
-    METHODS[_n + "_"] = METHODS["arc" + _n[1:] + "_"] = _inplace_without_derivative(_n, _f)
-for _n, _f in (("clamp_", clamp), ("clip_", clamp), ("clamp_min_", clamp_min), ("clamp_max_", clamp_max)):
-    METHODS[_n] = _clamp_inplace(_f, _n)
+asinh_ = _inplace_without_derivative("asinh", jnp.arcsinh)
+acosh_ = _inplace_without_derivative("acosh", jnp.arccosh)
+atanh_ = _inplace_without_derivative("atanh", jnp.arctanh)
+clamp_ = _clamp_inplace(clamp, "clamp_")
+clip_ = _clamp_inplace(clamp, "clip_")
+clamp_min_ = _clamp_inplace(clamp_min, "clamp_min_")
+clamp_max_ = _clamp_inplace(clamp_max, "clamp_max_")

@@ -562,11 +562,4 @@ def fork_rng(devices: Sequence[Any] = (), enabled: bool = True, _caller: str = "
             _cuda_generators[i].set_state(s)
 
 
-registry.METHODS.update(
-    uniform_=uniform_, normal_=normal_, random_=random_, exponential_=exponential_, geometric_=geometric_,
-    log_normal_=log_normal_, cauchy_=cauchy_, bernoulli_=bernoulli_,
-    bernoulli=lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator),
-    multinomial=lambda self, num_samples, replacement=False, *, generator=None: multinomial(
-        self, num_samples, replacement, generator=generator),
-)  # fmt: skip
 

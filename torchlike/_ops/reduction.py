@@ -22,7 +22,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor
 from . import return_types
 from ._common import _vector_norm_impl, dims
-from .registry import METHODS, RawTensor, TensorArg, copy_to_out, defop
+from .registry import RawTensor, TensorArg, copy_to_out, defop
 
 __all__ = ["max", "min", "median", "nanmedian", "var", "std", "var_mean", "std_mean"]
 
@@ -493,10 +493,9 @@ var = _var_front("var", _var_op, True)
 std = _var_front("std", _std_op, True)
 var_mean = _var_front("var_mean", _var_mean_op, False)
 std_mean = _var_front("std_mean", _std_mean_op, False)
-METHODS.update(var=var, std=std)
 
 
-@defop(promote="float", out=True, out_dtype="compute")
+@defop(promote="float", namespaces=("torch", "Tensor", "special"), out=True, out_dtype="compute")
 def logsumexp(input: TensorArg, dim: Any, keepdim: bool = False) -> Any:
     """torch.logsumexp: integer inputs give the default float dtype."""
     axes = dims(_static(dim), input.ndim)
@@ -649,7 +648,6 @@ def _median_front(op: Any, returns: type, returns_out: type, name: str) -> Calla
 
 median = _median_front(_median, return_types.median, return_types.median_out, "median")
 nanmedian = _median_front(_nanmedian, return_types.nanmedian, return_types.nanmedian_out, "nanmedian")
-METHODS.update(median=median, nanmedian=nanmedian)
 
 
 def _mode_check(cdt: Any, dyn: tuple, static: tuple) -> None:

@@ -1,9 +1,10 @@
 """The op table: each torch operation is declared once, as a pure JAX function.
 
 ``@defop`` takes a function whose parameters carry torch's names and whose annotations say
-how each one is passed (see ``Kind``). From it the table derives ``torchlike.<name>``,
-``Tensor.<name>``, ``Tensor.<name>_`` and ``out=``; type promotion; autocast; and, through
-``autograd.graph``, the backward (``jax.vjp`` of the same function).
+how each one is passed (see ``Kind``). From it the table derives the op's function in each namespace
+it lists (``torchlike.<name>``, ``Tensor.<name>``, ``nn.functional.<name>``, ``linalg``, ``special``,
+``fft``: the installer ``torchlike._ops.names`` generates them), its in-place forms and ``out=``; type
+promotion; autocast; and, through ``autograd.graph``, the backward (``jax.vjp`` of the same function).
 
 Eager calls run a ``jax.jit`` of the body specialised on the static arguments and the
 compute dtype (the kernel cache); JAX's own cache then keys on shapes. Tensor arguments,
@@ -88,7 +89,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "scalar_defaults", "out_dtype", "__dict__",
+        "check", "kind_seq", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg", "__dict__",
     )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -116,7 +117,7 @@ def defop(
     name: str | None = None,
     *,
     promote: str | None = "default",
-    method: bool | str = True,
+    method: bool | None = None,
     inplace: bool | str = False,
     out: bool = False,
     grad_name: str | Callable | None = None,
@@ -129,12 +130,26 @@ def defop(
     check: Callable | None = None,
     out_dtype: str | None = None,
     bake: Callable | None = None,
+    namespaces: tuple | None = None,
+    inplace_in: tuple = ("Tensor",),
+    inplace_arg: bool = False,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
+    namespaces: where the op's function appears, among ``SPACES``; ``"space:name"`` names it there
+        (``"special:expit"``; a namespace may be listed under several names). Default: ``torchlike`` for a public name, plus ``Tensor`` when ``method``.
+        ``torchlike.nn.functional`` gets the function without ``out=``.
+    inplace: the op has an in-place variant ``name_`` (a string renames its stem), appearing in the
+        namespaces ``inplace_in`` (``Tensor.relu_``, ``torch.relu_``, ``F.relu_``).
+    inplace_arg: the ``nn.functional`` function takes torch's ``inplace=False`` and, when true, runs the
+        in-place variant (torch's in-place checks, the version counter, writing through views). Implies
+        ``inplace``.
+
     promote: None (no casts), 'default' (torch's result type), 'float' (result type, integral -> default
         float), or a callable of the static args returning one of those.
-    method/inplace: expose ``Tensor.name`` / ``Tensor.name_`` (a string renames it).
+    method: with the default ``namespaces``, whether ``Tensor.name`` exists too (default True); an op that
+        lists its ``namespaces`` names ``Tensor`` there instead.
+    inplace: ``Tensor.name_`` (a string renames its stem); see ``inplace_in``.
     grad_name: torch's backward node name (default ``<CamelName>Backward0``) or a callable of the
         static kwargs returning it.
     saves: the parameter names torch saves for backward ("result" for the output), used only to
@@ -166,8 +181,11 @@ def defop(
         )
         op.static_names = tuple(n for n, k in op.kinds.items() if k is None)
         op.promote = promote
-        op.method = method
-        op.inplace = inplace
+        op.exposed = _exposed(op.name, namespaces, method)
+        op.method = "Tensor" in op.exposed
+        op.inplace = inplace or inplace_arg
+        op.inplace_in = tuple(inplace_in) if inplace else ()
+        op.inplace_arg = inplace_arg
         op.out = out
         op.grad_name = grad_name or (_camel(op.name) + "Backward0")
         op.differentiable = differentiable
@@ -178,7 +196,9 @@ def defop(
         op.autocast = None
         op.returns = returns
         op.kernels = LRU()
-        op.wrapper = _generate_wrapper(op, sig, with_out=out)
+        home = next(iter(op.exposed), "torch")  # where pickle and reprs find the function
+        op.wrapper = _generate_wrapper(op, sig, with_out=out, name=op.exposed[home][0] if op.exposed else None,
+                                       module="torchlike" if home in ("torch", "Tensor") else f"torchlike.{home}")  # fmt: skip
         OPS[op.name] = op
         op.check = check
         op.out_dtype = out_dtype
@@ -190,14 +210,55 @@ def defop(
     return deco
 
 
+SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
+
+
+def _exposed(name: str, namespaces: tuple | None, method: bool | None) -> dict[str, tuple]:
+    """``{namespace: public names}`` of an op's function (see ``defop``'s ``namespaces``)."""
+    if namespaces is not None and method is not None:
+        raise TypeError(f"op {name}: list 'Tensor' in namespaces= instead of passing method=")
+    if namespaces is None:
+        method = True if method is None else method
+        if name.startswith("_"):
+            return {}
+        return {"torch": (name,), "Tensor": (name,)} if method else {"torch": (name,)}
+    exposed: dict[str, tuple] = {}
+    for entry in namespaces:
+        space, _, public = entry.partition(":")
+        if space not in SPACES:
+            raise ValueError(f"op {name}: unknown namespace {space!r} (one of {SPACES})")
+        exposed[space] = exposed.get(space, ()) + (public or name,)
+    return exposed
+
+
+# Functions that are not table ops (they normalise arguments or combine kernels) but belong to a namespace:
+# ``{namespace: {name: function}}``, filled by ``expose``; the installer merges them with the table's.
+EXPOSED: dict[str, dict[str, Callable]] = {space: {} for space in SPACES}
+
+
+def expose(space: str, name: str | None = None) -> Callable:
+    """Decorator: put a hand-written function in namespace ``space`` (one of ``SPACES``) under ``name``
+    (default: its own). The function keeps torch's signature; use it only where a table entry cannot say
+    what the function does."""
+
+    def deco(fn: Callable) -> Callable:
+        EXPOSED[space][name or fn.__name__] = fn
+        return fn
+
+    return deco
+
+
 def _camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_"))
 
 
-def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool) -> Callable:
+def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool, inplace: Callable | None = None,
+                      name: str | None = None, module: str = "torchlike") -> Callable:
     """A Python function with torch's exact signature that forwards to ``call``.
 
-    Generating it keeps argument binding in C (no inspect.bind per call).
+    Generating it keeps argument binding in C (no inspect.bind per call). With ``inplace`` (the op's
+    in-place function), the wrapper takes torch's ``inplace=False`` after the positional parameters and
+    calls it when true (``nn.functional``'s form).
     """
     params = list(sig.parameters.values())
     defaults: dict[str, Any] = {}
@@ -214,22 +275,32 @@ def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool) -> Call
             defaults[f"_d_{p.name}"] = p.default
             text += f"=_d_{p.name}"
         parts.append(text)
+    first_inplace = ""
+    if inplace is not None:
+        if "inplace" in sig.parameters:
+            raise TypeError(f"op {op.name}: a parameter named 'inplace' clashes with inplace_arg")
+        at = parts.index("*") if seen_kwonly else len(parts)
+        parts.insert(at, "inplace=False")
+        rest = ", ".join(p.name if p.kind is not p.KEYWORD_ONLY else f"{p.name}={p.name}" for p in params[1:])
+        first_inplace = f"    if inplace:\n        return _inplace({params[0].name}, {rest})\n"
     if with_out:
         if not seen_kwonly:
             parts.append("*")
         parts.append("out=None")
+    fname = name or op.name
     dyn = ", ".join(op.dyn_names) + ("," if len(op.dyn_names) == 1 else "")
     static = ", ".join(op.static_names) + ("," if len(op.static_names) == 1 else "")
     src = (
-        f"def {op.name}({', '.join(parts)}):\n"
-        f"    return _call(_op, ({dyn}), ({static}), {'out' if with_out else 'None'})\n"
+        f"def {fname}({', '.join(parts)}):\n"
+        + first_inplace
+        + f"    return _call(_op, ({dyn}), ({static}), {'out' if with_out else 'None'})\n"
     )
-    ns: dict[str, Any] = {"_call": call, "_op": op, **defaults}
+    ns: dict[str, Any] = {"_call": call, "_op": op, "_inplace": inplace, **defaults}
     exec(src, ns)
-    wrapper = ns[op.name]
+    wrapper = ns[fname]
     wrapper.__doc__ = op.fn.__doc__
-    wrapper.__module__ = "torchlike"
-    wrapper.__qualname__ = op.name
+    wrapper.__module__ = module
+    wrapper.__qualname__ = fname
     wrapper._op = op
     return wrapper
 
@@ -644,9 +715,12 @@ def copy_to_out(result: Tensor, out: Tensor) -> None:
 # --- view ops -------------------------------------------------------------------------------------
 
 
-def defview(name: str | None = None, *, method: bool = True, grad_name: str | Callable | None = None) -> Callable:
+def defview(name: str | None = None, *, method: bool = True, function: bool = True,
+            grad_name: str | Callable | None = None) -> Callable:  # fmt: skip
     """Declare a view op. The body maps (tensor, args) to ``(kind, static, dyn, shape, stride, offset)``
-    -- one view step and its torch geometry -- or returns a Tensor when torch copies instead."""
+    -- one view step and its torch geometry -- or returns a Tensor when torch copies instead.
+
+    method/function: expose ``Tensor.name`` / ``torchlike.name`` (``Tensor.expand`` has no function twin)."""
 
     def deco(fn: Callable) -> Callable:
         op_name = name or fn.__name__
@@ -662,16 +736,14 @@ def defview(name: str | None = None, *, method: bool = True, grad_name: str | Ca
         wrapper.__doc__ = fn.__doc__
         wrapper.__wrapped__ = fn
         wrapper.__signature__ = inspect.signature(fn)
+        wrapper._method, wrapper._function = method, function
         VIEWS[op_name] = wrapper
-        if method:
-            METHODS[op_name if method is True else method] = wrapper
         return wrapper
 
     return deco
 
 
 VIEWS: dict[str, Callable] = {}
-METHODS: dict[str, Callable] = {}  # extra Tensor methods that are not table ops (views, indexing...)
 
 
 def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwargs: Any = None) -> Tensor:

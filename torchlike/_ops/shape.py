@@ -177,18 +177,12 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
     return to(self, D.to_dtype(dtype))
 
 
-registry.METHODS.update(
-    contiguous=contiguous, to=to, type=type_,
-    float=_conversion(D.float32), double=_conversion(D.float64), half=_conversion(D.float16),
-    bfloat16=_conversion(D.bfloat16), int=_conversion(D.int32), long=_conversion(D.int64),
-    short=_conversion(D.int16), char=_conversion(D.int8), byte=_conversion(D.uint8), bool=_conversion(D.bool),
-    cfloat=_conversion(D.complex64), cdouble=_conversion(D.complex128),
-    cpu=lambda self, memory_format=None: to(self, "cpu"),
-    cuda=lambda self, device=None, non_blocking=False, memory_format=None: to(
-        self, _device.device("cuda", device) if isinstance(device, int) else (device or "cuda")),
-    pin_memory=lambda self, device=None: _pin_memory(self),
-    is_pinned=lambda self, device=None: False,
-)  # fmt: skip
+def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, "cpu")
+
+
+def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+    return to(self, _device.device("cuda", device) if isinstance(device, int) else (device or "cuda"))
 
 
 def _pin_memory(self: Tensor) -> Tensor:
@@ -601,8 +595,3 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 __all__ = ["flip", "roll", "rot90", "fliplr", "flipud", "tile", "repeat_interleave", "ravel", "take_along_dim"]
 
-registry.METHODS.update(
-    flip=_flip_method, roll=roll, rot90=rot90, fliplr=fliplr, flipud=flipud, repeat=repeat, tile=_tile_method,
-    repeat_interleave=repeat_interleave, ravel=ravel, take_along_dim=take_along_dim, fill_diagonal_=fill_diagonal_,
-    type_as=type_as,
-)  # fmt: skip

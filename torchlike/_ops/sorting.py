@@ -21,7 +21,7 @@ from .._core import _stl_sort
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
-from . import registry, return_types
+from . import return_types
 from ._common import dims
 from .reduction import _stable_order, _take
 from .registry import OptRawTensor, RawTensor, Scalar, defop
@@ -123,7 +123,6 @@ def _host_order(rows: np.ndarray, largest: bool) -> np.ndarray:
     return np.flip(np.argsort(rows[:, ::-1], axis=-1, kind="stable"), axis=-1) * -1 + rows.shape[-1] - 1
 
 
-registry.METHODS["topk"] = topk
 
 
 def _kth_check(cdt: Any, dyn: tuple, static: tuple) -> None:

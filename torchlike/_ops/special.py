@@ -14,8 +14,9 @@ import jax.scipy.special as jsp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
-from .pointwise import _digamma, _inplace_commit, _trigamma
-from .registry import METHODS, TensorArg, TensorOrScalar, defop
+from ._common import inplace_variant
+from .pointwise import _digamma, _trigamma
+from .registry import TensorArg, TensorOrScalar, defop
 
 __all__: list = []
 
@@ -79,7 +80,7 @@ def _unary(name: str, f: Callable, kernel: str, grad_name: str, half: bool = Tru
         return f(input)
 
     body.__doc__ = f"torch.special.{name}; integer and bool inputs give the default float dtype."
-    return defop(f"_special_{name}", promote="float", method=False, out=True, grad_name=grad_name,
+    return defop(f"_special_{name}", promote="float", namespaces=(f"special:{name}",), out=True, grad_name=grad_name,
                  check=_kernel_check(kernel, half))(body)  # fmt: skip
 
 
@@ -190,7 +191,7 @@ def _by_operands(name: str) -> Callable:
     return grad_name
 
 
-@defop("_special_xlog1py", promote="float", method=False, out=True, grad_name=_by_operands("SpecialXlog1PyBackward"),
+@defop("_special_xlog1py", promote="float", namespaces=("special:xlog1py",), out=True, grad_name=_by_operands("SpecialXlog1PyBackward"),
        check=_kernel_check("xlog1py_cpu"))  # fmt: skip
 def xlog1py(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     """torch.special.xlog1py: ``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN)."""
@@ -221,7 +222,7 @@ def _zeta_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _zeta(x, q), _zero_if_symbolic(dq, q) * (-x * _hurwitz(x + 1, q))
 
 
-@defop("_special_zeta", promote="float", method=False, out=True, grad_name=_by_operands("SpecialZetaBackward"),
+@defop("_special_zeta", promote="float", namespaces=("special:zeta",), out=True, grad_name=_by_operands("SpecialZetaBackward"),
        check=_kernel_check("zeta_cpu", half=False))  # fmt: skip
 def zeta(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     """torch.special.zeta: the Hurwitz zeta function; no gradient for ``input`` (as torch)."""
@@ -252,14 +253,16 @@ def _igamma_fn(upper: bool) -> Callable:
 _igamma, _igammac = _igamma_fn(False), _igamma_fn(True)
 
 
-@defop(promote="default", inplace=True, out=True, check=_kernel_check("igamma_cpu", integral=False))
+@defop(promote="default", namespaces=("torch", "Tensor", "special:gammainc"), inplace=True, out=True,
+       check=_kernel_check("igamma_cpu", integral=False))  # fmt: skip
 def igamma(input: TensorArg, other: TensorArg) -> Any:
     """torch.igamma / torch.special.gammainc: the regularised lower incomplete gamma function."""
     a, x = jnp.broadcast_arrays(input, other)
     return _opmath(_igamma)(a, x)
 
 
-@defop(promote="default", inplace=True, out=True, check=_kernel_check("igammac_cpu", integral=False))
+@defop(promote="default", namespaces=("torch", "Tensor", "special:gammaincc"), inplace=True, out=True,
+       check=_kernel_check("igammac_cpu", integral=False))  # fmt: skip
 def igammac(input: TensorArg, other: TensorArg) -> Any:
     """torch.igammac / torch.special.gammaincc: the regularised upper incomplete gamma function."""
     a, x = jnp.broadcast_arrays(input, other)
@@ -288,7 +291,7 @@ def _polygamma_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
 
 
-@defop(promote="float", method=False, out=True, check=_polygamma_check)
+@defop(promote="float", namespaces=("torch", "special"), out=True, check=_polygamma_check)
 def polygamma(n: int, input: TensorArg) -> Any:
     """torch.polygamma: the n-th derivative of digamma."""
     return _opmath(lambda x: _polygamma_fn(int(n), x))(input)
@@ -298,12 +301,7 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
     return polygamma(n, self)
 
 
-def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
-    return _inplace_commit(self, polygamma(n, self))
-
-
-METHODS["polygamma"] = _polygamma_method
-METHODS["polygamma_"] = _polygamma_inplace
+_polygamma_inplace = inplace_variant(_polygamma_method, "polygamma_")
 
 
 def _mvlgamma_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
@@ -314,7 +312,8 @@ def _mvlgamma_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("p has to be greater than or equal to 1")
 
 
-@defop(promote="float", inplace=True, out=True, check=_mvlgamma_check)
+@defop(promote="float", namespaces=("torch", "Tensor", "special:multigammaln"), inplace=True, out=True,
+       check=_mvlgamma_check)  # fmt: skip
 def mvlgamma(input: TensorArg, p: int) -> Any:
     """torch.mvlgamma / torch.special.multigammaln: the multivariate log-gamma function of dimension p."""
     from .pointwise import _lgamma
@@ -371,7 +370,7 @@ def _polynomial(name: str, shifted: bool) -> Callable:
         return f(2 * input - 1 if shifted else input, n)
 
     body.__doc__ = f"torch.special.{full} (n truncated to an integer; no gradient, as torch)."
-    return defop(f"_special_{full}", promote="float", method=False, out=True, differentiable=False,
+    return defop(f"_special_{full}", promote="float", namespaces=(f"special:{full}",), out=True, differentiable=False,
                  check=_kernel_check(f"{full}_cpu", half=False))(body)  # fmt: skip
 
 
@@ -555,7 +554,7 @@ def _bessel(name: str) -> Callable:
         return jnp.where(jnp.isnan(input), input.astype(jnp.float64), r).astype(input.dtype)
 
     body.__doc__ = f"torch.special.{name} (computed in float64; no gradient, as torch)."
-    return defop(f"_special_{name}", promote="float", method=False, out=True, differentiable=False,
+    return defop(f"_special_{name}", promote="float", namespaces=(f"special:{name}",), out=True, differentiable=False,
                  check=_kernel_check(f"{name}_cpu", half=False))(body)  # fmt: skip
 
 

@@ -216,8 +216,3 @@ def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype
     return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-registry.METHODS.update(
-    resize_=resize_, resize_as_=resize_as_, sum_to_size=sum_to_size, unsafe_split=unsafe_split,
-    unsafe_chunk=unsafe_chunk, unsafe_split_with_sizes=unsafe_split_with_sizes, resolve_neg=resolve_neg,
-    is_neg=is_neg, chalf=chalf, new_empty_strided=new_empty_strided,
-)  # fmt: skip

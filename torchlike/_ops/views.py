@@ -71,7 +71,7 @@ def _reshape_step(t: Tensor, shape: tuple) -> tuple | None:
     return ("reshape", (shape,), (), shape, new_st, off)
 
 
-@defview(grad_name="ViewBackward0")
+@defview(function=False, grad_name="ViewBackward0")
 def view(input: Tensor, *shape: Any) -> Any:
     """Tensor.view(*shape) or Tensor.view(dtype)."""
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
@@ -257,7 +257,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Any:
     return _permute_spec(input, perm)
 
 
-@defview(grad_name="ExpandBackward0")
+@defview(function=False, grad_name="ExpandBackward0")
 def expand(input: Tensor, *sizes: Any, implicit: bool = False) -> Any:
     sizes = _ints(sizes, "expand")
     sh, st, off = input._geometry()
@@ -390,7 +390,7 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     return T.make_view(input._base_t, V.View(((spec[0], spec[1]),), (), size, stride, off))
 
 
-@defview(grad_name="UnfoldBackward0")
+@defview(function=False, grad_name="UnfoldBackward0")
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Any:
     sh, st, off = input._geometry()
     nd = len(sh)
@@ -641,19 +641,9 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
     return split(self, list(split_sizes), dim)
 
 
-registry.METHODS.update(
-    squeeze_=_inplace_view(squeeze, _squeeze_inplace_name), unsqueeze_=_inplace_view(unsqueeze, "UnsqueezeBackward1"),
-    transpose_=_inplace_view(transpose, "TransposeBackward1"), swapaxes_=_inplace_view(transpose, "TransposeBackward1"),
-    swapdims_=_inplace_view(transpose, "TransposeBackward1"), t_=_t_inplace, split_with_sizes=split_with_sizes,
-)  # fmt: skip
 
-registry.METHODS.update(
-    view_as=view_as, reshape_as=reshape_as, expand_as=expand_as, flatten=flatten, unflatten=unflatten,
-    unbind=unbind, split=split, chunk=chunk, tensor_split=tensor_split, hsplit=hsplit, vsplit=vsplit,
-    dsplit=dsplit, swapaxes=swapaxes, swapdims=swapaxes, moveaxis=movedim,
-)  # fmt: skip
-# torch has Tensor.expand / Tensor.unfold but no torch.expand / torch.unfold: methods only
-for _name in ("expand", "unfold"):
-    registry.METHODS[_name] = registry.VIEWS.pop(_name)
 
-registry.PROPERTIES = {"T": _T, "mT": _mT, "H": _H, "mH": _mH}
+@registry.expose("linalg", "diagonal")
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """torch.linalg.diagonal: ``A.diagonal`` with matrix-batch defaults."""
+    return diagonal(A, offset, dim1, dim2)

@@ -9,7 +9,9 @@ from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import nn_vision as V
 from ..._ops.creation import from_array
-from ._layers import _scaled_noise, keep_mask, linear
+from ..._ops.nn_ops import _linear as linear
+from ..._ops.registry import expose
+from ._layers import _scaled_noise, keep_mask
 
 
 def _dropout_noise(like: Tensor, shape: tuple, p: float) -> Tensor:
@@ -17,6 +19,7 @@ def _dropout_noise(like: Tensor, shape: tuple, p: float) -> Tensor:
     return from_array(_scaled_noise(mask, p, like.dtype), like.device)
 
 
+@expose("nn.functional")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:  # fmt: skip
@@ -101,6 +104,7 @@ def _check_mask(mask: Tensor | None, name: str, other: Tensor | None, other_name
         )
 
 
+@expose("nn.functional")
 def multi_head_attention_forward(
     query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
     in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,

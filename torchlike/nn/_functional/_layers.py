@@ -12,31 +12,17 @@ from ..._core.tensor import Tensor
 from ..._ops import nn_dropout as DR
 from ..._ops import nn_ops as N
 from ..._ops import nn_vision as N_V
+from ..._ops.registry import expose
 from ...autograd import grad_mode
 
-linear = N._linear
-bilinear = N.bilinear
-conv1d, conv2d, conv3d = N.conv1d, N.conv2d, N.conv3d
-conv_transpose1d, conv_transpose2d, conv_transpose3d = (
-    N.conv_transpose1d,
-    N.conv_transpose2d,
-    N.conv_transpose3d,
-)
-batch_norm, instance_norm = N.batch_norm, N.instance_norm
-group_norm = N.group_norm
 
-
+@expose("nn.functional")
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:  # fmt: skip
     return N.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
-def rms_norm(
-    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
-) -> Tensor:
-    return N.rms_norm(input, normalized_shape, weight, eps)
-
-
+@expose("nn.functional")
 def local_response_norm(
     input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
 ) -> Tensor:
@@ -64,63 +50,51 @@ def local_response_norm(
 # --- pooling -----------------------------------------------------------------------------------------------
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
-    return N.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
-    return N.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
-    return N.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
+@expose("nn.functional")
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
     return N.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@expose("nn.functional")
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
     return N.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@expose("nn.functional")
 def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
     return N.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@expose("nn.functional")
 def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
                           return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:  # fmt: skip
     return N.fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
+@expose("nn.functional")
 def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
                                        output_ratio: Any = None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None) -> Any:  # fmt: skip
     return N.fractional_max_pool(2, input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
+@expose("nn.functional")
 def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
                           return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:  # fmt: skip
     return N.fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
+@expose("nn.functional")
 def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
                                        output_ratio: Any = None, return_indices: bool = False,
                                        _random_samples: Tensor | None = None) -> Any:  # fmt: skip
     return N.fractional_max_pool(3, input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
-def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:  # fmt: skip
-    return N.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
-
-
+@expose("nn.functional")
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:  # fmt: skip
     return N.avg_pool_nd(
@@ -128,6 +102,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     )
 
 
+@expose("nn.functional")
 def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:  # fmt: skip
     return N.avg_pool_nd(
@@ -146,77 +121,79 @@ def _adaptive_size(name: str, n: int, input: Tensor, output_size: Any) -> tuple:
     return tuple(s if o is None else int(o) for o, s in zip(sizes, spatial))
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    return N.adaptive_avg_pool1d(input, output_size)
-
-
+@expose("nn.functional")
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return N._adaptive_avg_pool(input, _adaptive_size("adaptive_avg_pool2d", 2, input, output_size))
 
 
+@expose("nn.functional")
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     return N._adaptive_avg_pool(input, _adaptive_size("adaptive_avg_pool3d", 3, input, output_size))
 
 
-def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    return N.adaptive_max_pool1d(input, output_size, return_indices)
-
-
+@expose("nn.functional")
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     size = _adaptive_size("adaptive_max_pool2d", 2, input, output_size)
     return N._adaptive_max_pool(input, size, bool(return_indices))
 
 
+@expose("nn.functional")
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     size = _adaptive_size("adaptive_max_pool3d", 3, input, output_size)
     return N._adaptive_max_pool(input, size, bool(return_indices))
 
 
-adaptive_max_pool1d_with_indices = lambda input, output_size, return_indices=False: adaptive_max_pool1d(  # noqa: E731
-    input, output_size, True
-)
-adaptive_max_pool2d_with_indices = lambda input, output_size, return_indices=False: adaptive_max_pool2d(  # noqa: E731
-    input, output_size, True
-)
+@expose("nn.functional")
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return N.adaptive_max_pool1d(input, output_size, True)
 
 
+@expose("nn.functional")
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+@expose("nn.functional")
 def lp_pool1d(
     input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    from .._functional._activation import relu
+    from ..._ops.nn_activation import relu
 
-    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    out = N.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
 
 
+@expose("nn.functional")
 def lp_pool2d(
     input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    from .._functional._activation import relu
+    from ..._ops.nn_activation import relu
 
     kw, kh = N._ntuple(kernel_size, 2)
     if norm_type == float("inf"):
-        return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return N.max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
-        return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -N.max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
 
 
+@expose("nn.functional")
 def lp_pool3d(
     input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    from .._functional._activation import relu
+    from ..._ops.nn_activation import relu
 
     kd, kw, kh = N._ntuple(kernel_size, 3)
     if norm_type == float("inf"):
-        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return N.max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
-        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -N.max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kd * kw * kh).pow(1.0 / norm_type)
 
 
+@expose("nn.functional")
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     return adaptive_max_pool3d(input, output_size, True)
 
@@ -263,16 +240,19 @@ def _max_unpool_nd(n: int, input: Tensor, indices: Tensor, kernel_size: Any, str
     return N_V._max_unpool(input, indices, tuple(int(v) for v in size), n)
 
 
+@expose("nn.functional")
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:  # fmt: skip
     return _max_unpool_nd(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@expose("nn.functional")
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:  # fmt: skip
     return _max_unpool_nd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@expose("nn.functional")
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  output_size: Any = None) -> Tensor:  # fmt: skip
     return _max_unpool_nd(3, input, indices, kernel_size, stride, padding, output_size)
@@ -288,16 +268,19 @@ _finish = DR._finish
 _dropout_impl = DR.dropout_impl
 
 
+@expose("nn.functional")
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, False, False)
 
 
+@expose("nn.functional")
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     _check_p(p)
     return _dropout_impl(input, p, training, inplace, False, True)
 
 
+@expose("nn.functional")
 def feature_alpha_dropout(
     input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
 ) -> Tensor:
@@ -305,6 +288,7 @@ def feature_alpha_dropout(
     return _dropout_impl(input, p, training, inplace, True, True)
 
 
+@expose("nn.functional")
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     d = input.dim()
@@ -320,6 +304,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _dropout_impl(input, p, training, inplace, True, False)
 
 
+@expose("nn.functional")
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     d = input.dim()
@@ -342,6 +327,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _dropout_impl(input, p, training, inplace, True, False)
 
 
+@expose("nn.functional")
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     _check_p(p)
     d = input.dim()
@@ -393,6 +379,7 @@ def _renorm_kernel(max_norm: float, norm_type: float) -> Any:
     return k
 
 
+@expose("nn.functional")
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:  # fmt: skip
     if padding_idx is not None:
@@ -411,6 +398,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return N.embedding(weight, input, padding_idx, bool(scale_grad_by_freq), bool(sparse))
 
 
+@expose("nn.functional")
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
                   norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
@@ -483,6 +471,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                             bool(include_last_offset), int(n_bags))  # fmt: skip
 
 
+@expose("nn.functional")
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -10,6 +10,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import nn_loss as L
+from ..._ops.registry import expose
 from .._reduction import resolve
 
 
@@ -35,6 +36,7 @@ def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> 
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
+@expose("nn.functional")
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
     _size_warning(input, target)
@@ -44,6 +46,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
     return L._mse_loss(input, target, reduction)
 
 
+@expose("nn.functional")
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:  # fmt: skip
     _size_warning(input, target)
@@ -58,6 +61,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
     return L._l1_loss(input, target, reduction)
 
 
+@expose("nn.functional")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:  # fmt: skip
     _size_warning(input, target)
@@ -69,6 +73,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     return L._smooth_l1_loss(input, target, reduction, float(beta))
 
 
+@expose("nn.functional")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:  # fmt: skip
     _size_warning(input, target)
@@ -79,12 +84,14 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return L._huber_loss(input, target, resolve(None, None, reduction), float(delta))
 
 
+@expose("nn.functional")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
     reduction = resolve(size_average, reduce, reduction)
     return L._nll_loss(input, target, weight, reduction, int(ignore_index))
 
 
+@expose("nn.functional")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
                   ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:  # fmt: skip
@@ -94,6 +101,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return L._cross_entropy(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
 
 
+@expose("nn.functional")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -108,6 +116,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return L._binary_cross_entropy(input, target, weight, reduction)
 
 
+@expose("nn.functional")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:  # fmt: skip
@@ -117,6 +126,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return L._bce_with_logits(input, target, weight, pos_weight, reduction)
 
 
+@expose("nn.functional")
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:  # fmt: skip
     if size_average is not None or reduce is not None:
@@ -133,6 +143,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
     return L._kl_div(input, target, red, bool(log_target))
 
 
+@expose("nn.functional")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -143,6 +154,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return L._poisson_nll_loss(input, target, reduction, bool(log_input), bool(full), float(eps))
 
 
+@expose("nn.functional")
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:  # fmt: skip
     from ..._ops import creation
@@ -169,11 +181,13 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     return L._gaussian_nll_loss(input, target, var, reduction, bool(full), float(eps))
 
 
+@expose("nn.functional")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:  # fmt: skip
     return L._soft_margin_loss(input, target, resolve(size_average, reduce, reduction))
 
 
+@expose("nn.functional")
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                 size_average: bool | None = None, reduce: bool | None = None,
                                 reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -184,6 +198,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return L._multilabel_soft_margin_loss(input, target, weight, reduction)
 
 
+@expose("nn.functional")
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                            reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
     reduction = resolve(size_average, reduce, reduction)
@@ -208,6 +223,7 @@ def _broadcast_check(a: tuple, b: tuple) -> None:
                                f"dimension {i}")  # fmt: skip
 
 
+@expose("nn.functional")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: bool | None = None, reduce: bool | None = None,
                           reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -222,6 +238,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return L._cosine_embedding_loss(input1, input2, target.detach(), float(margin), reduction)
 
 
+@expose("nn.functional")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -234,12 +251,14 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return L._margin_ranking_loss(input1, input2, target, float(margin), reduction)
 
 
+@expose("nn.functional")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
                          reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
     reduction = resolve(size_average, reduce, reduction)
     return L._hinge_embedding_loss(input, target.detach(), float(margin), reduction)
 
 
+@expose("nn.functional")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: bool | None = None, reduce: bool | None = None,
                       reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -251,6 +270,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return L._multi_margin_loss(input, target, weight, int(p), float(margin), reduction)
 
 
+@expose("nn.functional")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
                         reduce: bool | None = None, reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -266,6 +286,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     )
 
 
+@expose("nn.functional")
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
                                       distance_function: Any = None, margin: float = 1.0, swap: bool = False,
                                       reduction: str = "mean") -> Tensor:  # fmt: skip
@@ -300,6 +321,7 @@ def _lengths(x: Any) -> Tensor:
     return creation.tensor(list(x) if isinstance(x, (list, tuple)) else [x], dtype=None)
 
 
+@expose("nn.functional")
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:  # fmt: skip
     from ..._ops import creation

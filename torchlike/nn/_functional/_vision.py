@@ -9,17 +9,12 @@ from ..._core.tensor import Tensor, _wrap_dim
 from ..._ops import nn_loss as L
 from ..._ops import nn_ops as N
 from ..._ops import nn_vision as V
+from ..._ops.registry import expose
 
-pad = V.pad
-pixel_shuffle = V.pixel_shuffle
-pixel_unshuffle = V.pixel_unshuffle
-channel_shuffle = V.channel_shuffle
-native_channel_shuffle = V.channel_shuffle
-pdist = V.pdist
-pairwise_distance = L.pairwise_distance
-cosine_similarity = L.cosine_similarity
+expose("nn.functional", "native_channel_shuffle")(V.channel_shuffle)  # torch: the same op under a second name
 
 
+@expose("nn.functional")
 def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
@@ -37,6 +32,7 @@ def _is_integer(x: Any) -> bool:
     return isinstance(x, int) or (isinstance(x, Tensor) and not x.is_floating_point() and x.dim() == 0)
 
 
+@expose("nn.functional")
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:  # fmt: skip
@@ -123,6 +119,7 @@ def _check_output_size(in_size: tuple, out_size: list) -> None:
     raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({inp}){sep} output ({out})")
 
 
+@expose("nn.functional")
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:  # fmt: skip
     warnings.warn(
@@ -131,6 +128,7 @@ def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: st
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+@expose("nn.functional")
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     warnings.warn(
         "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
@@ -139,6 +137,7 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
+@expose("nn.functional")
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     warnings.warn(
         "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
@@ -147,6 +146,7 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+@expose("nn.functional")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:  # fmt: skip
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -171,6 +171,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     return V.grid_sampler(input, grid, m, pm, bool(align_corners))
 
 
+@expose("nn.functional")
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
     """torch.nn.functional.affine_grid for 2-D transforms (size N x C x H x W)."""
     from ..._ops import creation
@@ -214,6 +215,7 @@ def _pair(x: Any) -> tuple:
     return tuple(x) if isinstance(x, (list, tuple)) else (x, x)
 
 
+@expose("nn.functional")
 def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
     if input.dim() not in (3, 4):
         raise NotImplementedError(
@@ -222,6 +224,7 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     return V._im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
 
 
+@expose("nn.functional")
 def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
          stride: Any = 1) -> Tensor:  # fmt: skip
     if input.dim() not in (2, 3):

@@ -1,0 +1,96 @@
+"""The op table's installer (``torchlike._ops.names``) generates the public namespaces (no torch here).
+
+Checks that each generated module holds the installer's names, that ``defop(namespaces=...)`` puts an
+op where it says, and that ``nn.functional``'s ``inplace=True`` runs the table's in-place path (torch's
+in-place checks, the version counter, writing through views).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+import torchlike.nn.functional as F
+from torchlike import _ops
+from torchlike._ops import registry
+
+GENERATED = {"nn.functional": "torchlike.nn.functional", "linalg": "torchlike.linalg", "special": "torchlike.special",
+             "fft": "torchlike.fft"}  # fmt: skip
+
+
+@pytest.mark.parametrize("space", sorted(GENERATED))
+def test_generated_module_is_the_installers(space):
+    module = importlib.import_module(GENERATED[space])
+    generated = _ops.names(space)
+    assert module.__all__ and set(module.__all__) == {n for n in generated if not n.startswith("_")}
+    assert all(getattr(module, n) is generated[n] for n in module.__all__)
+
+
+def test_an_op_appears_where_its_namespaces_say():
+    silu = registry.OPS["silu"]
+    assert set(silu.exposed) == {"nn.functional"}
+    assert not hasattr(tl, "silu") and not hasattr(tl.Tensor, "silu")
+    assert F.silu._op is silu and F.silu.__module__ == "torchlike.nn.functional"
+    assert tl.special.expit is tl.sigmoid and tl.special.psi is tl.digamma is tl.special.digamma
+    assert tl.linalg.householder_product is tl.orgqr and tl.fft.rfft.__module__ == "torchlike.fft"
+    # relu: torch.relu(input) has no inplace=; F.relu(input, inplace=False) has no out=
+    assert list(inspect.signature(tl.relu).parameters) == ["input"]
+    assert list(inspect.signature(F.relu).parameters) == ["input", "inplace"]
+    assert list(inspect.signature(F.tanh).parameters) == ["input"]
+    assert "out" in inspect.signature(tl.tanh).parameters
+    assert list(inspect.signature(F.hardtanh).parameters) == ["input", "min_val", "max_val", "inplace"]
+
+
+def test_unknown_namespace_is_an_error():
+    with pytest.raises(ValueError, match="unknown namespace 'nn'"):
+        registry.defop("_test_bad_space", namespaces=("nn",))(lambda input: input)
+    with pytest.raises(TypeError, match="list 'Tensor' in namespaces= instead of passing method="):
+        registry.defop("_test_bad_space", namespaces=("torch",), method=False)(lambda input: input)
+    assert "_test_bad_space" not in registry.OPS
+
+
+def test_a_name_declared_by_an_op_and_by_expose_is_an_error():
+    registry.defop("_test_twice", namespaces=("fft:test_twice",))(lambda input: input)
+    registry.expose("fft", "test_twice")(lambda input: input)
+    try:
+        with pytest.raises(TypeError, match="fft.test_twice is declared twice"):
+            _ops.names.__wrapped__("fft")
+    finally:
+        del registry.OPS["_test_twice"], registry.EXPOSED["fft"]["test_twice"]
+
+
+@pytest.mark.parametrize("form", ["F(inplace=True)", "F.name_", "torch.name_", "Tensor.name_"])
+def test_functional_inplace_runs_the_tables_inplace_path(form):
+    run = {
+        "F(inplace=True)": lambda t: F.relu(t, inplace=True),
+        "F.name_": F.relu_,
+        "torch.name_": tl.relu_,
+        "Tensor.name_": lambda t: t.relu_(),
+    }[form]
+    base = tl.tensor([[-1.0, 2.0], [3.0, -4.0]])
+    row = base[1]
+    before = base._version
+    assert run(row) is row
+    assert base._version > before  # the view and its base share the version counter
+    np.testing.assert_array_equal(base.numpy(), [[-1.0, 2.0], [3.0, 0.0]])  # written through the view
+
+    leaf = tl.tensor([1.0, -1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        run(leaf)
+
+
+def test_functional_inplace_keeps_autograd_right():
+    x = tl.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    y = x * 1
+    out = F.hardtanh(y, -0.5, 1.0, inplace=True)
+    assert out is y and type(out.grad_fn).__name__ == "HardtanhBackward0"
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(x, 1.0, 0.0)
+    z = tl.tensor([-1.0, 1.0])
+    assert F.silu(z, inplace=False) is not z and F.silu(z, inplace=True) is z
