@@ -35,7 +35,6 @@ from ..._core.tensor import Tensor
 from ..._ops import registry
 from ...autograd import grad_mode
 from ...nn.modules._module import Module, _IncompatibleKeys
-from ...nn.parallel._data_parallel import _constrainer
 from ...nn.parameter import Parameter
 from .. import _process_group as pg
 from ..device_mesh import DeviceMesh, init_device_mesh
@@ -187,10 +186,8 @@ class FullyShardedDataParallel(Module):
                           sync_module_states=sync_module_states, forward_prefetch=forward_prefetch,
                           limit_all_gathers=limit_all_gathers, use_orig_params=use_orig_params,
                           device_mesh=device_mesh)  # fmt: skip
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # torch warns about a world of one once, from the root
-                _recursive_wrap(module, auto_wrap_policy, lambda m: FullyShardedDataParallel(m, **kwargs),
-                                ignored_mods, ignored_params, only_wrap_children=True)  # fmt: skip
+            _recursive_wrap(module, auto_wrap_policy, lambda m: FullyShardedDataParallel(m, **kwargs),
+                            ignored_mods, ignored_params, only_wrap_children=True)  # fmt: skip
         self._fsdp_wrapped_module = module
         self.sharding_strategy = strategy
         self.mixed_precision = mixed_precision
@@ -301,20 +298,24 @@ class FullyShardedDataParallel(Module):
         return self._fsdp_wrapped_module._parameters.get(_FLAT)
 
     def _use_views(self) -> None:
-        """Point every flattened attribute at its slice of the flat parameter (in ``param_dtype``)."""
+        """Point every flattened attribute at its piece of the flat parameter (in ``param_dtype``):
+        one kernel splits the flat parameter (and constrains its gradient to the same split, so XLA
+        reduce-scatters it)."""
         flat = self._flat_param()
         if flat is None:
             return
         mp = self.mixed_precision
-        src = flat
-        if self._sharded() and grad_mode.is_grad_enabled() and flat.requires_grad:
-            # the gradient comes out split like the parameter: XLA reduce-scatters instead of all-reducing
-            sharding = NamedSharding(self._axis()[0], P(self._axis()[1]))
-            src = registry.apply_pure("ScatterBackward", _constrainer(sharding), [flat], device=flat._buf.device)
-        if mp is not None and mp.param_dtype is not None:
-            src = src.to(mp.param_dtype)
+        dtype = mp.param_dtype if mp is not None and mp.param_dtype is not None else None
+        first: dict[int, _Entry] = {}
         for e in self._entries:
-            object.__setattr__(e.module, e.attr, src[e.offset : e.offset + e.numel].view(e.shape))
+            first.setdefault(e.offset, e)
+        pieces = tuple((off, e.numel, e.shape) for off, e in sorted(first.items()))
+        sharding = NamedSharding(self._axis()[0], P(self._axis()[1])) if self._sharded() else None
+        kernel = _splitter(pieces, sharding, None if dtype is None else dtype.np)
+        outs = registry.apply_pure("SplitWithSizesBackward0", kernel, [flat], device=flat._buf.device)
+        by_offset = dict(zip(sorted(first), outs))
+        for e in self._entries:
+            object.__setattr__(e.module, e.attr, by_offset[e.offset])
 
     # --- forward ----------------------------------------------------------------------------------
 
@@ -345,18 +346,32 @@ class FullyShardedDataParallel(Module):
             if mp is not None and mp.param_dtype is not None:
                 if (root and mp.cast_root_forward_inputs) or mp.cast_forward_inputs:
                     args, kwargs = _cast_floating(args, mp.param_dtype), _cast_floating(kwargs, mp.param_dtype)
-                if self._use_orig_params:
-                    for m in self._owned_modules(self._fsdp_wrapped_module, set()):
-                        for name, p in list(m._parameters.items()):
-                            if p is not None and p.is_floating_point() and p.dtype != mp.param_dtype:
-                                restore.append((m, name, p))
-                                m._parameters[name] = p.to(mp.param_dtype)
-            self._use_views()
+            if self._use_orig_params:
+                restore = self._swap_orig_params()
+            else:
+                self._use_views()
             return self._fsdp_wrapped_module(*args, **kwargs)
         finally:
             _active[0] -= 1
             for m, name, p in restore:
                 m._parameters[name] = p
+
+    def _swap_orig_params(self) -> list:
+        """For the forward: each parameter through one kernel that casts it to ``param_dtype`` and
+        constrains its gradient to the parameter's own split (XLA reduce-scatters it)."""
+        mp = self.mixed_precision
+        dtype = mp.param_dtype.np if mp is not None and mp.param_dtype is not None else None
+        slots = [(m, name, p) for m in self._owned_modules(self._fsdp_wrapped_module, set())
+                 for name, p in m._parameters.items() if p is not None and p.requires_grad]  # fmt: skip
+        if not slots or not grad_mode.is_grad_enabled() and dtype is None:
+            return []
+        shardings = tuple(p._data().sharding for _, _, p in slots)
+        casts = tuple(dtype if dtype is not None and p.is_floating_point() else None for _, _, p in slots)
+        outs = registry.apply_pure("ToCopyBackward0", _constrainer(shardings, casts), [[p for _, _, p in slots]],
+                                   device=slots[0][2]._buf.device)  # fmt: skip
+        for (m, name, _), o in zip(slots, outs):
+            m._parameters[name] = o
+        return slots
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -557,12 +572,53 @@ class FullyShardedDataParallel(Module):
         self._use_views()
 
 
-def _export(arr: Any, dtype: Any, device: Any, mesh: DeviceMesh, sharded: bool, offload: bool) -> Tensor:
-    """A state-dict value: a ``DTensor`` split along dim 0 (replicated where it does not divide), or
-    a plain tensor on one device (the CPU when ``offload``)."""
-    if sharded:
+_splitters: dict = {}
+
+
+def _splitter(pieces: tuple, sharding: Any, dtype: Any) -> Any:
+    """A cached kernel: the flat array (constrained to ``sharding``, cast to ``dtype``) cut into pieces."""
+    key = (pieces, sharding, dtype)
+    f = _splitters.get(key)
+    if f is None:
+
+        def f(flat: Any) -> tuple:
+            if sharding is not None:
+                flat = jax.lax.with_sharding_constraint(flat, sharding)
+            if dtype is not None:
+                flat = flat.astype(dtype)
+            return tuple(flat[off : off + n].reshape(shape) for off, n, shape in pieces)
+
+        _splitters[key] = f
+    return f
+
+
+_constrainers: dict = {}
+
+
+def _constrainer(shardings: tuple, casts: tuple) -> Any:
+    """A cached kernel: each array constrained to its sharding and cast to its dtype (None: kept)."""
+    key = (shardings, casts)
+    f = _constrainers.get(key)
+    if f is None:
+
+        def f(arrays: list) -> tuple:
+            out = []
+            for a, s, c in zip(arrays, shardings, casts):
+                a = jax.lax.with_sharding_constraint(a, s)
+                out.append(a if c is None else a.astype(c))
+            return tuple(out)
+
+        _constrainers[key] = f
+    return f
+
+
+def _export(arr: Any, dtype: Any, device: Any, mesh: DeviceMesh | None, sharded: bool, offload: bool) -> Tensor:
+    """A state-dict value: a ``DTensor`` on ``mesh`` split along dim 0 (replicated where it does not
+    divide), or a plain tensor on one device (the CPU when ``offload``)."""
+    if sharded and mesh is not None:
         split = arr.ndim > 0 and arr.shape[0] % mesh.size() == 0
         return _make(arr, device, dtype, mesh, (Shard(0) if split else Replicate(),))
     if offload:
         return T.make(jax.device_put(arr, jax.local_devices(backend="cpu")[0]), _device.device("cpu"), dtype)
-    return T.make(jax.device_put(arr, mesh.jax_mesh.devices.reshape(-1)[0]), device, dtype)
+    first = min(arr.sharding.device_set, key=lambda d: d.id)
+    return T.make(jax.device_put(arr, first), device, dtype)

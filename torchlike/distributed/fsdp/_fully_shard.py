@@ -26,6 +26,7 @@ from jax.sharding import PartitionSpec as P
 from ...nn.modules._module import Module
 from ...nn.parallel._data_parallel import _place
 from ..device_mesh import DeviceMesh, init_device_mesh
+from ..tensor._dtensor import DTensor, Replicate, Shard, _make
 
 __all__ = ["FSDPModule", "fully_shard"]
 
@@ -88,6 +89,7 @@ def fully_shard(module: Any, *, mesh: DeviceMesh | None = None, reshard_after_fo
         )
     axis, n = jmesh.axis_names[0], mesh.size()
     ignored = {id(p) for p in (ignored_params or ())}
+    placed: dict[int, Any] = {}
     for p in module.parameters():
         if id(p) in ignored:
             continue
@@ -95,7 +97,25 @@ def fully_shard(module: Any, *, mesh: DeviceMesh | None = None, reshard_after_fo
         if len(getattr(arr, "sharding", None).device_set) > 1 and arr.sharding.mesh == jmesh:
             continue  # sharded by an inner fully_shard already
         spec = P(axis) if p.dim() > 0 and p.shape[0] % n == 0 else P()
-        p._assign(jax.device_put(arr, NamedSharding(jmesh, spec)))
+        placed[id(p)] = NamedSharding(jmesh, spec)
+        p._assign(jax.device_put(arr, placed[id(p)]))
+
+    def to_dtensors(m: Any, sd: Any, prefix: str, _meta: Any) -> None:
+        # torch: an FSDP2 module's state dict holds its parameters as DTensors
+        for name, p in m.named_parameters(prefix=prefix[:-1]):
+            v = sd.get(name)
+            if id(p) in placed and v is not None and not isinstance(v, DTensor):
+                spec = placed[id(p)].spec
+                sd[name] = _make(v._data(), v._buf.device, v._dtype, mesh, (Shard(0) if spec else Replicate(),))
+
+    def replace(m: Any, _incompatible: Any) -> None:
+        for p in m.parameters():  # loading copies values in; the layout stays sharded
+            s = placed.get(id(p))
+            if s is not None and p._data().sharding != s:
+                p._assign(jax.device_put(p._data(), s))
+
+    module._register_state_dict_hook(to_dtensors)
+    module.register_load_state_dict_post_hook(replace)
     for b in module.buffers():
         b._assign(jax.device_put(b._data(), NamedSharding(jmesh, P())))
 
