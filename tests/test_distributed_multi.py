@@ -285,3 +285,19 @@ def test_fsdp1_and_distributed_checkpoint_across_device_counts(tmp_path):
         assert r["fsdp2"]["next_losses_diff"] < 1e-5 and r["fsdp2"]["param_specs"] == [spec2], r
         assert r["plain"]["next_losses_diff"] < 1e-5, r
         assert r["missing_key"] == "Missing key in checkpoint state_dict: model.nope."
+
+
+def test_lazy_ddp_step_is_one_program_with_the_all_reduce(tmp_path):
+    """In lazy mode DDP's gradient all-reduce is recorded into the pending graph: forward, backward,
+    all-reduce and SGD update run as one SPMD program over the two processes (one flush per step),
+    and the parameters equal a model trained on the global batch (a no_sync step included)."""
+    cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nproc-per-node", "2",
+           "--master-port", str(_free_port()), os.path.join(HERE, "_distributed_ddp_lazy_worker.py")]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, env=_env(TORCHLIKE_LAZY="1"), capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = [json.loads(l[len("RESULT ") :]) for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+    assert sorted(r["rank"] for r in results) == [0, 1]
+    for r in results:
+        assert r["flushes"] == [1] * 6, r
+        assert r["param_diff"] < 1e-6, r
+        assert r["spmd_compiled"] >= 1 and r["compile_failures"] == 0, r
