@@ -59,8 +59,8 @@ MULTICAST_OFF = {
     "NVSHMEM_DISABLE_NVLS": "1",
 }
 TINY = dict(layers=2, d=64, heads=4, seq=32, batch=0, vocab=128)
-GPT12 = dict(layers=12, d=768, heads=12, seq=1024, batch=0, vocab=8192)  # issue 24's weak-scaling model (~92M)
-# parameters and AdamW state dominate memory (~300M parameters, 16 bytes each): the FSDP memory check
+GPT12 = dict(layers=12, d=768, heads=12, seq=1024, batch=0, vocab=8192)  # issue 24's weak-scaling model (~98M)
+# parameters and AdamW state dominate memory (~320M parameters, 16 bytes each): the FSDP memory check
 MEMORY = dict(layers=24, d=1024, heads=16, seq=128, batch=0, vocab=8192)
 TINY_MEMORY = dict(layers=2, d=128, heads=4, seq=16, batch=0, vocab=128)
 

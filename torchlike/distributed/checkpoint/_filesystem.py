@@ -79,11 +79,21 @@ def _leaves(obj: Any, path: tuple = ()) -> Any:
     if isinstance(obj, dict):
         for k, v in obj.items():
             yield from _leaves(v, (*path, k))
-    elif isinstance(obj, list):
+    elif isinstance(obj, list) and _holds_tensor(obj):  # a list of plain values is one leaf
         for i, v in enumerate(obj):
             yield from _leaves(v, (*path, i))
     else:
         yield path, obj
+
+
+def _holds_tensor(obj: Any) -> bool:
+    if isinstance(obj, Tensor) or _is_stateful(obj):
+        return True
+    if isinstance(obj, dict):
+        return any(_holds_tensor(v) for v in obj.values())
+    if isinstance(obj, list):
+        return any(_holds_tensor(v) for v in obj)
+    return False
 
 
 def _path_key(path: tuple) -> str:
@@ -213,7 +223,7 @@ def _fill(obj: Any, path: tuple, folder: str, records: dict, objects: dict) -> A
         _fill(sd, path, folder, records, objects)
         obj.load_state_dict(sd)
         return obj
-    if isinstance(obj, (dict, list)):
+    if isinstance(obj, dict) or (isinstance(obj, list) and _holds_tensor(obj)):
         items = obj.items() if isinstance(obj, dict) else list(enumerate(obj))
         for k, v in items:
             obj[k] = _fill(v, (*path, k), folder, records, objects)
