@@ -29,6 +29,7 @@ from torchlike.distributed.tensor import DTensor
 mode, folder = sys.argv[1], sys.argv[2]
 ndev = len(jax.local_devices(backend="cpu"))
 results = {"ndev": ndev}
+STEPS = 3  # before the checkpoint
 
 
 class Block(nn.Module):
@@ -82,9 +83,9 @@ def spec(t):
 
 ref = build()
 ref_opt = torch.optim.AdamW(ref.parameters(), lr=1e-2)
-ref_losses = train(ref, ref_opt, 0, 5)
+ref_losses = train(ref, ref_opt, 0, STEPS)
 ref_state = {k: v.numpy().copy() for k, v in ref.state_dict().items()}
-ref_next = train(ref, ref_opt, 5, 2)  # what the run resumed from the checkpoint must give
+ref_next = train(ref, ref_opt, STEPS, 2)  # what the run resumed from the checkpoint must give
 
 policies = {
     "module": ModuleWrapPolicy({Block}),
@@ -103,7 +104,7 @@ if mode == "save":
         opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
         r = results[label] = {}
         if label != "full_transformer":  # wraps exactly as full_module: the structure is checked below
-            losses = train(model, opt, 0, 5)
+            losses = train(model, opt, 0, STEPS)
             r["loss_max_diff"] = max(abs(a - b) for a, b in zip(ref_losses, losses))
             r["param_max_diff"] = max_diff(ref_state, full_params(model))
             r["grad_specs"] = sorted({spec(p.grad) for p in model.parameters()})
@@ -117,9 +118,9 @@ if mode == "save":
     # mixed precision: bf16 parameters in forward against the unsharded model under bf16 autocast
     mp = FSDP(build(), auto_wrap_policy=policies["module"],
               mixed_precision=MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32))  # fmt: skip
-    mp_losses = train(mp, torch.optim.AdamW(mp.parameters(), lr=1e-2), 0, 5)
+    mp_losses = train(mp, torch.optim.AdamW(mp.parameters(), lr=1e-2), 0, STEPS)
     auto = build()
-    auto_losses = train(auto, torch.optim.AdamW(auto.parameters(), lr=1e-2), 0, 5, autocast=True)
+    auto_losses = train(auto, torch.optim.AdamW(auto.parameters(), lr=1e-2), 0, STEPS, autocast=True)
     results["mixed"] = {"vs_autocast": max(abs(a - b) for a, b in zip(auto_losses, mp_losses)),
                         "vs_fp32": max(abs(a - b) for a, b in zip(ref_losses, mp_losses)),
                         "flat_dtype": str(mp.module._flat_param.dtype),
@@ -133,7 +134,7 @@ if mode == "save":
     # state dicts of a trained FSDP1 model
     model = FSDP(build(), auto_wrap_policy=policies["module"])
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    train(model, opt, 0, 5)
+    train(model, opt, 0, STEPS)
     with FSDP.state_dict_type(model, StateDictType.SHARDED_STATE_DICT):
         sharded = model.state_dict()
     with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT,
@@ -171,14 +172,14 @@ if mode == "save":
         "exp_avg_shape": list(osd["state"]["1.fc.weight"]["exp_avg"].shape),
         "groups": [g["params"][:2] for g in osd["param_groups"]],
     }
-    dcp.save({"model": msd, "optim": osd, "step": 5}, checkpoint_id=folder + "/fsdp1")
+    dcp.save({"model": msd, "optim": osd, "step": STEPS}, checkpoint_id=folder + "/fsdp1")
     f2 = build()
     mesh = init_device_mesh("cpu", (ndev,), mesh_dim_names=("dp",))
     for blk in (f2[1], f2[2]):
         fully_shard(blk, mesh=mesh)
     fully_shard(f2, mesh=mesh)
     opt2 = torch.optim.AdamW(f2.parameters(), lr=1e-2)
-    losses2 = train(f2, opt2, 0, 5)
+    losses2 = train(f2, opt2, 0, STEPS)
     sd2 = f2.state_dict()
     results["fsdp2"] = {
         "loss_max_diff": max(abs(a - b) for a, b in zip(ref_losses, losses2)),
@@ -203,7 +204,7 @@ else:  # load, at this process's device count
     dcp.load(state, checkpoint_id=folder + "/fsdp1")
     set_state_dict(model, opt, model_state_dict=state["model"], optim_state_dict=state["optim"])
     r = results["fsdp1"] = {"step": state["step"]}
-    r["next_losses_diff"] = max(abs(a - b) for a, b in zip(ref_next, train(model, opt, 5, 2)))
+    r["next_losses_diff"] = max(abs(a - b) for a, b in zip(ref_next, train(model, opt, STEPS, 2)))
     r["param_specs"] = sorted({spec(p) for p in model.parameters()})
     r["state_specs"] = sorted({spec(s["exp_avg"]) for s in opt.state.values()})
     # FSDP2 at this device count, and a plain unsharded model from the same FSDP2 checkpoint
@@ -218,7 +219,7 @@ else:  # load, at this process's device count
     state2 = {"model": msd2, "optim": osd2}
     dcp.load(state2, storage_reader=dcp.FileSystemReader(folder + "/fsdp2"))
     set_state_dict(f2, opt2, model_state_dict=state2["model"], optim_state_dict=state2["optim"])
-    results["fsdp2"] = {"next_losses_diff": max(abs(a - b) for a, b in zip(ref_next, train(f2, opt2, 5, 2))),
+    results["fsdp2"] = {"next_losses_diff": max(abs(a - b) for a, b in zip(ref_next, train(f2, opt2, STEPS, 2))),
                         "param_specs": sorted({spec(p) for p in f2.parameters()})}  # fmt: skip
     plain = build()
     popt = torch.optim.AdamW(plain.parameters(), lr=1e-2)
@@ -228,7 +229,7 @@ else:  # load, at this process's device count
     state3 = {"model": msd3, "optim": osd3}
     dcp.load(state3, checkpoint_id=folder + "/fsdp2")
     set_state_dict(plain, popt, model_state_dict=state3["model"], optim_state_dict=state3["optim"], options=opts)
-    results["plain"] = {"next_losses_diff": max(abs(a - b) for a, b in zip(ref_next, train(plain, popt, 5, 2)))}
+    results["plain"] = {"next_losses_diff": max(abs(a - b) for a, b in zip(ref_next, train(plain, popt, STEPS, 2)))}
     try:
         dcp.load({"model": {"nope": torch.zeros(2)}}, checkpoint_id=folder + "/fsdp2")
     except RuntimeError as e:

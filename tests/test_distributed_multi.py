@@ -280,7 +280,7 @@ def test_fsdp1_and_distributed_checkpoint_across_device_counts(tmp_path):
     for ndev, spec, spec2 in ((2, "P('dim_0',)", "P('dp',)"), (1, "P()", "P()")):
         r = _fsdp1_worker("load", tmp_path, ndev)
         assert r["ndev"] == ndev and r["saved_on"] == 4
-        assert r["fsdp1"]["step"] == 5 and r["fsdp1"]["next_losses_diff"] < 1e-5, r
+        assert r["fsdp1"]["step"] == 3 and r["fsdp1"]["next_losses_diff"] < 1e-5, r
         assert r["fsdp1"]["param_specs"] == r["fsdp1"]["state_specs"] == [spec], r
         assert r["fsdp2"]["next_losses_diff"] < 1e-5 and r["fsdp2"]["param_specs"] == [spec2], r
         assert r["plain"]["next_losses_diff"] < 1e-5, r
