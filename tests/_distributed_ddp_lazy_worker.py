@@ -1,7 +1,8 @@
 """Worker for tests/test_distributed_multi.py (started by ``python -m torchlike.distributed.run``
 with ``TORCHLIKE_LAZY=1``): a DDP training step in lazy mode records the gradient all-reduce in
-the same pending graph as the forward, the backward and the optimizer update, so a step is one
-program (one flush, at ``loss.item()``); its results equal a local model trained on the global batch.
+the same pending graph as the forward, the backward and the optimizer update (and the broadcast of
+the buffers from rank 0 before the forward), so a step is one program (one flush); its results
+equal a local model trained on the global batch.
 Prints one ``RESULT`` JSON line per rank.
 """
 
@@ -21,9 +22,24 @@ rank, world = dist.get_rank(), dist.get_world_size()
 assert torch.lazy.enabled(), "run with TORCHLIKE_LAZY=1"
 
 
+class Scaled(nn.Module):
+    """A module with buffers (DDP broadcasts them from rank 0 before each forward): a counter it
+    updates and a fixed scale."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+        self.register_buffer("scale", torch.full((16,), 0.5))
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.calls += 1
+        return x * self.scale
+
+
 def build():
     torch.manual_seed(0)
-    return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+    return nn.Sequential(nn.Linear(6, 16), Scaled(), nn.Tanh(), nn.Linear(16, 3))
 
 
 g = torch.Generator().manual_seed(3)
@@ -62,7 +78,8 @@ spmd = [p for p in _lazy._programs.values() if p.spmd is not None]
 st = torch.lazy.stats()
 compiled = {"spmd_programs": len(spmd), "spmd_compiled": sum(p.compiled is not None for p in spmd),
             "compile_failures": st.get("compile_failures", 0), "hits": st.get("hits", 0)}  # fmt: skip
+calls = [int(model.module[1].calls.item()), int(ref[1].calls.item())]
 diff = max(float(np.abs(p.detach().numpy() - q.detach().numpy()).max()) for p, q in zip(model.parameters(), ref.parameters()))
 sys.stdout.flush()
-os.write(1, ("RESULT " + json.dumps({"rank": rank, "flushes": flushes, "param_diff": diff, "reasons": reasons, **compiled}) + "\n").encode())
+os.write(1, ("RESULT " + json.dumps({"rank": rank, "flushes": flushes, "param_diff": diff, "reasons": reasons, "calls": calls, **compiled}) + "\n").encode())
 dist.destroy_process_group()

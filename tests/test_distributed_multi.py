@@ -288,8 +288,9 @@ def test_fsdp1_and_distributed_checkpoint_across_device_counts(tmp_path):
 
 
 def test_lazy_ddp_step_is_one_program_with_the_all_reduce(tmp_path):
-    """In lazy mode DDP's gradient all-reduce is recorded into the pending graph: forward, backward,
-    all-reduce and SGD update run as one SPMD program over the two processes (one flush per step),
+    """In lazy mode DDP's gradient all-reduce is recorded into the pending graph: buffer broadcast,
+    forward, backward, all-reduce and SGD update run as one SPMD program over the two processes (one
+    flush per step),
     and the parameters equal a model trained on the global batch (a no_sync step included)."""
     cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nproc-per-node", "2",
            "--master-port", str(_free_port()), os.path.join(HERE, "_distributed_ddp_lazy_worker.py")]  # fmt: skip
@@ -301,3 +302,4 @@ def test_lazy_ddp_step_is_one_program_with_the_all_reduce(tmp_path):
         assert r["flushes"] == [1] * 6, r
         assert r["param_diff"] < 1e-6, r
         assert r["spmd_compiled"] >= 1 and r["compile_failures"] == 0, r
+        assert r["calls"] == [7, 7], r  # the buffers, broadcast inside the program, are rank 0's

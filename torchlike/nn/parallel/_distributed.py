@@ -206,7 +206,11 @@ class DistributedDataParallel(Module):
         g = self._group()
         if g.size() == 1 or not tensors:
             return
-        outs = C.broadcast_arrays([t._data() for t in tensors], 0, g)
+        if _lazy.enabled():  # recorded: joins the step's program instead of running before it
+            platform = "cpu" if tensors[0].device.type == "cpu" else "gpu"
+            outs = _lazy.call(C.pending_broadcast(g, platform, 0), [t._peek() for t in tensors])
+        else:
+            outs = C.broadcast_arrays([t._data() for t in tensors], 0, g)
         for t, a in zip(tensors, outs):
             t._assign(a)
 
@@ -231,7 +235,7 @@ class DistributedDataParallel(Module):
         for p in params:
             grad = p._grad
             if grad is None:
-                dev = next(iter(p._data().devices()))
+                dev = next(iter((p._peek() if pending else p._data()).devices()))
                 arrays.append(jax.device_put(np.zeros(tuple(p.shape), p._dtype.np), dev))
                 used.append(0.0)
                 continue
@@ -244,7 +248,7 @@ class DistributedDataParallel(Module):
                 )
             arrays.append(arr)
             used.append(1.0)
-        dev = next(iter(params[0]._data().devices()))
+        dev = next(iter(arrays[0].devices()))  # (a pending array's too, without running it)
         mask = jax.device_put(np.asarray(used, np.float32), dev)
         if pending:  # recorded: the all-reduce joins the backward and the optimizer step in one program
             outs = _lazy.call(C.pending_all_reduce(g, dev.platform), [*arrays, mask])
