@@ -377,6 +377,8 @@ class FullyShardedDataParallel(Module):
         try:
             return super().__getattr__(name)
         except AttributeError:
+            if name == "_fsdp_wrapped_module":  # not set yet (during __init__, or an unpickled shell)
+                raise
             return getattr(self._fsdp_wrapped_module, name)
 
     def __getitem__(self, key: Any) -> Any:
