@@ -103,7 +103,7 @@ if mode == "save":
         model = FSDP(build(), **kwargs)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
         r = results[label] = {}
-        if label != "full_transformer":  # wraps exactly as full_module: the structure is checked below
+        if label in ("full_module", "no_shard", "orig_params"):  # (the others: layout and wrapping only)
             losses = train(model, opt, 0, STEPS)
             r["loss_max_diff"] = max(abs(a - b) for a, b in zip(ref_losses, losses))
             r["param_max_diff"] = max_diff(ref_state, full_params(model))
