@@ -435,7 +435,7 @@ class FullyShardedDataParallel(Module):
     @staticmethod
     def optim_state_dict(model: Module, optim: Any, optim_state_dict: Any = None, group: Any = None) -> dict:
         """The optimizer's state keyed by parameter names, full or sharded per ``state_dict_type``."""
-        from ..checkpoint._state_dict import _optim_state_dict
+        from ._named_state import _optim_state_dict
 
         if optim_state_dict is not None:
             raise NotImplementedError("torchlike's FSDP.optim_state_dict: pass the optimizer, not its state dict")
@@ -446,7 +446,7 @@ class FullyShardedDataParallel(Module):
     def optim_state_dict_to_load(model: Module, optim: Any, optim_state_dict: dict, is_named_optimizer: bool = False,
                                  load_directly: bool = False, group: Any = None) -> dict:  # fmt: skip
         """The optimizer's ``load_state_dict`` argument for a state dict from ``optim_state_dict``."""
-        from ..checkpoint._state_dict import _to_optimizer_layout
+        from ._named_state import _to_optimizer_layout
 
         out = _to_optimizer_layout(model, optim, optim_state_dict)
         if load_directly:
