@@ -228,3 +228,78 @@ def test_init_without_the_launcher_says_how_to_launch():
         "RuntimeError: torchlike.distributed: JAX's multi-process runtime has to start before" in proc.stderr
     )
     assert "python -m torchlike.distributed.run" in proc.stderr
+
+
+def _fsdp1_worker(mode, folder, ndev):
+    proc = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_distributed_fsdp1_worker.py"), mode, str(folder)],
+        env=_env(XLA_FLAGS=f"--xla_force_host_platform_device_count={ndev}"),
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+    return json.loads(line[len("RESULT ") :])
+
+
+def test_fsdp1_and_distributed_checkpoint_across_device_counts(tmp_path):
+    """FSDP1 over 4 virtual devices equals the unsharded model; its state dicts and a checkpoint
+    saved there load over 2 and 1 devices (and into FSDP2 / a plain model) and train on identically."""
+    r = _fsdp1_worker("save", tmp_path, 4)
+    for label in ("full_module", "no_shard", "orig_params"):
+        res = r[label]
+        assert res["loss_max_diff"] < 1e-5 and res["param_max_diff"] < 1e-4, (label, res)
+        assert res["repr_head"][:2] == ["FullyShardedDataParallel(", "  (_fsdp_wrapped_module): Sequential("]
+    flat = r["full_module"]
+    assert flat["names"] == ["_fsdp_wrapped_module._flat_param",
+                             "_fsdp_wrapped_module.1._fsdp_wrapped_module._flat_param",
+                             "_fsdp_wrapped_module.2._fsdp_wrapped_module._flat_param"]  # fmt: skip
+    assert flat["shapes"] == [[2624], [4256], [4256]]  # 2621 and 4256 values, padded to a multiple of 4
+    assert flat["param_specs"] == flat["grad_specs"] == flat["state_specs"] == ["P('dim_0',)"]
+    assert flat["n_fsdp"] == 3 and not flat["attr_is_param"]
+    assert r["full_transformer"]["names"] == flat["names"] and r["full_transformer"]["n_fsdp"] == 3
+    assert r["grad_op_size"]["param_specs"] == ["P('dim_0',)"] and r["grad_op_size"]["n_fsdp"] == 3  # size-based, 3000: each block (4256 values), not its Linears (2112)
+    assert r["no_shard"]["param_specs"] == ["P()"] and r["no_shard"]["shapes"] == [[11136]]
+    orig = r["orig_params"]
+    assert orig["names"][:2] == ["_fsdp_wrapped_module.0.weight", "_fsdp_wrapped_module.1._fsdp_wrapped_module.ln.weight"]
+    assert orig["attr_is_param"] and orig["grad_specs"] == ["P('dim_0',)"]
+    mixed = r["mixed"]
+    assert mixed["vs_autocast"] < 5e-3 and mixed["vs_fp32"] < 1e-2, mixed
+    assert mixed["flat_dtype"] == "torch.float32" and mixed["view_dtype"] == "torch.bfloat16"
+    sd = r["sharded_sd"]
+    assert sd["keys_match"] and sd["types"] == ["DTensor"] and sd["placements"] == ["(Shard(dim=0),)"]
+    assert sd["full_tensor_diff"] == 0.0 and sd["spec"] == "P('dim_0', None)"
+    assert sd["full_types"] == ["Tensor"] and sd["full_device"] == ["cpu"]
+    assert r["loaded"] == [0.0, 0.0, "P('dim_0',)"]
+    assert 'Missing key(s) in state_dict: "3.weight"' in r["missing_error"]
+    dsd = r["dsd"]
+    assert dsd["model_keys"] and dsd["optim_keys"] and dsd["exp_avg_type"] == "DTensor"
+    assert dsd["exp_avg_shape"] == [64, 32] and dsd["groups"] == [["0.weight", "3.weight"]]
+    f2 = r["fsdp2"]
+    assert f2["loss_max_diff"] < 1e-5 and f2["types"] == ["DTensor"] and f2["full_tensor_diff"] < 1e-4
+    assert f2["placements"] == "(Shard(dim=0),)"
+    for ndev, spec, spec2 in ((2, "P('dim_0',)", "P('dp',)"), (1, "P()", "P()")):
+        r = _fsdp1_worker("load", tmp_path, ndev)
+        assert r["ndev"] == ndev and r["saved_on"] == 4
+        assert r["fsdp1"]["step"] == 3 and r["fsdp1"]["next_losses_diff"] < 1e-5, r
+        assert r["fsdp1"]["param_specs"] == r["fsdp1"]["state_specs"] == [spec], r
+        assert r["fsdp2"]["next_losses_diff"] < 1e-5 and r["fsdp2"]["param_specs"] == [spec2], r
+        assert r["plain"]["next_losses_diff"] < 1e-5, r
+        assert r["missing_key"] == "Missing key in checkpoint state_dict: model.nope."
+
+
+def test_lazy_ddp_step_is_one_program_with_the_all_reduce(tmp_path):
+    """In lazy mode DDP's gradient all-reduce is recorded into the pending graph: buffer broadcast,
+    forward, backward, all-reduce and SGD update run as one SPMD program over the two processes (one
+    flush per step),
+    and the parameters equal a model trained on the global batch (a no_sync step included)."""
+    cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nproc-per-node", "2",
+           "--master-port", str(_free_port()), os.path.join(HERE, "_distributed_ddp_lazy_worker.py")]  # fmt: skip
+    proc = subprocess.run(cmd, cwd=ROOT, env=_env(TORCHLIKE_LAZY="1"), capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = [json.loads(l[len("RESULT ") :]) for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
+    assert sorted(r["rank"] for r in results) == [0, 1]
+    for r in results:
+        assert r["flushes"] == [1] * 6, r
+        assert r["param_diff"] < 1e-6, r
+        assert r["spmd_compiled"] >= 1 and r["compile_failures"] == 0, r
+        assert r["calls"] == [7, 7], r  # the buffers, broadcast inside the program, are rank 0's

@@ -39,6 +39,7 @@ ROOMS = [
     ("torchlike.backends", 4, "backend flags, reading cuda's device queries"),
     ("torchlike.nn", 5, "modules and functional: built from ops, autocast, collectives"),
     ("torchlike.distributed.fsdp", 6, "FSDP wraps nn.Modules and shards their parameters"),
+    ("torchlike.distributed.checkpoint", 7, "state dicts of modules, DDP and FSDP, saved and loaded"),
     ("torchlike.optim", 6, "optimizers step nn.Parameters (swa_utils averages Modules)"),
     ("torchlike.utils", 6, "data loading, checkpointing, tensorboard: use nn and amp"),
     ("torchlike.jit", 6, "script/trace stand-ins over nn.Module"),

@@ -410,10 +410,12 @@ def put(x: Any, device: Any) -> Any:
 class _Program:
     """One graph structure: how often it was seen, its plan, and its compiled program once built."""
 
-    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh")
+    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh", "spmd")
 
     def __init__(self, plan: tuple, live: tuple, n_leaves: int, donate: tuple) -> None:
         self.donate = donate
+        # a cross-process collective node (DDP's all-reduce) makes this one SPMD program over its mesh
+        self.spmd = next((m for m in (getattr(n[0], "_spmd_mesh", None) for n in plan) if m is not None), None)
         self.seen = 0
         self.on_mesh = False  # single-device leaves meet mesh-sharded ones (DataParallel): replicate them
         self.plan = plan
@@ -503,6 +505,9 @@ def _build(prog: _Program, leaves: list, background: bool) -> None:
     ]
 
     jitted = jax.jit(program, donate_argnums=donate)
+    if prog.spmd is not None:
+        _build_spmd(prog, leaves, structs)
+        return
 
     def work() -> None:
         try:
@@ -605,7 +610,7 @@ def _run_graph(g: _Graph, reason: str) -> None:
     values = None
     if prog.compiled is not None:
         try:
-            values = prog.compiled(*leaves)
+            values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
             stats["hits"] += 1
         except Exception:  # e.g. arrays committed to other devices than at compile time
             prog.compiled = None
@@ -628,6 +633,79 @@ def _run_graph(g: _Graph, reason: str) -> None:
     for z, v in zip(live_objs, values):
         z.value = v
         z.graph = None
+
+
+_spmd_tracing = False  # while an SPMD program traces: collective nodes emit their collective
+
+
+def spmd_tracing() -> bool:
+    """Whether a collective node is being traced into an SPMD program (else: abstract evaluation)."""
+    return _spmd_tracing
+
+
+def _replicated(leaf: Any) -> bool:
+    """A Python or NumPy scalar: the same on every process (an SPMD program's replicated argument)."""
+    return type(leaf) in _SCALARS or isinstance(leaf, np.generic)
+
+
+def _my_block(mesh: Any) -> Any:
+    me = jax.process_index()
+    return next(d for d in mesh.devices.flat if d.process_index == me)
+
+
+def _build_spmd(prog: _Program, leaves: list, structs: list) -> None:
+    """The program as ``shard_map`` over the processes' mesh: each process's leaves are its blocks
+    (0-dim ones as length-1 blocks; Python scalars replicated), so a collective node's ``psum`` spans
+    the processes. Compiled now, in this thread: every process must switch to it at the same step."""
+    global _spmd_tracing
+    from jax.sharding import PartitionSpec as P
+
+    mesh, plan, live = prog.spmd, prog.plan, prog.live
+    axis = mesh.axis_names[0]
+    scalar = [_replicated(x) for x in leaves]
+    scalar_shapes = [None if sc else tuple(x.shape) for x, sc in zip(leaves, scalar)]
+
+    def body(*blocks: Any) -> list:
+        xs = [b if sc or shape != () else b.reshape(()) for b, sc, shape in zip(blocks, scalar, scalar_shapes)]
+        return [o.reshape(1) if o.ndim == 0 else o for o in _run_plan(plan, live, xs)]
+
+    in_specs = tuple(P() if sc else P(axis) for sc in scalar)
+    fn = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=P(axis), check_vma=False))
+    _spmd_tracing = True
+    try:
+        prog.compiled = fn.lower(*_spmd_args(mesh, leaves, scalar)).compile()
+        stats["compiles"] += 1
+    except Exception:  # the cold path stays correct (collective nodes run their own programs)
+        prog.failed = True
+        stats["compile_failures"] += 1
+    finally:
+        _spmd_tracing = False
+
+
+def _spmd_args(mesh: Any, leaves: list, scalar: list) -> list:
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    dev = _my_block(mesh)
+    sharding = NamedSharding(mesh, P(mesh.axis_names[0]))
+    out = []
+    for x, sc in zip(leaves, scalar):
+        if sc:
+            out.append(x)
+            continue
+        if type(x) is np.ndarray or x.devices() != {dev}:
+            x = jax.device_put(x, dev)
+        if x.ndim == 0:
+            x = x.reshape(1)
+        out.append(jax.make_array_from_single_device_arrays((mesh.size * x.shape[0], *x.shape[1:]), sharding, [x]))
+    return out
+
+
+def _call_spmd(prog: _Program, leaves: list, live_objs: list) -> list:
+    """Run an SPMD program on this process's leaves; its blocks of the outputs."""
+    outs = prog.compiled(*_spmd_args(prog.spmd, leaves, [_replicated(x) for x in leaves]))
+    blocks = [o.addressable_data(0) for o in outs]
+    return [b.reshape(()) if z.shape == () else b for b, z in zip(blocks, live_objs)]
 
 
 def _onto_mesh(leaves: list, error: Exception | None) -> list:

@@ -216,6 +216,77 @@ def all_reduce_arrays(arrays: Sequence[Any], op: Any, group: ProcessGroup) -> li
     return _run_packed(arrays, group, lambda mesh, shapes: _all_reduce_prog(mesh, op, shapes))
 
 
+class _PendingAllReduce:
+    """A lazy-graph node that averages arrays across ``group`` (DDP's gradients in lazy mode).
+
+    Recorded with ``lazy.call``, it makes the pending program an SPMD program over the group's mesh
+    (``_spmd_mesh``), where it is ``psum / n`` on each process's blocks: the all-reduce runs inside
+    the same program as the backward and the optimizer update. Called on concrete arrays (a cold run
+    of the pending graph) it runs the packed all-reduce program itself; under abstract evaluation
+    it only gives the output shapes.
+    """
+
+    def __init__(self, group: ProcessGroup, mesh: Mesh) -> None:
+        self.group = group
+        self._spmd_mesh = mesh
+
+    def __call__(self, *arrays: Any) -> tuple:
+        from .._core import lazy
+
+        if not isinstance(arrays[0], jax.core.Tracer):
+            return tuple(all_reduce_arrays(list(arrays), RedOpType.AVG, self.group))
+        if not lazy.spmd_tracing():
+            return tuple(arrays)
+        n = self._spmd_mesh.size
+        return tuple(lax.psum(a, _AXIS) / n for a in arrays)
+
+
+class _PendingBroadcast(_PendingAllReduce):
+    """A lazy-graph node giving every process group rank ``src``'s arrays (DDP's buffers in lazy
+    mode); see ``_PendingAllReduce``."""
+
+    def __init__(self, group: ProcessGroup, mesh: Mesh, src: int) -> None:
+        super().__init__(group, mesh)
+        self.src = src
+
+    def __call__(self, *arrays: Any) -> tuple:
+        from .._core import lazy
+
+        if not isinstance(arrays[0], jax.core.Tracer):
+            return tuple(broadcast_arrays(list(arrays), self.src, self.group))
+        if not lazy.spmd_tracing():
+            return tuple(arrays)
+        mine = lax.axis_index(_AXIS) == self.src
+        return tuple(_masked_sum(a, mine) for a in arrays)
+
+
+def _masked_sum(x: Any, mine: Any) -> Any:
+    if x.dtype == jnp.bool_:
+        return _masked_sum(x.astype(jnp.int8), mine).astype(jnp.bool_)
+    return lax.psum(jnp.where(mine, x, jnp.zeros_like(x)), _AXIS)
+
+
+_pending_nodes: dict = {}
+
+
+def pending_all_reduce(group: ProcessGroup, platform: str) -> _PendingAllReduce:
+    """The (cached) lazy all-reduce (average) node of ``group`` on ``platform``'s devices."""
+    mesh = group.mesh(platform)
+    f = _pending_nodes.get(("avg", mesh))
+    if f is None:
+        f = _pending_nodes[("avg", mesh)] = _PendingAllReduce(group, mesh)
+    return f
+
+
+def pending_broadcast(group: ProcessGroup, platform: str, src: int) -> _PendingBroadcast:
+    """The (cached) lazy broadcast node from group rank ``src``."""
+    mesh = group.mesh(platform)
+    f = _pending_nodes.get(("bcast", mesh, src))
+    if f is None:
+        f = _pending_nodes[("bcast", mesh, src)] = _PendingBroadcast(group, mesh, src)
+    return f
+
+
 def broadcast_arrays(arrays: Sequence[Any], src: int, group: ProcessGroup) -> list:
     """Every process gets group rank ``src``'s arrays (one program, one collective per dtype)."""
     if not arrays:

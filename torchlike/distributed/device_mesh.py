@@ -52,6 +52,15 @@ class DeviceMesh:
             names if names is not None else tuple(f"dim_{i}" for i in range(ids.ndim)),
         )
 
+    @classmethod
+    def _from_jax(cls, jmesh: Mesh) -> DeviceMesh:
+        """The DeviceMesh of a JAX mesh (its axis names as the dimension names)."""
+        dev = jmesh.devices.reshape(-1)[0]
+        device_type = "cpu" if dev.platform == "cpu" else "cuda"
+        index = {d: i for i, d in enumerate(jax.devices(_platform(device_type)))}
+        ids = np.vectorize(lambda d: index[d], otypes=[np.int64])(jmesh.devices)
+        return cls(device_type, ids, mesh_dim_names=tuple(jmesh.axis_names))
+
     @property
     def mesh(self) -> Any:
         from ... import tensor

@@ -18,6 +18,7 @@ import jax
 import numpy as np
 
 from ..._core import device as _device
+from ..._core import lazy as _lazy
 from ..._core import tensor as T
 from ..._core.tensor import Tensor
 from ...autograd import engine, grad_mode
@@ -205,7 +206,11 @@ class DistributedDataParallel(Module):
         g = self._group()
         if g.size() == 1 or not tensors:
             return
-        outs = C.broadcast_arrays([t._data() for t in tensors], 0, g)
+        if _lazy.enabled():  # recorded: joins the step's program instead of running before it
+            platform = "cpu" if tensors[0].device.type == "cpu" else "gpu"
+            outs = _lazy.call(C.pending_broadcast(g, platform, 0), [t._peek() for t in tensors])
+        else:
+            outs = C.broadcast_arrays([t._data() for t in tensors], 0, g)
         for t, a in zip(tensors, outs):
             t._assign(a)
 
@@ -225,15 +230,16 @@ class DistributedDataParallel(Module):
         params = [p for p in self._module_parameters if p.requires_grad]
         if g.size() == 1:
             return
+        pending = _lazy.enabled()
         arrays, used = [], []
         for p in params:
             grad = p._grad
             if grad is None:
-                dev = next(iter(p._data().devices()))
+                dev = next(iter((p._peek() if pending else p._data()).devices()))
                 arrays.append(jax.device_put(np.zeros(tuple(p.shape), p._dtype.np), dev))
                 used.append(0.0)
                 continue
-            arr = grad._data()
+            arr = grad._peek() if pending else grad._data()
             if isinstance(arr, jax.core.Tracer):
                 raise NotImplementedError(
                     "DistributedDataParallel inside torchlike.compile: the gradient all-reduce runs across "
@@ -242,8 +248,12 @@ class DistributedDataParallel(Module):
                 )
             arrays.append(arr)
             used.append(1.0)
-        mask = jax.device_put(np.asarray(used, np.float32), next(iter(arrays[0].devices())))
-        outs = C.all_reduce_arrays(arrays + [mask], pg.RedOpType.AVG, g)
+        dev = next(iter(arrays[0].devices()))  # (a pending array's too, without running it)
+        mask = jax.device_put(np.asarray(used, np.float32), dev)
+        if pending:  # recorded: the all-reduce joins the backward and the optimizer step in one program
+            outs = _lazy.call(C.pending_all_reduce(g, dev.platform), [*arrays, mask])
+        else:
+            outs = C.all_reduce_arrays(arrays + [mask], pg.RedOpType.AVG, g)
         # every rank sends the used-mask (the programs must match); reading it back waits for the
         # all-reduce, so only a rank that lacks some gradient does
         seen = np.asarray(outs[-1]) > 0 if 0.0 in used else None
