@@ -659,6 +659,8 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def avg_pool_nd(n: int, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                 ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Any = None) -> Tensor:  # fmt: skip
+    if n == 2 and input.dim() < 3:
+        input.size(-3)  # torch: avg_pool2d reads the plane count first (IndexError for a 1-d or 2-d input)
     k, s, p, _ = _pool_args(f"avg_pool{n}d", n, input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
