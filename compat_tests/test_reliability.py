@@ -139,6 +139,8 @@ TRACED_CASES = [
     ("vector_norm", lambda t, x, y: t.linalg.vector_norm(x, 3.5, dim=(0, 1))),
     ("dist", lambda t, x, y: t.dist(x, y, 3.3)),
     ("dist_int_p", lambda t, x, y: t.dist(x, y, 3)),
+    ("cdist", lambda t, x, y: t.cdist(x, y, 1.7)),
+    ("cdist_p2_p1_inf", lambda t, x, y: (t.cdist(x, y), t.cdist(x, y, 1), t.cdist(x, y, float("inf")))),
     ("smooth_l1", lambda t, x, y: t.nn.functional.smooth_l1_loss(x, y, beta=0.37)),
     ("huber", lambda t, x, y: t.nn.functional.huber_loss(x, y, delta=0.61, reduction="sum")),
     ("cross_entropy_ls", lambda t, x, y: t.nn.functional.cross_entropy(x, _classes(t), label_smoothing=0.15)),
@@ -170,6 +172,18 @@ def test_traced_norms_and_loss_parameters_match_torch(name, fn, dtype):
     rng = np.random.RandomState(1)
     x, y = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (3, 4))
     check(fn, [x, y], dtype=dtype)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 1.5, 3.25, float("inf")])
+def test_embedding_renorm_matches_torch(norm_type):
+    w = np.random.RandomState(2).uniform(-2, 2, (5, 4)).astype(np.float32)
+
+    def fn(t):
+        weight = t.tensor(w)
+        out = t.nn.functional.embedding(t.tensor([[0, 2], [3, 0]]), weight, max_norm=1.3, norm_type=norm_type)
+        return out, weight
+
+    compare(fn, [], grad=False)
 
 
 @pytest.mark.parametrize("dtype", ["int64", "uint8", "float16", "complex64"])

@@ -27,6 +27,7 @@ CASES = {
     "norm_negative": lambda x, y, v: x.norm(-v),
     "vector_norm": lambda x, y, v: torchlike.linalg.vector_norm(x, 3 * v, dim=0),
     "dist": lambda x, y, v: torchlike.dist(x, y, 1 + v),
+    "cdist": lambda x, y, v: torchlike.cdist(x, y, 1 + v),
     "smooth_l1_loss": lambda x, y, v: F.smooth_l1_loss(x, y, beta=v),
     "huber_loss": lambda x, y, v: F.huber_loss(x, y, delta=v),
     "cross_entropy": lambda x, y, v: F.cross_entropy(x, torchlike.tensor([1, 0, 3, 2]), label_smoothing=v),
@@ -92,3 +93,18 @@ def test_label_smoothing_zero_keeps_the_plain_program():
     t = torchlike.tensor([1, 0, 3, 2])
     assert F.cross_entropy(x, t).grad_fn.name() == "NllLossBackward0"
     assert F.cross_entropy(x, t, label_smoothing=0.1).grad_fn.name() == "AddBackward0"
+
+
+def test_embedding_max_norm_and_norm_type_are_traced():
+    idx = torchlike.tensor([0, 2, 3])
+
+    def step(v):
+        w = torchlike.tensor(_X * 3)
+        return F.embedding(idx, w, max_norm=v, norm_type=1 + v).sum().item()
+
+    first = [step(0.3), step(0.31)]
+    lazy._join_compiles()
+    before = _compiles()
+    results = first + [step(0.32 + i / 100) for i in range(48)]
+    assert _compiles() == before
+    assert len(set(results)) == len(results)
