@@ -28,6 +28,8 @@ CASES = {
     "vector_norm": lambda x, y, v: torchlike.linalg.vector_norm(x, 3 * v, dim=0),
     "dist": lambda x, y, v: torchlike.dist(x, y, 1 + v),
     "cdist": lambda x, y, v: torchlike.cdist(x, y, 1 + v),
+    "pdist": lambda x, y, v: torchlike.pdist(x, 1 + v),
+    "renorm": lambda x, y, v: torchlike.renorm(x, 1 + v, 0, 2 * v),
     "smooth_l1_loss": lambda x, y, v: F.smooth_l1_loss(x, y, beta=v),
     "huber_loss": lambda x, y, v: F.huber_loss(x, y, delta=v),
     "cross_entropy": lambda x, y, v: F.cross_entropy(x, torchlike.tensor([1, 0, 3, 2]), label_smoothing=v),
