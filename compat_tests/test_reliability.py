@@ -177,6 +177,14 @@ def test_traced_norms_and_loss_parameters_match_torch(name, fn, dtype):
     check(fn, [x, y], dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_traced_norms_accumulate_half_precision_in_float_as_torch(dtype):
+    x = np.random.RandomState(3).uniform(-2, 2, (3, 8))
+    f = lambda t, a: (a.norm(1.5), a.norm(2.5, dim=1), t.linalg.vector_norm(a, 0.7, dim=0),  # noqa: E731
+                      t.nn.functional.normalize(a, p=3.5), t.nn.functional.pairwise_distance(a, a.flip(0), 1.5))
+    check(f, [x], dtype=dtype, grad=False)
+
+
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, 1.5, 3.25, float("inf")])
 def test_embedding_renorm_matches_torch(norm_type):
     w = np.random.RandomState(2).uniform(-2, 2, (5, 4)).astype(np.float32)

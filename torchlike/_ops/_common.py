@@ -113,7 +113,9 @@ def _traced(ord: Any) -> bool:
 def _vnorm_fwd(x: Any, ord: Any, axes: Any, keepdim: bool) -> Any:
     a = jnp.abs(x)
     if _traced(ord):  # a general p, as an array: 1/p rounds in p's own precision, as 1.0 / ord does
-        return jnp.sum(a ** ord.astype(a.dtype), axes, keepdims=keepdim) ** (1 / ord).astype(a.dtype)
+        acc = jnp.promote_types(a.dtype, jnp.float32)  # torch: half-precision norms accumulate in float
+        s = jnp.sum(a.astype(acc) ** ord.astype(acc), axes, keepdims=keepdim)
+        return (s ** (1 / ord).astype(acc)).astype(a.dtype)
     if ord == 0:
         return jnp.sum(a != 0, axes, keepdims=keepdim).astype(a.dtype)
     if math.isinf(ord):

@@ -410,7 +410,7 @@ def _pnorm(d: Any, p: Any, axis: int, keepdim: bool = False) -> Any:
     (0, 1, 2, inf) or a traced general order."""
     traced = not isinstance(p, (int, float))
     if traced:
-        p, inv = p.astype(d.dtype), (1 / p).astype(d.dtype)  # 1/p rounds as torch's double 1.0 / p
+        p, inv = p, 1 / p  # 1/p rounds in p's precision, as torch's double 1.0 / p
     elif p == 2:
         s = jnp.sum(d * d, axis=axis, keepdims=keepdim)
         safe = jnp.where(s > 0, s, jnp.ones_like(s))
@@ -422,9 +422,12 @@ def _pnorm(d: Any, p: Any, axis: int, keepdim: bool = False) -> Any:
     elif p == 0:
         return jnp.sum((d != 0).astype(d.dtype), axis=axis, keepdims=keepdim)
     a = _abs0(d)
+    if traced:  # torch: half-precision norms accumulate in float
+        acc = jnp.promote_types(d.dtype, jnp.float32)
+        a, p, inv = a.astype(acc), p.astype(acc), inv.astype(acc)
     s = jnp.sum(a**p, axis=axis, keepdims=keepdim)
     safe = jnp.where(s > 0, s, jnp.ones_like(s))
-    return jnp.where(s > 0, safe ** (inv if traced else 1.0 / p), jnp.zeros_like(s))
+    return jnp.where(s > 0, safe ** (inv if traced else 1.0 / p), jnp.zeros_like(s)).astype(d.dtype)
 
 
 def pairwise_body(x1: Any, x2: Any, p: Any, eps: Any, keepdim: bool) -> Any:
