@@ -110,10 +110,15 @@ def _traced(ord: Any) -> bool:
     return not isinstance(ord, (int, float))
 
 
+def norm_acc(dtype: Any) -> Any:
+    """The dtype a general-order norm accumulates in: float32 for half precision, as torch's opmath type."""
+    return np.dtype(np.float32) if np.dtype(dtype).itemsize < 4 else np.dtype(dtype)
+
+
 def _vnorm_fwd(x: Any, ord: Any, axes: Any, keepdim: bool) -> Any:
     a = jnp.abs(x)
     if _traced(ord):  # a general p, as an array: 1/p rounds in p's own precision, as 1.0 / ord does
-        acc = jnp.promote_types(a.dtype, jnp.float32)  # torch: half-precision norms accumulate in float
+        acc = norm_acc(a.dtype)  # torch: half-precision norms accumulate in float
         s = jnp.sum(a.astype(acc) ** ord.astype(acc), axes, keepdims=keepdim)
         return (s ** (1 / ord).astype(acc)).astype(a.dtype)
     if ord == 0:

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
-from ._common import special_ord
+from ._common import norm_acc, special_ord
 from .nn_ops import host_values
 from .registry import OptRawTensor, OptTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorOrScalar, defop
 
@@ -423,7 +423,7 @@ def _pnorm(d: Any, p: Any, axis: int, keepdim: bool = False) -> Any:
         return jnp.sum((d != 0).astype(d.dtype), axis=axis, keepdims=keepdim)
     a = _abs0(d)
     if traced:  # torch: half-precision norms accumulate in float
-        acc = jnp.promote_types(d.dtype, jnp.float32)
+        acc = norm_acc(d.dtype)
         a, p, inv = a.astype(acc), p.astype(acc), inv.astype(acc)
     s = jnp.sum(a**p, axis=axis, keepdims=keepdim)
     safe = jnp.where(s > 0, s, jnp.ones_like(s))
