@@ -144,6 +144,13 @@ TRACED_CASES = [
     ("renorm", lambda t, x, y: (t.renorm(x, 1.7, 0, 1.1), t.renorm(y, 2, 1, 0.9), t.renorm(x, float("inf"), 0, 1.0))),
     ("renorm_", lambda t, x, y: (x * 1).renorm_(3.1, 1, 0.8)),
     ("cdist_p2_p1_inf", lambda t, x, y: (t.cdist(x, y), t.cdist(x, y, 1), t.cdist(x, y, float("inf")))),
+    ("layer_norm_eps", lambda t, x, y: t.nn.functional.layer_norm(x * 0.01, (4,), eps=0.03)),
+    ("group_norm_eps", lambda t, x, y: t.nn.functional.group_norm(x.reshape(1, 6, 2) * 0.01, 3, eps=0.02)),
+    ("instance_norm_eps", lambda t, x, y: t.nn.functional.instance_norm(x.reshape(1, 3, 4) * 0.01, eps=0.04)),
+    ("batch_norm_eps", lambda t, x, y: t.nn.functional.batch_norm(
+        x * 0.01, t.zeros(4, dtype=x.dtype), t.ones(4, dtype=x.dtype), training=True, eps=0.05)),
+    ("batch_norm_eval_eps", lambda t, x, y: t.nn.functional.batch_norm(
+        x, t.full((4,), 0.1, dtype=x.dtype), t.full((4,), 0.01, dtype=x.dtype), eps=0.3)),
     ("smooth_l1", lambda t, x, y: t.nn.functional.smooth_l1_loss(x, y, beta=0.37)),
     ("huber", lambda t, x, y: t.nn.functional.huber_loss(x, y, delta=0.61, reduction="sum")),
     ("cross_entropy_ls", lambda t, x, y: t.nn.functional.cross_entropy(x, _classes(t), label_smoothing=0.15)),
