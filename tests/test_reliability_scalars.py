@@ -70,18 +70,24 @@ def test_fifty_values_compile_once(name):
         out.backward()
         return out.item()
 
+    results, compiled = _run_fifty(step)
+    assert compiled == 0, f"{name}: new values compiled {compiled} programs"
+    assert all(math.isfinite(r) for r in results)
+    assert len(set(results)) > 1  # the value reached the kernel
+
+
+def _run_fifty(step):
+    """``step(v)`` for 50 distinct values: (results, programs compiled after the warm-up)."""
     values = [0.301 + i / 100 for i in range(50)]  # never a default (0.5), which is baked
     # warm-up: a recurring backward, and in lazy mode a recurring graph, compiles as one program on its 2nd
     # and 3rd runs (with the same value each time too)
-    first = []
+    results = []
     for v in values[:4]:
-        first.append(step(v))
+        results.append(step(v))
         lazy._join_compiles()  # background compiles land before the next run
     before = _compiles()
-    results = first + [step(v) for v in values[4:]]
-    assert _compiles() == before, f"{name}: new values compiled {_compiles() - before} programs"
-    assert all(math.isfinite(r) for r in results)
-    assert len(set(results)) > 1  # the value reached the kernel
+    results += [step(v) for v in values[4:]]
+    return results, _compiles() - before
 
 
 def test_special_norm_orders_stay_exact():
@@ -111,9 +117,6 @@ def test_embedding_max_norm_and_norm_type_are_traced():
         w = torchlike.tensor(_X * 3)
         return F.embedding(idx, w, max_norm=v, norm_type=1 + v).sum().item()
 
-    first = [step(0.3), step(0.31)]
-    lazy._join_compiles()
-    before = _compiles()
-    results = first + [step(0.32 + i / 100) for i in range(48)]
-    assert _compiles() == before
+    results, compiled = _run_fifty(step)
+    assert compiled == 0
     assert len(set(results)) == len(results)
