@@ -1,7 +1,9 @@
 """Reliability benchmarks of issue 22, each in a fresh subprocess (max RSS from getrusage).
 
-Usage: python bench/reliability.py [pow|mlp|op] [count]
+Usage: python bench/reliability.py [pow|norm|smooth_l1|mlp|op] [count]
   pow: ``x.abs() ** (1 + i*1e-4)`` for ``count`` distinct Python-float exponents (default 1000)
+  norm: ``x.norm(1.5 + i*1e-4)`` (forward and backward) for ``count`` distinct orders (default 1000)
+  smooth_l1: ``smooth_l1_loss(x, y, beta=0.5 + i*1e-4)`` (forward and backward) for ``count`` betas (default 1000)
   mlp: an MLP training step (Linear-ReLU-Linear, SGD) over ``count`` distinct batch sizes (default 250)
   op:  microseconds per ``x + y`` on 4x4 float32 tensors (grad mode's hot-path cost)
 Prints seconds, max RSS (MB) and, where torchlike has them, the compile counters.
@@ -30,6 +32,26 @@ def bench_pow(torch, n: int) -> None:
         y = x.abs() ** (1 + i * 1e-4)
     y.sum().item()
     print(f"pow: {n} exponents in {time.perf_counter() - t0:.2f} s, max RSS {rss_mb():.0f} MB")
+
+
+def _bench_values(torch, name: str, f, n: int) -> None:
+    """``f(x, v)`` then its backward for ``n`` distinct Python floats ``v``."""
+    x = torch.randn(64, 64, requires_grad=True)
+    f(x, 0.5).backward()  # warm the common path
+    t0 = time.perf_counter()
+    for i in range(n):
+        f(x, 0.5 + i * 1e-4).backward()
+    x.grad.sum().item()
+    print(f"{name}: {n} values in {time.perf_counter() - t0:.2f} s, max RSS {rss_mb():.0f} MB")
+
+
+def bench_norm(torch, n: int) -> None:
+    _bench_values(torch, "norm", lambda x, v: x.norm(1 + v), n)
+
+
+def bench_smooth_l1(torch, n: int) -> None:
+    y = torch.randn(64, 64)
+    _bench_values(torch, "smooth_l1", lambda x, v: torch.nn.functional.smooth_l1_loss(x, y, beta=v), n)
 
 
 def bench_mlp(torch, n: int) -> None:
@@ -62,12 +84,14 @@ def bench_op(torch) -> None:
 
 def main() -> None:
     what = sys.argv[1] if len(sys.argv) > 1 else "op"
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else (1000 if what == "pow" else 250)
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else (250 if what == "mlp" else 1000)
     if os.environ.get("BENCH_TORCH"):
         import torch
     else:
         import torchlike as torch
-    {"pow": lambda: bench_pow(torch, n), "mlp": lambda: bench_mlp(torch, n), "op": lambda: bench_op(torch)}[what]()
+    {"pow": lambda: bench_pow(torch, n), "norm": lambda: bench_norm(torch, n),
+     "smooth_l1": lambda: bench_smooth_l1(torch, n), "mlp": lambda: bench_mlp(torch, n),
+     "op": lambda: bench_op(torch)}[what]()  # fmt: skip
     stats = getattr(torch, "compile_stats", None)
     if stats is not None:
         print("compiles:", stats())

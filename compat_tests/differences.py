@@ -13,6 +13,13 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "the other names keep the previous checkpoint; torch overwrites the shared file in place.",
         "Rewriting a file in place can leave a half-written checkpoint if the process dies; a rename cannot.",
     ),
+    "load_not_a_pickle": (
+        "serialization", "`load()` (weights_only) of a file that is not a pickle raises `pickle.UnpicklingError` with "
+        "torch's 'Weights only load failed' message; for a few leading bytes torch's weights-only unpickler lets a "
+        "`KeyError` (a memo read, e.g. a text file starting with 'h') or an `IndexError` (a stack pop, e.g. 'a') escape.",
+        "Those escapes are accidents of torch's unpickler; torchlike reports every malformed pickle the same way "
+        "(torch's own type for the rest, as the fuzz suite checks).",
+    ),
     "kernel_cache_flush": (
         "speed", "Past `torchlike.set_kernel_cache_size(n)` compiled executables (default 512), JAX's compile caches "
         "are cleared, and the kernels in use compile again on their next call.",

@@ -281,6 +281,7 @@ def _autograd() -> list[Case]:
         "retain_grad_no_grad": lambda t: t.ones(2).retain_grad(),
         "jacobian_non_tensor": lambda t: t.autograd.functional.jacobian(lambda a: a, [1.0]),
         "function_no_forward": lambda t: type("F", (t.autograd.Function,), {})().apply(t.ones(2)),
+        "function_instance_call": lambda t: type("F", (t.autograd.Function,), {})()(t.ones(2)),
         "set_grad_enabled_str": lambda t: t.set_grad_enabled("yes"),
     }
     return [("autograd", k, v) for k, v in calls.items()]
@@ -305,6 +306,7 @@ def _nn() -> list[Case]:
         "maxpool_big": lambda t: nn(t).MaxPool2d(5)(t.ones(1, 1, 3, 3)),
         "maxpool_pad": lambda t: nn(t).MaxPool2d(2, padding=2)(t.ones(1, 1, 4, 4)),
         "avgpool_dims": lambda t: nn(t).AvgPool2d(2)(t.ones(4)),
+        "avgpool_2d_input": lambda t: F(t).avg_pool2d(t.ones(4, 4), 2),
         "batchnorm_features": lambda t: nn(t).BatchNorm1d(3)(t.ones(2, 4)),
         "batchnorm_one_value": lambda t: nn(t).BatchNorm1d(3)(t.ones(1, 3)),
         "batchnorm2d_dims": lambda t: nn(t).BatchNorm2d(3)(t.ones(2, 3)),
@@ -379,10 +381,10 @@ def _serialization() -> list[Case]:
             f.write(data)
         return path(name)
 
-    def saved_then(t: Any, edit: Callable[[bytes], bytes]) -> Any:
+    def saved_then(t: Any, edit: Callable[[bytes], bytes], **load_kw: Any) -> Any:
         buf = io.BytesIO()
         torch.save({"a": torch.arange(4.0)}, buf)
-        return t.load(io.BytesIO(edit(buf.getvalue())), weights_only=True)
+        return t.load(io.BytesIO(edit(buf.getvalue())), weights_only=True, **load_kw)
 
     calls = {
         "load_missing": lambda t: t.load(path("missing.pt")),
@@ -392,6 +394,10 @@ def _serialization() -> list[Case]:
         "load_truncated": lambda t: saved_then(t, lambda b: b[: len(b) // 2]),
         "load_zip_junk": lambda t: saved_then(t, lambda b: b"PK\x03\x04" + b[100:]),
         "load_bad_map_location": lambda t: t.load(io.BytesIO(b""), map_location=5),
+        "load_map_location_not_callable": lambda t: saved_then(t, lambda b: b, map_location=5),
+        "load_garbage_unsafe": lambda t: t.load(io.BytesIO(b"not a checkpoint"), weights_only=False),
+        "load_truncated_pickle": lambda t: t.load(io.BytesIO(b"(")),
+        "load_pickle_not_magic": lambda t: t.load(io.BytesIO(b"\x80\x02K\x05.")),
         "load_bytes_object": lambda t: t.load(b"abc"),
         "load_int": lambda t: t.load(5),
         "save_to_dir": lambda t: t.save(t.ones(2), _TMP),
@@ -474,15 +480,8 @@ def summary(cases: list[Case] | None = None) -> dict:
     return {"counts": counts, "details": details}
 
 
-# Where torchlike still raises another type than torch: the reason, so the gap stays visible.
-KNOWN = {
-    "inplace/resize_leaf": "torchlike has no Tensor.resize_ (an AttributeError, not torch's requires-grad error)",
-    "autograd/function_no_forward": "torchlike's legacy (non-static forward) Function check runs before torch's",
-    "nn/avgpool_dims": "torch's IndexError comes from its shape code indexing dim -3 of a 1-d input",
-    "serialization/load_garbage": "torch's weights_only unpickler fails first (UnpicklingError); torchlike's "
-    "legacy-format magic-number check raises RuntimeError",
-    "serialization/load_bad_map_location": "torch reads the empty file (EOFError) before checking map_location",
-}
+# Where torchlike still raises another type than torch: the reason, so the gap stays visible (none left).
+KNOWN: dict[str, str] = {}
 
 _CASES = all_cases()
 

@@ -121,6 +121,89 @@ def test_scalar_hyperparameters_match_torch(name, fn, dtype):
     check(fn, [x], dtype=dtype, grad=dtype != "bfloat16", rtol=rtol)
 
 
+def _classes(t):
+    return t.tensor([1, 0, 3])
+
+
+def _signs(t, x):
+    return t.tensor([[1.0, -1.0, 1.0, -1.0], [-1.0, -1.0, 1.0, 1.0], [1.0, 1.0, -1.0, 1.0]]).to(x.dtype)
+
+
+# norms of a general order and loss hyper-parameters: traced arguments now (tests/test_reliability_scalars.py
+# counts the compiles); the values and gradients must stay torch's
+TRACED_CASES = [
+    ("norm_p", lambda t, x, y: x.norm(1.37)),
+    ("norm_neg_p", lambda t, x, y: x.norm(-1.5)),
+    ("norm_p_dim", lambda t, x, y: x.norm(2.7, dim=1, keepdim=True)),
+    ("norm_small_p", lambda t, x, y: (x * y).norm(0.6, dim=0)),
+    ("vector_norm", lambda t, x, y: t.linalg.vector_norm(x, 3.5, dim=(0, 1))),
+    ("dist", lambda t, x, y: t.dist(x, y, 3.3)),
+    ("dist_int_p", lambda t, x, y: t.dist(x, y, 3)),
+    ("cdist", lambda t, x, y: t.cdist(x, y, 1.7)),
+    ("pdist", lambda t, x, y: (t.pdist(x, 1.7), t.pdist(x), t.pdist(y, float("inf")))),
+    ("renorm", lambda t, x, y: (t.renorm(x, 1.7, 0, 1.1), t.renorm(y, 2, 1, 0.9), t.renorm(x, float("inf"), 0, 1.0))),
+    ("renorm_", lambda t, x, y: (x * 1).renorm_(3.1, 1, 0.8)),
+    ("cdist_p2_p1_inf", lambda t, x, y: (t.cdist(x, y), t.cdist(x, y, 1), t.cdist(x, y, float("inf")))),
+    ("layer_norm_eps", lambda t, x, y: t.nn.functional.layer_norm(x * 0.01, (4,), eps=0.03)),
+    ("group_norm_eps", lambda t, x, y: t.nn.functional.group_norm(x.reshape(1, 6, 2) * 0.01, 3, eps=0.02)),
+    ("instance_norm_eps", lambda t, x, y: t.nn.functional.instance_norm(x.reshape(1, 3, 4) * 0.01, eps=0.04)),
+    ("batch_norm_eps", lambda t, x, y: t.nn.functional.batch_norm(
+        x * 0.01, t.zeros(4, dtype=x.dtype), t.ones(4, dtype=x.dtype), training=True, eps=0.05)),
+    ("batch_norm_eval_eps", lambda t, x, y: t.nn.functional.batch_norm(
+        x, t.full((4,), 0.1, dtype=x.dtype), t.full((4,), 0.01, dtype=x.dtype), eps=0.3)),
+    ("smooth_l1", lambda t, x, y: t.nn.functional.smooth_l1_loss(x, y, beta=0.37)),
+    ("huber", lambda t, x, y: t.nn.functional.huber_loss(x, y, delta=0.61, reduction="sum")),
+    ("cross_entropy_ls", lambda t, x, y: t.nn.functional.cross_entropy(x, _classes(t), label_smoothing=0.15)),
+    ("cross_entropy_ls_none", lambda t, x, y: t.nn.functional.cross_entropy(
+        x, _classes(t), label_smoothing=0.3, reduction="none")),
+    ("cross_entropy_prob_ls", lambda t, x, y: t.nn.functional.cross_entropy(
+        x, y.detach().softmax(1), label_smoothing=0.2)),
+    ("poisson_nll", lambda t, x, y: t.nn.functional.poisson_nll_loss(
+        x.abs() + 0.1, y.detach().abs(), log_input=False, eps=0.07)),
+    ("gaussian_nll", lambda t, x, y: t.nn.functional.gaussian_nll_loss(x, y, x.detach().abs() * 0.1, eps=0.05)),
+    ("cosine_embedding", lambda t, x, y: t.nn.functional.cosine_embedding_loss(
+        x, y, t.tensor([1, -1, -1]), margin=0.23)),
+    ("margin_ranking", lambda t, x, y: t.nn.functional.margin_ranking_loss(x, y, _signs(t, x), margin=0.3)),
+    ("hinge_embedding", lambda t, x, y: t.nn.functional.hinge_embedding_loss(x, _signs(t, x), margin=0.7)),
+    ("multi_margin", lambda t, x, y: t.nn.functional.multi_margin_loss(x, _classes(t), margin=0.45)),
+    ("triplet", lambda t, x, y: t.nn.functional.triplet_margin_loss(x, y, x.flip(0), margin=0.8, p=1.5, eps=1e-4)),
+    ("triplet_p2", lambda t, x, y: t.nn.functional.triplet_margin_loss(x, y, x.flip(0), margin=1.3)),
+    ("pairwise", lambda t, x, y: t.nn.functional.pairwise_distance(x, y, p=2.5, eps=1e-3)),
+    ("pairwise_p1", lambda t, x, y: t.nn.functional.pairwise_distance(x, y, 1)),
+    ("cosine_similarity", lambda t, x, y: t.nn.functional.cosine_similarity(x * 0.05, y, eps=0.3)),
+    ("normalize", lambda t, x, y: t.nn.functional.normalize(x, p=1.7, dim=1)),
+    ("normalize_eps", lambda t, x, y: t.nn.functional.normalize(x * 0.01, p=3.5, eps=0.2)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,fn", TRACED_CASES, ids=[c[0] for c in TRACED_CASES])
+def test_traced_norms_and_loss_parameters_match_torch(name, fn, dtype):
+    rng = np.random.RandomState(1)
+    x, y = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (3, 4))
+    check(fn, [x, y], dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_traced_norms_accumulate_half_precision_in_float_as_torch(dtype):
+    x = np.random.RandomState(3).uniform(-2, 2, (3, 8))
+    f = lambda t, a: (a.norm(1.5), a.norm(2.5, dim=1), t.linalg.vector_norm(a, 0.7, dim=0),  # noqa: E731
+                      t.nn.functional.normalize(a, p=3.5), t.nn.functional.pairwise_distance(a, a.flip(0), 1.5))
+    check(f, [x], dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 1.5, 3.25, float("inf")])
+def test_embedding_renorm_matches_torch(norm_type):
+    w = np.random.RandomState(2).uniform(-2, 2, (5, 4)).astype(np.float32)
+
+    def fn(t):
+        weight = t.tensor(w)
+        out = t.nn.functional.embedding(t.tensor([[0, 2], [3, 0]]), weight, max_norm=1.3, norm_type=norm_type)
+        return out, weight
+
+    compare(fn, [], grad=False)
+
+
 @pytest.mark.parametrize("dtype", ["int64", "uint8", "float16", "complex64"])
 def test_pow_scalar_result_dtypes_match_torch(dtype):
     x = np.arange(1, 7).reshape(2, 3)

@@ -103,8 +103,26 @@ def type_name(t: Tensor) -> str:
     return prefix + _TYPE_NAMES[t._dtype]
 
 
-def _vnorm_fwd(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
+def special_ord(ord: Any) -> bool:
+    """A norm order that changes the program (0, 1, 2, +-inf): baked into kernels; any other p is traced."""
+    return ord == 0 or ord == 1 or ord == 2 or math.isinf(ord)
+
+
+def _traced(ord: Any) -> bool:
+    return not isinstance(ord, (int, float))
+
+
+def norm_acc(dtype: Any) -> Any:
+    """The dtype a general-order norm accumulates in: float32 for half precision, as torch's opmath type."""
+    return np.dtype(np.float32) if np.dtype(dtype).itemsize < 4 else np.dtype(dtype)
+
+
+def _vnorm_fwd(x: Any, ord: Any, axes: Any, keepdim: bool) -> Any:
     a = jnp.abs(x)
+    if _traced(ord):  # a general p, as an array: 1/p rounds in p's own precision, as 1.0 / ord does
+        acc = norm_acc(a.dtype)  # torch: half-precision norms accumulate in float
+        s = jnp.sum(a.astype(acc) ** ord.astype(acc), axes, keepdims=keepdim)
+        return (s ** (1 / ord).astype(acc)).astype(a.dtype)
     if ord == 0:
         return jnp.sum(a != 0, axes, keepdims=keepdim).astype(a.dtype)
     if math.isinf(ord):
@@ -118,13 +136,18 @@ def _vnorm_fwd(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
     return jnp.sum(a**ord, axes, keepdims=keepdim) ** (1.0 / ord)
 
 
-def _vnorm_bwd_math(x: Any, norm: Any, g: Any, ord: float, axes: Any, keepdim: bool) -> Any:
+def _vnorm_bwd_math(x: Any, norm: Any, g: Any, ord: Any, axes: Any, keepdim: bool) -> Any:
     # torch's norm_backward (FunctionsManual.cpp); norm and g are broadcast back over the reduced axes
     if not keepdim and axes is not None:
         norm = jnp.expand_dims(norm, axes)
         g = jnp.expand_dims(g, axes)
     a = jnp.abs(x)
     sgn = jnp.sign(x)
+    if _traced(ord):  # a general p: torch's three cases, chosen by value
+        p = ord.astype(a.dtype)
+        scale = jnp.where(norm == 0, 0, g / jnp.where(norm == 0, 1, norm ** (p - 1)))
+        low = sgn * jnp.where(x == 0, 0, a ** (p - 1)) * g * norm ** (1 - p)
+        return jnp.where(p < 1, low, jnp.where(p < 2, sgn * a ** (p - 1) * scale, x * a ** (p - 2) * scale))
     if ord == 0:
         return jnp.zeros_like(x)
     if ord == 1:
@@ -145,7 +168,29 @@ def _vnorm_bwd_math(x: Any, norm: Any, g: Any, ord: float, axes: Any, keepdim: b
     return x * a ** (ord - 2) * scale
 
 
-def _vector_norm_impl(x: Any, ord: float, axes: Any, keepdim: bool) -> Any:
+def _vnorm_traced(x: Any, p: Any, axes: Any, keepdim: bool) -> Any:
+    """The norm of a traced order: ``p`` is an argument of the custom_vjp (it must not close over tracers)."""
+
+    @jax.custom_vjp
+    def f(x: Any, p: Any) -> Any:
+        return _vnorm_fwd(x, p, axes, keepdim)
+
+    def fwd(x: Any, p: Any) -> Any:
+        n = _vnorm_fwd(x, p, axes, keepdim)
+        return n, (x, n, p)
+
+    def bwd(res: Any, g: Any) -> Any:
+        x, n, p = res
+        return _vnorm_bwd_math(x, n, g, p, axes, keepdim).astype(x.dtype), jnp.zeros_like(p)
+
+    f.defvjp(fwd, bwd)
+    return f(x, jnp.asarray(p, np.float64))
+
+
+def _vector_norm_impl(x: Any, ord: Any, axes: Any, keepdim: bool) -> Any:
+    if _traced(ord):
+        return _vnorm_traced(x, ord, axes, keepdim)
+
     @jax.custom_vjp
     def f(x: Any) -> Any:
         return _vnorm_fwd(x, ord, axes, keepdim)

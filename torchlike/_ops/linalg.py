@@ -13,8 +13,8 @@ from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from ..autograd.graph import show_as
 from . import registry
-from ._common import _broadcast_shape
-from .registry import RawTensor, Scalar, TensorArg, TensorList, defop, expose
+from ._common import _broadcast_shape, special_ord
+from .registry import RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorList, defop, expose
 
 _CROSS = (("input", "other"), ("other", "input"))
 _CROSS2 = (("input", "mat2"), ("mat2", "input"))
@@ -504,8 +504,7 @@ def _broadcast(a: tuple, b: tuple) -> tuple:
 
 
 def _cdist_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x1, x2 = dyn
-    p = static[0]
+    x1, x2, p = dyn
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:
@@ -522,16 +521,19 @@ def _cdist_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError(f"expected scalar type {D.cpp_name(x1._dtype)} but found {D.cpp_name(x2._dtype)}")
 
 
-def _pnorm_last(diff: Any, p: float) -> Any:
-    """p-norm over the last axis with torch's gradients (0 where the norm is 0; inf: every tie gets all)."""
+def _pnorm_last(diff: Any, p: Any) -> Any:
+    """p-norm over the last axis with torch's gradients (0 where the norm is 0; inf: every tie gets all).
+    ``p`` is a Python number (0, 1, 2, inf) or a traced general order."""
     a = jnp.abs(diff)
     sgn = jax.lax.stop_gradient(jnp.sign(diff))
     absd = diff * sgn  # |diff| whose derivative is sign(diff) (0 at 0, as torch)
-    if p == 0:
+    if not isinstance(p, (int, float)):
+        p, inv = p.astype(diff.dtype), (1 / p).astype(diff.dtype)  # 1/p rounds as torch's double 1.0 / p
+    elif p == 0:
         return jax.lax.stop_gradient(jnp.sum(a != 0, -1).astype(diff.dtype))
-    if p == 1:
+    elif p == 1:
         return jnp.sum(absd, -1)
-    if math.isinf(p):
+    elif math.isinf(p):
         m = jax.lax.stop_gradient(jnp.max(a, -1) if p > 0 else jnp.min(a, -1))
         tie = jax.lax.stop_gradient(a == m[..., None])
         return m + jnp.sum(jnp.where(tie, absd - jax.lax.stop_gradient(absd), 0), -1)
@@ -539,16 +541,16 @@ def _pnorm_last(diff: Any, p: float) -> Any:
     s = jnp.sum(jnp.where(pos, jnp.where(pos, absd, 1) ** p, 0), -1)
     nz = s > 0
     safe = jnp.where(nz, s, 1)
-    return jnp.where(nz, safe ** (1.0 / p), 0)
+    return jnp.where(nz, safe ** (1.0 / p if isinstance(p, (int, float)) else inv), 0)
 
 
-@defop(promote=None, out=False, grad_name="CdistBackward0", check=_cdist_check)
-def cdist(x1: RawTensor, x2: RawTensor, p: float = 2.0, compute_mode: str | None = None) -> Any:
+@defop(promote=None, out=False, grad_name="CdistBackward0", check=_cdist_check, bake=special_ord)
+def cdist(x1: RawTensor, x2: RawTensor, p: ScalarOrStatic = 2.0, compute_mode: str | None = None) -> Any:
     batch = jnp.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     a = jnp.broadcast_to(x1, batch + x1.shape[-2:])
     b = jnp.broadcast_to(x2, batch + x2.shape[-2:])
     diff = a[..., :, None, :] - b[..., None, :, :]
-    if p == 1 or p == 0 or math.isinf(p) or p != 2:
+    if not isinstance(p, (int, float)) or p != 2:
         return _pnorm_last(diff, p)
     s = jnp.sum(diff * diff, -1)
     nz = s > 0

@@ -19,9 +19,9 @@ from jax import lax
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
-from ._common import _vector_norm_impl, dims
+from ._common import _vector_norm_impl, dims, special_ord
 from .linalg import matmul
-from .registry import RawTensor, TensorArg, defop, expose
+from .registry import RawTensor, ScalarOrStatic, TensorArg, defop, expose
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
            "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
@@ -869,17 +869,17 @@ def _norm_dims(dim: Any, ndim: int) -> tuple | None:
 
 
 def _vector_norm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x = dyn[0]
-    if static[3] is None:
+    x, ord = dyn
+    if static[2] is None:
         _float_input("linalg.vector_norm", x)
-    ord, dim = static[0], static[1]
+    dim = static[0]
     if x.numel() == 0 and (ord < 0 or math.isinf(ord)) and (dim is None or any(
             x._shape[d] == 0 for d in (_norm_dims(dim, x.dim()) or ()))):  # fmt: skip
         raise RuntimeError(
             f"linalg.vector_norm cannot compute the {_fmt_ord(ord)} norm on an empty tensor because the operation "
             "does not have an identity"
         )
-    dt = static[3]
+    dt = static[2]
     if dt is not None and D.promote_types(x._dtype, dt) is not dt:
         raise RuntimeError(
             f"linalg.vector_norm: the dtype of the input ({D.cpp_name(x._dtype)}) should be convertible without "
@@ -891,8 +891,9 @@ def _vector_norm_name(static: tuple, dyn: tuple) -> str:
     return "LinalgVectorNormBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_vector_norm_name, check=_vector_norm_check, out=True, out_dtype="exact")
-def _vector_norm(x: RawTensor, ord: float, dim: Any, keepdim: bool, dtype: Any) -> Any:
+@defop(promote=None, method=False, grad_name=_vector_norm_name, check=_vector_norm_check, out=True, out_dtype="exact",
+       bake=special_ord)  # fmt: skip
+def _vector_norm(x: RawTensor, ord: ScalarOrStatic, dim: Any, keepdim: bool, dtype: Any) -> Any:
     if dtype is not None:
         x = x.astype(dtype.np)
     elif not (jnp.issubdtype(x.dtype, jnp.floating) or jnp.issubdtype(x.dtype, jnp.complexfloating)):
@@ -903,7 +904,7 @@ def _vector_norm(x: RawTensor, ord: float, dim: Any, keepdim: bool, dtype: Any) 
     axes = _norm_dims(dim, x.ndim)
     if x.ndim == 0:
         axes = None
-    out = _vector_norm_impl(x, float(ord), axes, keepdim)
+    out = _vector_norm_impl(x, ord, axes, keepdim)
     if keepdim and axes is None and x.ndim:
         out = out.reshape((1,) * x.ndim)
     return out.real if jnp.iscomplexobj(out) else out

@@ -15,8 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
+from ._common import norm_acc, special_ord
 from .nn_ops import host_values
-from .registry import OptRawTensor, OptTensor, RawTensor, TensorArg, defop
+from .registry import OptRawTensor, OptTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorOrScalar, defop
+
+# Hyper-parameters (beta, delta, margin, eps, label_smoothing, a general p) are traced arguments, so a loop over
+# their values compiles once: ``Scalar`` where torch's kernel casts the value to the input's type,
+# ``TensorOrScalar`` where torch's arithmetic meets it as a wrapped number (it can make an integral input float).
 
 
 def _reduce(loss: Any, reduction: str) -> Any:
@@ -62,14 +67,14 @@ def _l1_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
 
 
 @defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"))
-def _smooth_l1_loss(input: TensorArg, target: TensorArg, reduction: str, beta: float) -> Any:
+def _smooth_l1_loss(input: TensorArg, target: TensorArg, reduction: str, beta: Scalar) -> Any:
     x, t = _both(input, target)
     d = jnp.abs(x - t)
     return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
 
 @defop(method=False, grad_name="HuberLossBackward0", check=_float_kernel("huber_cpu"))
-def _huber_loss(input: TensorArg, target: TensorArg, reduction: str, delta: float) -> Any:
+def _huber_loss(input: TensorArg, target: TensorArg, reduction: str, delta: Scalar) -> Any:
     x, t = _both(input, target)
     d = jnp.abs(x - t)
     return _reduce(jnp.where(d <= delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
@@ -150,7 +155,7 @@ def _nll_loss(
 
 
 def _ce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    input, target, weight = dyn
+    input, target, weight = dyn[:3]
     if target.dtype.is_floating_point and tuple(target.shape) == tuple(input.shape):
         if target.dtype is not input.dtype:
             raise RuntimeError(
@@ -161,7 +166,7 @@ def _ce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 
 def _ce_name(static: tuple, dyn: tuple) -> str:
-    reduction, _, smoothing = static
+    reduction, smoothing = static[0], dyn[3]
     if dyn[1].dtype.is_floating_point and tuple(dyn[1].shape) == tuple(dyn[0].shape):
         return "DivBackward1" if reduction == "mean" else "NegBackward0"
     if smoothing > 0:
@@ -169,9 +174,16 @@ def _ce_name(static: tuple, dyn: tuple) -> str:
     return _nll_name(static, dyn)
 
 
+def _wrapped(v: Any, dt: Any) -> Any:
+    """A traced double hyper-parameter as torch's arithmetic meets it: a wrapped number of ``dt``."""
+    return jnp.asarray(v).astype(dt)
+
+
 @defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"))  # fmt: skip
 def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int,
-                   label_smoothing: float) -> Any:  # fmt: skip
+                   label_smoothing: Scalar = 0.0) -> Any:  # fmt: skip
+    # label_smoothing is traced, or the baked default 0.0 (no smoothing terms in the program)
+    smooth = not isinstance(label_smoothing, float)
     cdim = _class_dim(input)
     logp = jax.nn.log_softmax(input, axis=cdim)
     c = input.shape[cdim]
@@ -179,7 +191,9 @@ def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, re
     wshape[cdim] = c
     wb = None if weight is None else weight.astype(input.dtype).reshape(wshape)
     if jnp.issubdtype(target.dtype, jnp.floating) and target.shape == input.shape:
-        t = target if label_smoothing <= 0 else target * (1 - label_smoothing) + label_smoothing / c
+        t = target
+        if smooth:
+            t = target * _wrapped(1 - label_smoothing, t.dtype) + _wrapped(label_smoothing / c, t.dtype)
         prod = logp * t if wb is None else logp * t * wb
         if reduction == "mean":
             return -jnp.sum(prod) / (input.size / c)
@@ -188,16 +202,16 @@ def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, re
         return -jnp.sum(prod, axis=cdim)
     losses, w = _pick(logp, target, weight, ignore_index)
     nll = _nll_reduce(losses, w, reduction)
-    if label_smoothing <= 0:
+    if not smooth:
         return nll
     valid = target.astype(jnp.int64) != ignore_index
-    smooth = -jnp.sum(logp if wb is None else logp * wb, axis=cdim)
-    smooth = jnp.where(valid, smooth, jnp.zeros_like(smooth))
+    smooth_loss = -jnp.sum(logp if wb is None else logp * wb, axis=cdim)
+    smooth_loss = jnp.where(valid, smooth_loss, jnp.zeros_like(smooth_loss))
     if reduction == "mean":
-        smooth = jnp.sum(smooth) / jnp.sum(w)
+        smooth_loss = jnp.sum(smooth_loss) / jnp.sum(w)
     else:
-        smooth = _reduce(smooth, reduction)
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / c)
+        smooth_loss = _reduce(smooth_loss, reduction)
+    return _wrapped(1 - label_smoothing, nll.dtype) * nll + smooth_loss * _wrapped(label_smoothing / c, nll.dtype)
 
 
 def _bce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
@@ -269,7 +283,7 @@ def _poisson_name(static: tuple, dyn: tuple) -> str:
 
 @defop(method=False, grad_name=_poisson_name)
 def _poisson_nll_loss(input: TensorArg, target: TensorArg, reduction: str, log_input: bool, full: bool,
-                      eps: float) -> Any:  # fmt: skip
+                      eps: TensorOrScalar) -> Any:  # fmt: skip
     if log_input:
         loss = jnp.exp(input) - target * input
     else:
@@ -287,7 +301,7 @@ def _gauss_name(static: tuple, dyn: tuple) -> str:
 
 @defop(method=False, grad_name=_gauss_name)
 def _gaussian_nll_loss(input: TensorArg, target: TensorArg, var: TensorArg, reduction: str, full: bool,
-                       eps: float) -> Any:  # fmt: skip
+                       eps: Scalar) -> Any:  # fmt: skip
     # torch clamps var under no_grad: the gradient flows as if unclamped
     v = var + jax.lax.stop_gradient(jnp.maximum(var, eps) - var)
     loss = 0.5 * (jnp.log(v) + jnp.square(input - target) / v)
@@ -321,8 +335,8 @@ def _clamp_min0(z: Any) -> Any:
     return jnp.where(z >= 0, z, jnp.zeros_like(z))
 
 
-@defop(method=False, grad_name=_named("AddBackward0", pos=1))
-def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTensor, margin: float,
+@defop(method=False, grad_name=_named("AddBackward0"))
+def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTensor, margin: TensorOrScalar,
                            reduction: str) -> Any:  # fmt: skip
     d = input1.ndim - 1
     eps = 1e-12
@@ -336,14 +350,14 @@ def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTens
     return _reduce(pos + neg, reduction)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1))
-def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: float,
+@defop(method=False, grad_name=_named("ClampMinBackward0"))
+def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: TensorOrScalar,
                          reduction: str) -> Any:  # fmt: skip
     return _reduce(_clamp_min0(-target * (input1 - input2) + margin), reduction)
 
 
-@defop(method=False, grad_name=_named("AddBackward0", pos=1))
-def _hinge_embedding_loss(input: TensorArg, target: TensorArg, margin: float, reduction: str) -> Any:
+@defop(method=False, grad_name=_named("AddBackward0"))
+def _hinge_embedding_loss(input: TensorArg, target: TensorArg, margin: TensorOrScalar, reduction: str) -> Any:
     zeros = jnp.zeros_like(input)
     margin_clamp = _clamp_min0(margin - input)
     loss = jnp.where(target != 1, margin_clamp, zeros) + jnp.where(target != -1, input, zeros)
@@ -351,7 +365,7 @@ def _hinge_embedding_loss(input: TensorArg, target: TensorArg, margin: float, re
 
 
 def _mm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    input, target, weight = dyn
+    input, target, weight = dyn[:3]
     if input.dim() > 2:
         raise RuntimeError(
             f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
@@ -369,7 +383,7 @@ def _mm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 
 @defop(method=False, grad_name="MultiMarginLossBackward0", check=_mm_check)
-def _multi_margin_loss(input: TensorArg, target: RawTensor, weight: OptRawTensor, p: int, margin: float,
+def _multi_margin_loss(input: TensorArg, target: RawTensor, weight: OptRawTensor, p: int, margin: Scalar,
                        reduction: str) -> Any:  # fmt: skip
     x = input if input.ndim == 2 else input.reshape(1, -1)
     t = target.reshape(-1)
@@ -391,33 +405,40 @@ def _abs0(d: Any) -> Any:
     return d * jax.lax.stop_gradient(jnp.sign(d))
 
 
-def _pnorm(d: Any, p: float, axis: int, keepdim: bool = False) -> Any:
-    """torch.norm(d, p, dim) with a zero gradient at 0 (as torch's norm backward)."""
-    if p == 2:
+def _pnorm(d: Any, p: Any, axis: int, keepdim: bool = False) -> Any:
+    """torch.norm(d, p, dim) with a zero gradient at 0 (as torch's norm backward); ``p`` is a Python number
+    (0, 1, 2, inf) or a traced general order."""
+    traced = not isinstance(p, (int, float))
+    if traced:
+        p, inv = p, 1 / p  # 1/p rounds in p's precision, as torch's double 1.0 / p
+    elif p == 2:
         s = jnp.sum(d * d, axis=axis, keepdims=keepdim)
         safe = jnp.where(s > 0, s, jnp.ones_like(s))
         return jnp.where(s > 0, jnp.sqrt(safe), jnp.zeros_like(s))
-    if p == 1:
+    elif p == 1:
         return jnp.sum(_abs0(d), axis=axis, keepdims=keepdim)
-    if p == math.inf:
+    elif p == math.inf:
         return jnp.max(_abs0(d), axis=axis, keepdims=keepdim)
-    if p == 0:
+    elif p == 0:
         return jnp.sum((d != 0).astype(d.dtype), axis=axis, keepdims=keepdim)
     a = _abs0(d)
+    if traced:  # torch: half-precision norms accumulate in float
+        acc = norm_acc(d.dtype)
+        a, p, inv = a.astype(acc), p.astype(acc), inv.astype(acc)
     s = jnp.sum(a**p, axis=axis, keepdims=keepdim)
     safe = jnp.where(s > 0, s, jnp.ones_like(s))
-    return jnp.where(s > 0, safe ** (1.0 / p), jnp.zeros_like(s))
+    return jnp.where(s > 0, safe ** (inv if traced else 1.0 / p), jnp.zeros_like(s)).astype(d.dtype)
 
 
-def pairwise_body(x1: Any, x2: Any, p: float, eps: float, keepdim: bool) -> Any:
+def pairwise_body(x1: Any, x2: Any, p: Any, eps: Any, keepdim: bool) -> Any:
     d = x1 - x2 + eps
     axis = max(x1.ndim, x2.ndim) - 1
     return _pnorm(d, p, axis if axis >= 0 else 0, keepdim)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=4))
-def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: float, p: float,
-                         eps: float, swap: bool, reduction: str) -> Any:  # fmt: skip
+@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1), bake=special_ord)
+def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: TensorOrScalar,
+                         p: ScalarOrStatic, eps: TensorOrScalar, swap: bool, reduction: str) -> Any:  # fmt: skip
     d_pos = pairwise_body(anchor, positive, p, eps, False)
     d_neg = pairwise_body(anchor, negative, p, eps, False)
     if swap:
@@ -425,14 +446,14 @@ def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: Tenso
     return _reduce(_clamp_min0(margin + d_pos - d_neg), reduction)
 
 
-@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="NormBackward1")
+@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="NormBackward1", bake=special_ord)
 def pairwise_distance(
-    x1: TensorArg, x2: TensorArg, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+    x1: TensorArg, x2: TensorArg, p: ScalarOrStatic = 2.0, eps: TensorOrScalar = 1e-6, keepdim: bool = False
 ) -> Any:
     return pairwise_body(x1, x2, p, eps, keepdim)
 
 
-def _cosine(a: Any, b: Any, d: int, eps: float) -> Any:
+def _cosine(a: Any, b: Any, d: int, eps: Any) -> Any:
     # torch clamps the norms under no_grad
     n1 = _pnorm(a, 2, d, True)
     n2 = _pnorm(b, 2, d, True)
@@ -442,15 +463,15 @@ def _cosine(a: Any, b: Any, d: int, eps: float) -> Any:
 
 
 @defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="SumBackward1")
-def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: float = 1e-8) -> Any:
+def cosine_similarity(x1: TensorArg, x2: TensorArg, dim: int = 1, eps: Scalar = 1e-8) -> Any:
     a, b = jnp.broadcast_arrays(x1, x2)
     if a.ndim == 0:  # 0-dim inputs reduce over their single element
         return _cosine(a.reshape(1), b.reshape(1), 0, eps).reshape(())
     return _cosine(a, b, dim % a.ndim, eps)
 
 
-@defop(promote="float", method=False, grad_name="DivBackward0")
-def _normalize(input: TensorArg, p: float, dim: int, eps: float) -> Any:
+@defop(promote="float", method=False, grad_name="DivBackward0", bake=special_ord)
+def _normalize(input: TensorArg, p: ScalarOrStatic, dim: int, eps: Scalar) -> Any:
     if input.ndim == 0:  # a 0-dim input normalizes its single element
         return input / jnp.maximum(_pnorm(input.reshape(1), p, 0, True).reshape(()), eps)
     d = dim % input.ndim

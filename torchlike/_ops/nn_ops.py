@@ -669,6 +669,8 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
 def avg_pool_nd(n: int, input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                 ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Any = None) -> Tensor:  # fmt: skip
+    if n == 2 and input.dim() < 3:
+        input.size(-3)  # torch: avg_pool2d reads the plane count first (IndexError for a 1-d or 2-d input)
     k, s, p, _ = _pool_args(f"avg_pool{n}d", n, input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -763,7 +765,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 
 def _bn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x, w, b, rm, rv, _ = dyn
+    x, w, b, rm, rv = dyn[:5]
     c = x.shape[1] if x.dim() > 1 else 1
     for name, t in (("running_mean", rm), ("running_var", rv), ("weight", w), ("bias", b)):
         if t is not None and t.numel() != c:
@@ -778,7 +780,7 @@ def _bn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     check=_bn_check,
 )
 def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, running_mean: OptRawTensor,
-                running_var: OptRawTensor, momentum: Scalar, training: bool, eps: float) -> Any:  # fmt: skip
+                running_var: OptRawTensor, momentum: Scalar, training: bool, eps: Scalar) -> Any:  # fmt: skip
     """Returns ``out``, or ``(out, new_running_mean, new_running_var)`` when training with running stats."""
     acc = _acc(input)
     x = input.astype(acc)
@@ -789,7 +791,7 @@ def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, runn
         var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
     else:
         mean, var = running_mean.astype(acc), running_var.astype(acc)
-    out = (x - mean.reshape(shape)) * lax.rsqrt(var + eps).reshape(shape)
+    out = (x - mean.reshape(shape)) * lax.rsqrt(var + eps.astype(acc)).reshape(shape)
     if weight is not None:
         out = out * weight.astype(acc).reshape(shape)
     if bias is not None:
@@ -839,7 +841,7 @@ def _instance_name(static: tuple, dyn: tuple) -> str:
 
 @defop(promote=None, method=False, grad_name=_instance_name, saves=("input", "weight"))
 def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, running_mean: OptRawTensor,
-                   running_var: OptRawTensor, momentum: Scalar, use_input_stats: bool, eps: float) -> Any:  # fmt: skip
+                   running_var: OptRawTensor, momentum: Scalar, use_input_stats: bool, eps: Scalar) -> Any:  # fmt: skip
     acc = _acc(input)
     x = input.astype(acc)
     axes = tuple(range(2, x.ndim))
@@ -850,7 +852,7 @@ def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, r
     else:
         mean = running_mean.astype(acc).reshape(shape)
         var = running_var.astype(acc).reshape(shape)
-    out = (x - mean) * lax.rsqrt(var + eps)
+    out = (x - mean) * lax.rsqrt(var + eps.astype(acc))
     if weight is not None:
         out = out * weight.astype(acc).reshape(shape)
     if bias is not None:
@@ -907,14 +909,14 @@ def _norm_shape_check(input: Any, normalized_shape: tuple) -> None:
     saves=("input", "weight"),
 )
 def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, normalized_shape: tuple,
-                eps: float) -> Any:  # fmt: skip
+                eps: Scalar) -> Any:  # fmt: skip
     _norm_shape_check(input, normalized_shape)
     acc = _acc(input)
     x = input.astype(acc)
     axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
     mean = jnp.mean(x, axis=axes, keepdims=True)
     var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
-    out = (x - mean) * lax.rsqrt(var + eps)
+    out = (x - mean) * lax.rsqrt(var + eps.astype(acc))
     if weight is not None:
         out = out * weight.astype(acc)
     if bias is not None:
@@ -944,7 +946,7 @@ def _gn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 @defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check)  # fmt: skip
 def _group_norm(
-    input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, num_groups: int, eps: float
+    input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, num_groups: int, eps: Scalar
 ) -> Any:
     acc = _acc(input)
     x = input.astype(acc)
@@ -952,7 +954,7 @@ def _group_norm(
     g = x.reshape((n, num_groups, -1))
     mean = jnp.mean(g, axis=2, keepdims=True)
     var = jnp.mean(jnp.square(g - mean), axis=2, keepdims=True)
-    out = ((g - mean) * lax.rsqrt(var + eps)).reshape(x.shape)
+    out = ((g - mean) * lax.rsqrt(var + eps.astype(acc))).reshape(x.shape)
     shape = _channel_shape(x.ndim)
     if weight is not None:
         out = out * weight.astype(acc).reshape(shape)

@@ -15,7 +15,8 @@ import numpy as np
 from jax import lax
 
 from .._core.tensor import Tensor
-from .registry import OptRawTensor, RawTensor, Scalar, TensorArg, defop, expose
+from ._common import special_ord
+from .registry import OptRawTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, defop, expose
 
 __all__ = ["constant_pad_nd", "pixel_shuffle", "pixel_unshuffle", "grid_sampler", "native_channel_shuffle"]
 
@@ -539,8 +540,8 @@ def _max_unpool(input: RawTensor, indices: RawTensor, output_size: tuple, n: int
     return out.reshape(lead + tuple(output_size))
 
 
-@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="PdistBackward0")
-def pdist(input: TensorArg, p: float = 2) -> Any:
+@defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="PdistBackward0", bake=special_ord)
+def pdist(input: TensorArg, p: ScalarOrStatic = 2) -> Any:
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     from .nn_loss import _pnorm

@@ -14,7 +14,18 @@ import numpy as np
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
-from .registry import OptRawTensor, OptTensor, RawTensor, TensorArg, TensorList, TensorOrScalar, defop
+from ._common import special_ord
+from .registry import (
+    OptRawTensor,
+    OptTensor,
+    RawTensor,
+    Scalar,
+    ScalarOrStatic,
+    TensorArg,
+    TensorList,
+    TensorOrScalar,
+    defop,
+)
 
 __all__ = ["diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "quantile", "nanquantile", "histogram",
            "histogramdd", "isin", "unravel_index"]  # fmt: skip
@@ -518,8 +529,8 @@ def ldexp(input: TensorArg, other: TensorArg) -> Any:
 
 
 def _renorm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x = dyn[0]
-    p, dim, maxnorm = static
+    x, p, maxnorm = dyn
+    dim = static[0]
     if x.dtype.is_complex:
         raise RuntimeError("renorm: input needs to be floating point")
     if not x.dtype.is_floating_point:
@@ -533,12 +544,16 @@ def _renorm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     wrap_dim(dim, x.dim())
 
 
-@defop(promote=None, out=True, inplace=True, check=_renorm_check)
-def renorm(input: RawTensor, p: float, dim: int, maxnorm: float) -> Any:
+@defop(promote=None, out=True, inplace=True, check=_renorm_check, bake=special_ord)
+def renorm(input: RawTensor, p: ScalarOrStatic, dim: int, maxnorm: Scalar) -> Any:
+    # a general p and maxnorm are traced (a loop over their values compiles once)
     axis = dim % input.ndim
     others = tuple(i for i in range(input.ndim) if i != axis)
     a = jnp.abs(input)
-    if p == math.inf:
+    maxnorm = jnp.asarray(maxnorm).astype(a.dtype)
+    if not isinstance(p, (int, float)):
+        norm = (a ** p.astype(a.dtype)).sum(axis=others, keepdims=True) ** (1 / p).astype(a.dtype)
+    elif p == math.inf:
         norm = a.max(axis=others, keepdims=True)
     else:
         norm = (a**p).sum(axis=others, keepdims=True) ** (1.0 / p)

@@ -21,8 +21,8 @@ from jax import lax
 from .._core import dtype as D
 from .._core.tensor import Tensor
 from . import return_types
-from ._common import _vector_norm_impl, dims
-from .registry import RawTensor, TensorArg, copy_to_out, defop
+from ._common import _vector_norm_impl, dims, special_ord
+from .registry import RawTensor, ScalarOrStatic, TensorArg, copy_to_out, defop
 
 __all__ = ["max", "min", "median", "nanmedian", "var", "std", "var_mean", "std_mean"]
 
@@ -776,17 +776,17 @@ def cummin(input: RawTensor, dim: int) -> Any:
 def _dist_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     from .pointwise import _sub_check
 
-    _sub_check(cdt, (*dyn, 1), static)  # torch computes input - other first
+    _sub_check(cdt, (*dyn[:2], 1), static)  # torch computes input - other first
     if not (cdt.is_floating_point or cdt.is_complex):
         raise RuntimeError(
             f"norm(): input dtype should be either floating point or complex. Got {D.cpp_name(cdt)} instead."
         )
 
 
-@defop(out=True, check=_dist_check)
-def dist(input: TensorArg, other: TensorArg, p: float = 2) -> Any:
+@defop(out=True, check=_dist_check, bake=special_ord)
+def dist(input: TensorArg, other: TensorArg, p: ScalarOrStatic = 2) -> Any:
     """torch.dist: the p-norm of ``input - other`` (broadcast), with torch.norm's gradient conventions."""
-    return _vector_norm_impl(input - other, float(p), None, False)
+    return _vector_norm_impl(input - other, float(p) if isinstance(p, int) else p, None, False)
 
 
 for _op, _rt in ((aminmax, "aminmax_out"), (mode, "mode_out"), (cummax, "cummax_out"), (cummin, "cummin_out")):

@@ -49,6 +49,11 @@ class Scalar:
     """A Python number passed dynamically and cast to the compute dtype (``alpha``, ``value``)."""
 
 
+class ScalarOrStatic:
+    """A Python number passed dynamically and uncast (the body casts it), except where the op's
+    ``bake(value)`` says the value changes the program (a norm's order 0, 1, 2, inf): then it is baked in."""
+
+
 class RawTensor:
     """A tensor passed as is: no promotion, no cast (indices, masks)."""
 
@@ -74,6 +79,7 @@ _DYN = {
     "TensorOrScalar": "TS",
     "TensorOrStatic": "TSS",
     "Scalar": "S",
+    "ScalarOrStatic": "SS",
     "RawTensor": "R",
     "TensorList": "TL",
     "OptTensor": "OT",
@@ -450,6 +456,9 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 if op.bake is None or op.bake(a):
                     baked = (baked or ()) + ((i, type(a), a),)
                     a = None
+            elif kind == "SS" and type(a) in _SCALAR_TYPES and (op.bake is None or op.bake(a)):
+                baked = (baked or ()) + ((i, type(a), a),)
+                a = None
             elif kind == "S" and a == op.scalar_defaults[i] and type(a) is type(op.scalar_defaults[i]):
                 # the default (alpha=1) is baked in: one kernel without the extra argument
                 baked = (baked or ()) + ((i, type(a), a),)

@@ -71,10 +71,7 @@ def _restore_location(map_location: Any) -> Callable[[UntypedStorage, str], Unty
         return lambda s, loc: default_restore_location(s, where)
     if isinstance(map_location, _device.device):
         return lambda s, loc: default_restore_location(s, str(map_location))
-    if not callable(map_location):
-        raise TypeError(
-            f"map_location should be a str, device, dict or callable, got {type(map_location).__name__}"
-        )
+    # torch: anything else is called (a non-callable fails there, once a storage is read)
 
     def restore(storage: UntypedStorage, location: str) -> UntypedStorage:
         result = map_location(storage, location)
@@ -220,14 +217,12 @@ def _load_legacy(f: IO[bytes], loader: _Loader) -> Any:
     if f.read(5) == b"ustar":
         raise RuntimeError("torchlike cannot load torch's legacy tar checkpoint format (PyTorch < 0.4)")
     f.seek(start)
-    try:  # NOTE: torch unpickles these headers with the caller's unpickler; they never need globals
+    # torch reads the magic number with the caller's unpickler: a file that is no pickle fails as that unpickler
+    # fails (UnpicklingError, EOFError...); a pickle of something else is an invalid magic number
+    if loader.weights_only:
         magic = _safe_unpickle(f)
-    except pickle.UnpicklingError as e:
-        if loader.weights_only and "GLOBAL" in str(e):
-            raise  # a raw pickle naming globals: report it as torch's weights-only loader does
-        magic = None
-    except (ValueError, KeyError, IndexError, UnicodeDecodeError, EOFError):
-        magic = None
+    else:
+        magic = loader.pickle_module.load(f, **loader.load_args)
     if magic != MAGIC_NUMBER:
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol_version = _safe_unpickle(f)

@@ -7,6 +7,7 @@ per-node path rather than the fused one.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .._core import tensor as T
@@ -80,6 +81,16 @@ class Function(metaclass=FunctionMeta):
     generate_vmap_rule = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # torch: instantiating only warns; calling the instance is the legacy (non-static forward) error
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so you should "
+            "invoke them on the class itself. Instantiating an autograd function will raise an error in a future "
+            "version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
             "function with static forward method. (Example: https://pytorch.org/docs/stable/autograd.html"

@@ -6,12 +6,15 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..._core import dtype as D
 from ..._core.kernel_cache import LRU
 from ..._core.tensor import Tensor
 from ..._ops import nn_dropout as DR
 from ..._ops import nn_ops as N
 from ..._ops import nn_vision as N_V
+from ..._ops._common import special_ord
 from ..._ops.registry import expose
 from ...autograd import grad_mode
 
@@ -351,31 +354,37 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
     """torch.embedding_renorm_: rows looked up by ``input`` with norm > max_norm are scaled to max_norm."""
     w = weight._data()
+    norm_type = float(norm_type)
+    static_p = norm_type if special_ord(norm_type) else None  # max_norm and a general p are traced
+    kernel = _renorm_kernel(static_p)
     with grad_mode.no_grad():
-        weight._assign(_renorm_kernel(float(max_norm), float(norm_type))(w, input._data()))
+        weight._assign(kernel(w, input._data(), np.float64(max_norm), np.float64(norm_type)))
 
 
 _renorm_kernels: LRU = LRU()
 
 
-def _renorm_kernel(max_norm: float, norm_type: float) -> Any:
-    key = (max_norm, norm_type)
-    k = _renorm_kernels.get(key)
+def _renorm_kernel(static_p: float | None) -> Any:
+    k = _renorm_kernels.get(static_p)
     if k is None:
         import jax
         import jax.numpy as jnp
 
-        def renorm(w: Any, idx: Any) -> Any:
+        def renorm(w: Any, idx: Any, max_norm: Any, norm_type: Any) -> Any:
             used = jnp.zeros(w.shape[0], bool).at[idx.reshape(-1)].set(True)
-            a = jnp.abs(w.astype(jnp.float64 if w.dtype == jnp.float64 else jnp.float32))
-            if norm_type == math.inf:
+            acc = jnp.float64 if w.dtype == jnp.float64 else jnp.float32
+            a = jnp.abs(w.astype(acc))
+            bound = max_norm.astype(acc)
+            if static_p == math.inf:
                 norms = a.max(axis=1)
+            elif static_p is not None:
+                norms = (a**static_p).sum(axis=1) ** (1.0 / static_p)
             else:
-                norms = (a**norm_type).sum(axis=1) ** (1.0 / norm_type)
-            scale = jnp.where(used & (norms > max_norm), max_norm / (norms + 1e-7), 1.0)
+                norms = (a ** norm_type.astype(acc)).sum(axis=1) ** (1 / norm_type).astype(acc)
+            scale = jnp.where(used & (norms > bound), bound / (norms + 1e-7), 1.0)
             return (w * scale[:, None].astype(w.dtype)).astype(w.dtype)
 
-        k = _renorm_kernels[key] = jax.jit(renorm)
+        k = _renorm_kernels[static_p] = jax.jit(renorm)
     return k
 
 
