@@ -8,6 +8,7 @@ import math
 import os
 import pickle
 import sys
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -61,12 +62,8 @@ TRUNC_NORMAL = {"convnext_tiny", "vit_b_16"}
 
 def _trunc_normal_211(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """torch <= 2.11's nn.init.trunc_normal_: uniform_ on [2l-1, 2u-1], erfinv_, scale, shift, clamp_."""
-
-    def norm_cdf(x):
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-
     with torchlike.no_grad():
-        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+        lo, hi = NormalDist().cdf((a - mean) / std), NormalDist().cdf((b - mean) / std)
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
         tensor.erfinv_()
         tensor.mul_(std * math.sqrt(2.0))
