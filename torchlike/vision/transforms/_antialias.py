@@ -91,4 +91,4 @@ def resize_host(a: np.ndarray, size: list[int], mode: str) -> np.ndarray:
         a = _resize_last_axis(a, size[1], mode)
     if size[0] != a.shape[-2]:
         a = np.swapaxes(_resize_last_axis(np.swapaxes(a, -1, -2), size[0], mode), -1, -2)
-    return np.ascontiguousarray(a, dtype=_f32)
+    return np.array(a, dtype=_f32, order="C")  # a new array even when no axis changed (the caller owns it)

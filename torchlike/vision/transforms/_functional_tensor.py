@@ -387,13 +387,20 @@ def _cast_fill(fill: Any, dtype: Any) -> Any:
     return value.astype(dtype.np) if not dtype.is_floating_point else value
 
 
+def _resize_antialias_host(a: np.ndarray, size: list[int], mode: str, dtype: Any) -> np.ndarray:
+    """``resize`` of a uint8 or float32 array as torchvision does it (uint8 through float32, clamped for bicubic,
+    rounded back) with torch's kernel arithmetic: bit for bit, and no JAX call (DataLoader workers)."""
+    out = _antialias.resize_host(a.astype(np.float32, copy=False), size, mode)
+    if dtype.is_floating_point:
+        return out
+    if mode == "bicubic":
+        out = np.clip(out, 0, 255)
+    return np.round(out).astype(np.uint8)
+
+
 def _resize_antialias(img: Tensor, size: list[int], mode: str) -> Tensor:
-    """interpolate(..., antialias=True) for bilinear/bicubic. A float32 CPU tensor without autograd history takes
-    torch's kernel arithmetic on the host (bit for bit, so uint8 images round to torch's levels); others one matmul
-    per axis with the same weights (within float32 rounding)."""
-    a = _host_np(img)
-    if a is not None and img.dtype == _torch().float32:
-        return _host.wrap(_antialias.resize_host(a, size, mode), img.dtype)
+    """interpolate(..., antialias=True) for bilinear/bicubic: one matmul per axis with torch's weights (within float32
+    rounding of torch's kernel; differentiable, any device)."""
     t = _torch()
     out = img
     h, w = img.shape[-2:]
@@ -415,6 +422,9 @@ def resize(img: Tensor, size: list[int], interpolation: str = "bilinear", antial
     if antialias and interpolation not in ["bilinear", "bicubic"]:
         antialias = False
     t = _torch()
+    a = _host_np(img)
+    if antialias and a is not None and img.dtype in (t.uint8, t.float32):
+        return _host.wrap(_resize_antialias_host(a, size, interpolation, img.dtype), img.dtype)
     img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, [t.float32, t.float64])
     if antialias:
         img = _resize_antialias(img, size, interpolation)
