@@ -109,3 +109,5 @@ def test_tensor_resize_in_dataloader_workers():
     batches = list(DataLoader(Images(tf), batch_size=4, num_workers=1))
     assert [tuple(b[0].shape) for b in batches] == [(4, 3, 5, 6)] * 2 and batches[0][0].dtype == torchlike.uint8
     np.testing.assert_array_equal(batches[1][0][2].numpy(), Images(tf)[6][0].numpy())
+    crops = list(DataLoader(Images(T.Compose([T.PILToTensor(), T.RandomResizedCrop(6)])), batch_size=4, num_workers=1))
+    assert [tuple(b[0].shape) for b in crops] == [(4, 3, 6, 6)] * 2
