@@ -1,11 +1,17 @@
 """DataLoader + transforms throughput (images/s): a CIFAR-style augmentation pipeline over 10,000 in-memory
 32x32 RGB images, batch 128, torchlike.vision vs torch + torchvision (when torchvision imports).
 
-Usage: python bench/vision_pipeline.py [--workers 2] [--epochs 2] [--n 10000] [--json out.json]
+Usage: python bench/vision_pipeline.py [--backend both|torchlike|torchvision] [--workers 2] [--epochs 2]
+       [--n 10000] [--json out.json]
+
+``--backend both`` (the default) runs torchlike.vision, then torch + torchvision in the same process on the same
+images, so one command records both on one machine; where torchvision does not import, its entry says why (and
+``--backend torchvision`` exits with that error). The JSON carries the library versions next to the numbers.
 
 Pipelines: "PIL" = RandomCrop(32, padding=4) + RandomHorizontalFlip on PIL images, then ToTensor + Normalize
 (the usual torchvision CIFAR recipe); "tensor" = the same crop/flip on uint8 CHW tensors, then
-ConvertImageDtype + Normalize. Each epoch is timed from creating the iterator (worker start-up included) to
+ConvertImageDtype + Normalize; "tensor_resized_crop" = RandomResizedCrop(32) (antialiased resize of uint8 tensors)
++ flip, then the same casts. Each epoch is timed from creating the iterator (worker start-up included) to
 the last batch; the best epoch is reported.
 """
 
@@ -47,6 +53,8 @@ def pipelines(lib, T):
     return {
         "PIL": (T.Compose(crop_flip + [T.ToTensor(), T.Normalize(MEAN, STD)]), False),
         "tensor": (T.Compose(crop_flip + [T.ConvertImageDtype(lib.float32), T.Normalize(MEAN, STD)]), True),
+        "tensor_resized_crop": (T.Compose([T.RandomResizedCrop(32, antialias=True), T.RandomHorizontalFlip(),
+                                           T.ConvertImageDtype(lib.float32), T.Normalize(MEAN, STD)]), True),  # fmt: skip
     }
 
 
@@ -66,8 +74,39 @@ def run(lib, T, arrays, labels, workers, epochs):
     return out
 
 
+def run_torchlike(arrays, labels, a):
+    import jax
+
+    import torchlike
+    from torchlike.vision import transforms as T
+
+    torchlike.manual_seed(0)
+    versions = {"torchlike": torchlike.__version__, "jax": jax.__version__}
+    return run(torchlike, T, arrays, labels, a.workers, a.epochs), versions
+
+
+def import_torchvision():
+    """torch, torchvision and its transforms, or the reason they do not import (torchvision's wheels fail to load
+    with a torch they were not built for, with errors other than ImportError)."""
+    try:
+        import torch
+        import torchvision
+        from torchvision import transforms
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}"
+    return (torch, torchvision, transforms), None
+
+
+def run_torchvision(libs, arrays, labels, a):
+    torch, torchvision, T = libs
+    torch.manual_seed(0)
+    versions = {"torch": torch.__version__, "torchvision": torchvision.__version__}
+    return run(torch, T, arrays, labels, a.workers, a.epochs), versions
+
+
 def main():
     p = argparse.ArgumentParser()
+    p.add_argument("--backend", choices=("both", "torchlike", "torchvision"), default="both")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--n", type=int, default=10_000)
@@ -76,20 +115,20 @@ def main():
     rng = np.random.default_rng(0)
     arrays = rng.integers(0, 256, (a.n, 32, 32, 3), dtype=np.uint8)
     labels = rng.integers(0, 10, a.n)
-    results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(), "workers": a.workers}
-    import torchlike
-    from torchlike.vision import transforms as tl_T
-
-    torchlike.manual_seed(0)
-    results["torchlike"] = run(torchlike, tl_T, arrays, labels, a.workers, a.epochs)
-    try:
-        import torch
-        from torchvision import transforms as tv_T
-    except Exception as e:  # torchvision's wheels may not load with the installed torch
-        results["torch+torchvision"] = f"not run: torchvision does not import here ({type(e).__name__}: {e})"
-    else:
-        torch.manual_seed(0)
-        results["torch+torchvision"] = run(torch, tv_T, arrays, labels, a.workers, a.epochs)
+    results = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(), "workers": a.workers,
+               "images": a.n, "versions": {}}  # fmt: skip
+    if a.backend in ("both", "torchlike"):
+        results["torchlike"], versions = run_torchlike(arrays, labels, a)
+        results["versions"].update(versions)
+    if a.backend in ("both", "torchvision"):
+        libs, why = import_torchvision()
+        if libs is not None:
+            results["torch+torchvision"], versions = run_torchvision(libs, arrays, labels, a)
+            results["versions"].update(versions)
+        elif a.backend == "torchvision":
+            raise SystemExit(f"torchvision does not import here: {why}")
+        else:
+            results["torch+torchvision"] = f"not run: torchvision does not import here ({why})"
     print(json.dumps(results, indent=1))
     if a.json:
         with open(a.json, "w") as f:

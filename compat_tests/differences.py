@@ -163,16 +163,16 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torchlike runs where there may be no network; a half-finished download is worse than a clear error.",
     ),
     "vision_v2_uint8_resize": (
-        "vision", "Resizing uint8 tensors (v1 and `transforms.v2`) goes through float32; torchvision's native "
-        "uint8 kernel can differ by one level (seen in a seeded RandomResizedCrop: 1 of 192 values). torchvision's `tv_tensors` (BoundingBoxes, "
-        "Mask, ...) are not provided: v2 transforms the first image of their input and passes the rest through.",
+        "vision", "`transforms.v2` resizes uint8 tensors through float32 as v1 does (v1 with torch's kernel "
+        "arithmetic, so its levels are torchvision's); torchvision's v2 uses torch's native uint8 kernel on CPU, "
+        "which can differ by one level. torchvision's `tv_tensors` (BoundingBoxes, Mask, ...) are not provided: "
+        "v2 transforms the first image of their input and passes the rest through.",
         "Both need torchvision's C++ kernels / tensor subclass machinery; plain images behave as in torchvision.",
     ),
     "vision_codecs": (
-        "vision", "`torchvision.io` encodes and decodes with Pillow: PNG pixels are identical as stored, JPEG "
-        "pixels can differ from torchvision's libjpeg decode by a level, `ImageReadMode.GRAY` of a colour PNG "
-        "(Pillow's luma, not libpng's) differs by one level in about half the pixels, and encoded bytes are "
-        "Pillow's.",
+        "vision", "`torchvision.io` encodes and decodes with Pillow: PNG pixels are torchvision's (a colour PNG "
+        "read as `GRAY` takes libpng's fixed-point conversion), JPEG pixels can differ from torchvision's libjpeg "
+        "decode by a level, and encoded bytes are Pillow's.",
         "torchvision's codecs are C++ extensions.",
     ),
     "vision_roi_align_grad": (

@@ -11,7 +11,6 @@ import sys
 import numpy as np
 import pytest
 import torch
-from differences import skip
 
 import torchlike
 import torchlike.vision as tv
@@ -61,18 +60,8 @@ def assert_plain_equal(ref, got, path="out"):
         assert got == ref, f"{path}: {got!r} != {ref!r}"
 
 
-# Cases the fixtures show differ, by one uint8 level (documented in compat_tests/differences.py)
-KNOWN = {
-    "io.png": skip("vision_codecs"),
-    "RandomResizedCrop/u8": skip("vision_v2_uint8_resize"),
-}
-
-
 @pytest.mark.skipif(not REF, reason=NOT_GENERATED)
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n
-             for n in sorted(cases.CASES)],
-)
+@pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_matches_torchvision(name):
     if name not in REF:
         pytest.fail(f"{name} is not in the fixture file: regenerate it with make_fixtures.py")
@@ -88,12 +77,34 @@ def test_matches_torchvision(name):
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
-@pytest.mark.parametrize("size", [(6, 8), (20, 9), (13, 30), (4, 17)])
+@pytest.mark.parametrize("size", [(6, 8), (20, 9), (13, 30), (4, 17), (2, 3)])
 def test_antialiased_resize_equals_torch_interpolate(mode, size):
+    """Bit for bit on CPU tensors (torch's kernel arithmetic, so uint8 images round to the same levels); within
+    float32 rounding on tensors that need autograd (one matmul per axis)."""
     x = np.random.default_rng(0).random((2, 3, 13, 17), dtype=np.float32)
+    for scale in (1.0, 255.0):
+        ref = torch.nn.functional.interpolate(torch.tensor(x * scale), size=size, mode=mode, antialias=True,
+                                              align_corners=False)  # fmt: skip
+        got = F.resize(torchlike.tensor(x * scale), list(size), interpolation=F.InterpolationMode(mode))
+        np.testing.assert_array_equal(got.numpy(), ref.numpy())
+    u8 = (x * 255).astype(np.uint8)
+    ref = tv_resize_u8(torch.tensor(u8), size, mode)
+    got = F.resize(torchlike.tensor(u8), list(size), interpolation=F.InterpolationMode(mode))
+    np.testing.assert_array_equal(got.numpy(), ref.numpy())
+    leaf = torchlike.tensor(x, requires_grad=True)
+    got = F.resize(leaf, list(size), interpolation=F.InterpolationMode(mode))
     ref = torch.nn.functional.interpolate(torch.tensor(x), size=size, mode=mode, antialias=True, align_corners=False)
-    got = F.resize(torchlike.tensor(x), list(size), interpolation=F.InterpolationMode(mode))
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-5, atol=2e-6)
+    np.testing.assert_allclose(got.detach().numpy(), ref.numpy(), rtol=1e-5, atol=2e-6)
+    got.sum().backward()
+    assert leaf.grad is not None and tuple(leaf.grad.shape) == x.shape
+
+
+def tv_resize_u8(img, size, mode):
+    """torchvision v1's tensor resize of a uint8 image: float32, interpolate, clamp (bicubic), round, cast."""
+    out = torch.nn.functional.interpolate(img.float(), size=size, mode=mode, antialias=True, align_corners=False)
+    if mode == "bicubic":
+        out = out.clamp(0, 255)
+    return out.round().to(torch.uint8)
 
 
 def test_gaussian_blur_equals_torch_conv():

@@ -106,6 +106,8 @@ def test_cifar_local_files_and_md5(tmp_path):
     img, target = ds[4]
     assert img.size == (32, 32) and img.mode == "RGB" and target == labels[4]
     np.testing.assert_array_equal(np.asarray(img), data[4].reshape(3, 32, 32).transpose(1, 2, 0))
+    ds.transform, ds.target_transform = (lambda im: im.size), (lambda t: t + 100)  # read per item, as torchvision
+    assert ds[4] == ((32, 32), labels[4] + 100)
 
 
 def test_svhn(tmp_path):
@@ -123,6 +125,8 @@ def test_svhn(tmp_path):
     np.testing.assert_array_equal(np.asarray(img), x[:, :, :, 1])
     with pytest.raises(RuntimeError, match="Dataset not found or corrupted"):
         datasets.SVHN(str(tmp_path), split="test")
+    with pytest.raises(RuntimeError, match="Place train_32x32.mat in "):
+        datasets.SVHN(str(tmp_path), split="train", download=True)
 
 
 def make_folder(root):

@@ -100,3 +100,14 @@ def test_pil_pipeline_in_dataloader_workers():
     batches = list(DataLoader(Images(tf), batch_size=4, num_workers=2))
     assert [tuple(b[0].shape) for b in batches] == [(4, 3, 12, 12)] * 2
     assert batches[1][1].tolist() == [4, 5, 6, 7]
+
+
+def test_tensor_resize_in_dataloader_workers():
+    """Antialiased resize of uint8 tensors runs on the host (no JAX call in the forked worker, where one would hang),
+    with the same values as in the main process."""
+    tf = T.Compose([T.PILToTensor(), T.Resize([7, 9]), T.Resize(5, interpolation=T.InterpolationMode.BICUBIC)])
+    batches = list(DataLoader(Images(tf), batch_size=4, num_workers=1))
+    assert [tuple(b[0].shape) for b in batches] == [(4, 3, 5, 6)] * 2 and batches[0][0].dtype == torchlike.uint8
+    np.testing.assert_array_equal(batches[1][0][2].numpy(), Images(tf)[6][0].numpy())
+    crops = list(DataLoader(Images(T.Compose([T.PILToTensor(), T.RandomResizedCrop(6)])), batch_size=4, num_workers=1))
+    assert [tuple(b[0].shape) for b in crops] == [(4, 3, 6, 6)] * 2

@@ -35,7 +35,11 @@ def test_png_round_trip_and_modes(tmp_path):
     np.testing.assert_array_equal(io.read_image(path).numpy(), arr)
     gray = io.read_image(path, io.ImageReadMode.GRAY)
     assert tuple(gray.shape) == (1, 6, 7)
-    np.testing.assert_array_equal(gray.numpy()[0], np.asarray(Image.open(path).convert("L")))
+    # libpng's rgb_to_gray with torchvision's weights 0.2989/0.587 as 1/32768 fixed point, truncated
+    r, g, b = arr.astype(np.int64)
+    np.testing.assert_array_equal(gray.numpy()[0], (9794 * r + 19234 * g + 3740 * b) >> 15)
+    gray_alpha = io.read_image(path, io.ImageReadMode.GRAY_ALPHA).numpy()
+    np.testing.assert_array_equal(gray_alpha, np.stack([gray.numpy()[0], np.full((6, 7), 255, np.uint8)]))
     assert tuple(io.decode_image(io.read_file(path), io.ImageReadMode.RGB_ALPHA).shape) == (4, 6, 7)
     with pytest.raises(RuntimeError, match="dtype should be uint8"):
         io.encode_png(torchlike.zeros(3, 2, 2))

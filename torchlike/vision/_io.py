@@ -1,5 +1,5 @@
 """torchvision.io image functions, decoded and encoded with Pillow (torchvision uses libpng/libjpeg: PNG pixels
-are identical; JPEG pixels come from Pillow's libjpeg and can differ from torchvision's by a level; encoded
+are identical, a colour PNG read as GRAY takes libpng's arithmetic; JPEG pixels come from Pillow's libjpeg and can differ from torchvision's by a level; encoded
 bytes are Pillow's)."""
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ def decode_image(input: Tensor | str, mode: ImageReadMode | str = ImageReadMode.
     if input.dtype != _torch().uint8 or input.ndim != 1:
         raise RuntimeError("Expected a 1-D uint8 tensor of encoded image bytes")
     img = Image.open(io.BytesIO(input.numpy().tobytes()))
+    is_png = img.format == "PNG"
     if apply_exif_orientation:
         img = ImageOps.exif_transpose(img)
     if mode == ImageReadMode.UNCHANGED:
@@ -64,11 +65,29 @@ def decode_image(input: Tensor | str, mode: ImageReadMode | str = ImageReadMode.
             img = img.convert("RGBA" if "transparency" in img.info else "RGB")
         elif img.mode not in ("L", "LA", "RGB", "RGBA"):
             img = img.convert("RGB")
+    elif mode in (ImageReadMode.GRAY, ImageReadMode.GRAY_ALPHA) and is_png and img.mode in _COLOUR:
+        return _torch().from_numpy(_png_gray(img, keep_alpha=mode == ImageReadMode.GRAY_ALPHA))
     else:
         img = img.convert(_PIL_MODE[mode])
     arr = np.asarray(img)
     arr = arr[:, :, None] if arr.ndim == 2 else arr
     return _torch().from_numpy(np.ascontiguousarray(arr.transpose(2, 0, 1)))
+
+
+_COLOUR = ("RGB", "RGBA", "P")
+# torchvision's decode_png calls png_set_rgb_to_gray(png, 1, 0.2989, 0.587): libpng stores the weights in 1/32768
+# (blue takes the rest) and, with no gamma to correct, truncates the weighted sum (Pillow's "L" rounds)
+_PNG_GRAY_WEIGHTS = (29890 * 32768 // 100000, 58700 * 32768 // 100000)
+
+
+def _png_gray(img: Any, keep_alpha: bool) -> np.ndarray:
+    """A colour PNG as libpng's rgb_to_gray gives it to torchvision, (1 or 2, H, W) uint8."""
+    rgba = np.asarray(img.convert("RGBA")).astype(np.uint32)
+    red, green = _PNG_GRAY_WEIGHTS
+    weights = np.array([red, green, 32768 - red - green], dtype=np.uint32)
+    gray = ((rgba[:, :, :3] @ weights) >> 15).astype(np.uint8)
+    planes = [gray, rgba[:, :, 3].astype(np.uint8)] if keep_alpha else [gray]
+    return np.ascontiguousarray(np.stack(planes))
 
 
 def read_image(path: str, mode: ImageReadMode | str = ImageReadMode.UNCHANGED,

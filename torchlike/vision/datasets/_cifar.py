@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._vision import VisionDataset, check_integrity, no_download
+from ._vision import VisionDataset, check_integrity, require_files
 
 
 class CIFAR10(VisionDataset):
@@ -34,12 +34,10 @@ class CIFAR10(VisionDataset):
                  target_transform: Callable | None = None, download: bool = False) -> None:  # fmt: skip
         super().__init__(root, transform=transform, target_transform=target_transform)
         self.train = train
-        if download and not self._check_integrity():
-            names = [name for name, _ in self.train_list + self.test_list] + [self.meta["filename"]]
-            folder = os.path.join(self.root, self.base_folder)
-            raise no_download(folder, names, f"{self.url}, extracted")
-        if not self._check_integrity():
-            raise RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
+        names = [name for name, _ in self.train_list + self.test_list] + [self.meta["filename"]]
+        require_files(self._check_integrity(), download, os.path.join(self.root, self.base_folder), names,
+                      f"{self.url}, extracted",
+                      "Dataset not found or corrupted. You can use download=True to download it")  # fmt: skip
         downloaded_list = self.train_list if self.train else self.test_list
         data: list = []
         self.targets: list[int] = []
@@ -62,13 +60,7 @@ class CIFAR10(VisionDataset):
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         from PIL import Image
 
-        img, target = self.data[index], self.targets[index]
-        img = Image.fromarray(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._apply_transforms(Image.fromarray(self.data[index]), self.targets[index])
 
     def __len__(self) -> int:
         return len(self.data)

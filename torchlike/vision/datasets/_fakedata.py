@@ -30,11 +30,7 @@ class FakeData(VisionDataset):
         img = torchlike.randn(*self.image_size)
         target = torchlike.randint(0, self.num_classes, size=(1,), dtype=torchlike.long)[0]
         torchlike.set_rng_state(rng_state)
-        img = ToPILImage()(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        img, target = self._apply_transforms(ToPILImage()(img), target)
         return img, target.item()
 
     def __len__(self) -> int:

@@ -99,12 +99,7 @@ class DatasetFolder(VisionDataset):
 
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         path, target = self.samples[index]
-        sample = self.loader(path)
-        if self.transform is not None:
-            sample = self.transform(sample)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return sample, target
+        return self._apply_transforms(self.loader(path), target)
 
     def __len__(self) -> int:
         return len(self.samples)

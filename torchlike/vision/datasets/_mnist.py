@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._vision import VisionDataset, check_integrity, no_download, verify_str_arg
+from ._vision import VisionDataset, check_integrity, require_files, verify_str_arg
 
 _IDX_TYPES = {8: np.uint8, 9: np.int8, 11: np.dtype(">i2"), 12: np.dtype(">i4"), 13: np.dtype(">f4"),
               14: np.dtype(">f8")}  # fmt: skip
@@ -87,10 +87,8 @@ class MNIST(VisionDataset):
                  target_transform: Callable | None = None, download: bool = False) -> None:  # fmt: skip
         super().__init__(root, transform=transform, target_transform=target_transform)
         self.train = train
-        if download and not self._check_exists():
-            raise no_download(self.raw_folder, self._raw_names(), self.mirrors[0])
-        if not self._check_exists():
-            raise RuntimeError("Dataset not found. You can use download=True to download it")
+        require_files(self._check_exists(), download, self.raw_folder, self._raw_names(), self.mirrors[0],
+                      "Dataset not found. You can use download=True to download it")  # fmt: skip
         self.data, self.targets = self._load_data()
 
     def _raw_names(self) -> list[str]:
@@ -105,13 +103,7 @@ class MNIST(VisionDataset):
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         from PIL import Image
 
-        img, target = self.data[index], int(self.targets[index])
-        img = Image.fromarray(img.numpy())
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._apply_transforms(Image.fromarray(self.data[index].numpy()), int(self.targets[index]))
 
     def __len__(self) -> int:
         return len(self.data)

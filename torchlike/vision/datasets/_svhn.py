@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._vision import VisionDataset, check_integrity, no_download, verify_str_arg
+from ._vision import VisionDataset, check_integrity, require_files, verify_str_arg
 
 
 class SVHN(VisionDataset):
@@ -30,10 +30,8 @@ class SVHN(VisionDataset):
         self.url = self.split_list[split][0]
         self.filename = self.split_list[split][1]
         self.file_md5 = self.split_list[split][2]
-        if download and not self._check_integrity():
-            raise no_download(str(self.root), [self.filename], self.url)
-        if not self._check_integrity():
-            raise RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
+        require_files(self._check_integrity(), download, str(self.root), [self.filename], self.url,
+                      "Dataset not found or corrupted. You can use download=True to download it")  # fmt: skip
         import scipy.io as sio
 
         loaded_mat = sio.loadmat(os.path.join(self.root, self.filename))
@@ -45,13 +43,8 @@ class SVHN(VisionDataset):
     def __getitem__(self, index: int) -> tuple[Any, Any]:
         from PIL import Image
 
-        img, target = self.data[index], int(self.labels[index])
-        img = Image.fromarray(np.transpose(img, (1, 2, 0)))
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        img = Image.fromarray(np.transpose(self.data[index], (1, 2, 0)))
+        return self._apply_transforms(img, int(self.labels[index]))
 
     def __len__(self) -> int:
         return len(self.data)

@@ -58,6 +58,15 @@ class VisionDataset(Dataset):
     def __getitem__(self, index: int) -> Any:
         raise NotImplementedError
 
+    def _apply_transforms(self, sample: Any, target: Any) -> tuple[Any, Any]:
+        """``transform`` and ``target_transform`` as they are set now (torchvision's datasets read the attributes
+        per item, so assigning ``ds.transform`` later takes effect)."""
+        if self.transform is not None:
+            sample = self.transform(sample)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return sample, target
+
     def __len__(self) -> int:
         raise NotImplementedError
 
@@ -123,3 +132,13 @@ def no_download(folder: str, files: Iterable[str], source: str) -> RuntimeError:
         f"torchlike.vision does not download datasets (download=True found no local copy). Place {listed} "
         f"in {folder} (from {source}), then run again."
     )
+
+
+def require_files(found: bool, download: bool, folder: str, files: Iterable[str], source: str, missing: str) -> None:
+    """The check a dataset makes when it is built: nothing when ``found``; with ``download=True``, the error naming
+    the files to place (nothing is fetched or written); else torchvision's own error, ``missing``."""
+    if found:
+        return
+    if download:
+        raise no_download(folder, files, source)
+    raise RuntimeError(missing)

@@ -120,8 +120,9 @@ def _ovewrite_named_param(kwargs: dict[str, Any], param: str, new_value: Any) ->
 
 def build(model_fn: Callable, weights_enum: type, weights_obj: Any, progress: bool, kwargs: dict,
           fix_state_dict: Callable | None = None, num_classes: int = 1000) -> Any:  # fmt: skip
-    """Validate ``weights``, build the model, and load the weights' state_dict into it."""
-    weights_obj = weights_enum.verify(weights_obj)
+    """What every builder does: take torchvision's legacy ``pretrained=`` keyword, validate ``weights``, build the
+    model, and load the weights' state_dict into it."""
+    weights_obj = weights_enum.verify(handle_legacy_interface(kwargs, weights_enum) or weights_obj)
     if weights_obj is not None:
         _ovewrite_named_param(kwargs, "num_classes", num_classes)
     model = model_fn(**kwargs)

@@ -58,23 +58,19 @@ cfgs = {
 
 
 class VGG11_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("vgg11-8a719046.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("vgg11-8a719046.pth")
 
 
 class VGG11_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("vgg11_bn-6002323d.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("vgg11_bn-6002323d.pth")
 
 
 class VGG16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("vgg16-397923af.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("vgg16-397923af.pth")
 
 
 class VGG16_BN_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("vgg16_bn-6c64b313.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("vgg16_bn-6c64b313.pth")
 
 
 def _vgg(cfg: str, batch_norm: bool, enum: type, w: Any, progress: bool, kwargs: dict) -> VGG:
@@ -126,12 +122,10 @@ class AlexNet(nn.Module):
 
 
 class AlexNet_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("alexnet-owt-7be5be79.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("alexnet-owt-7be5be79.pth")
 
 
 def alexnet(*, weights: AlexNet_Weights | None = None, progress: bool = True, **kwargs: Any) -> AlexNet:
-    weights = handle_legacy_interface(kwargs, AlexNet_Weights) or weights
     return build(AlexNet, AlexNet_Weights, weights, progress, kwargs)
 
 
@@ -197,22 +191,18 @@ class SqueezeNet(nn.Module):
 
 
 class SqueezeNet1_0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("squeezenet1_0-b66bff10.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("squeezenet1_0-b66bff10.pth")
 
 
 class SqueezeNet1_1_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("squeezenet1_1-b8a52dc0.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("squeezenet1_1-b8a52dc0.pth")
 
 
 def squeezenet1_0(*, weights: SqueezeNet1_0_Weights | None = None, progress: bool = True,
                   **kwargs: Any) -> SqueezeNet:  # fmt: skip
-    weights = handle_legacy_interface(kwargs, SqueezeNet1_0_Weights) or weights
     return build(lambda **kw: SqueezeNet("1_0", **kw), SqueezeNet1_0_Weights, weights, progress, kwargs)
 
 
 def squeezenet1_1(*, weights: SqueezeNet1_1_Weights | None = None, progress: bool = True,
                   **kwargs: Any) -> SqueezeNet:  # fmt: skip
-    weights = handle_legacy_interface(kwargs, SqueezeNet1_1_Weights) or weights
     return build(lambda **kw: SqueezeNet("1_1", **kw), SqueezeNet1_1_Weights, weights, progress, kwargs)

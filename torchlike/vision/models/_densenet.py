@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import nn
 from ..._core.tensor import Tensor
-from ._api import WeightsEnum, build, handle_legacy_interface, weights
+from ._api import WeightsEnum, build, weights
 
 
 def _cat(tensors: list[Tensor]) -> Tensor:
@@ -121,11 +121,9 @@ def _fix_legacy_keys(state_dict: dict) -> dict:
 
 
 class DenseNet121_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("densenet121-a639ec97.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("densenet121-a639ec97.pth")
 
 
 def densenet121(*, weights: DenseNet121_Weights | None = None, progress: bool = True, **kwargs: Any) -> DenseNet:
-    weights = handle_legacy_interface(kwargs, DenseNet121_Weights) or weights
     return build(lambda **kw: DenseNet(32, (6, 12, 24, 16), 64, **kw), DenseNet121_Weights, weights, progress, kwargs,
                  fix_state_dict=_fix_legacy_keys)  # fmt: skip

@@ -13,7 +13,7 @@ from ... import nn
 from ..._core.tensor import Tensor
 from ..ops._misc import Conv2dNormActivation, SqueezeExcitation, StochasticDepth
 from ..transforms._functional import InterpolationMode
-from ._api import WeightsEnum, build, handle_legacy_interface, weights
+from ._api import WeightsEnum, build, weights
 
 
 def _make_divisible(v: float, divisor: int, min_value: int | None = None) -> int:
@@ -252,29 +252,24 @@ def _mobilenet_v3_conf(arch: str, width_mult: float = 1.0, reduced_tail: bool = 
 
 class MobileNet_V2_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("mobilenet_v2-b0353104.pth")
-    IMAGENET1K_V2 = weights("mobilenet_v2-7ebf99e0.pth", resize=232)
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = weights("mobilenet_v2-7ebf99e0.pth", resize=232)
 
 
 class MobileNet_V3_Large_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("mobilenet_v3_large-8738ca79.pth")
-    IMAGENET1K_V2 = weights("mobilenet_v3_large-5c1a4163.pth", resize=232)
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = weights("mobilenet_v3_large-5c1a4163.pth", resize=232)
 
 
 class MobileNet_V3_Small_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("mobilenet_v3_small-047dcff4.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("mobilenet_v3_small-047dcff4.pth")
 
 
 def mobilenet_v2(*, weights: MobileNet_V2_Weights | None = None, progress: bool = True,
                  **kwargs: Any) -> MobileNetV2:  # fmt: skip
-    weights = handle_legacy_interface(kwargs, MobileNet_V2_Weights) or weights
     return build(MobileNetV2, MobileNet_V2_Weights, weights, progress, kwargs)
 
 
 def _v3(arch: str, enum: type, w: Any, progress: bool, kwargs: dict) -> MobileNetV3:
-    w = handle_legacy_interface(kwargs, enum) or w
     conf_keys = ("width_mult", "reduced_tail", "dilated")
     setting, last_channel = _mobilenet_v3_conf(arch, **{k: kwargs.pop(k) for k in conf_keys if k in kwargs})
     return build(lambda **kw: MobileNetV3(setting, last_channel, **kw), enum, w, progress, kwargs)
@@ -377,14 +372,12 @@ class EfficientNet(nn.Module):
 
 
 class EfficientNet_B0_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("efficientnet_b0_rwightman-7f5810bc.pth", resize=256,
-                            interpolation=InterpolationMode.BICUBIC)  # fmt: skip
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("efficientnet_b0_rwightman-7f5810bc.pth", resize=256,
+                                      interpolation=InterpolationMode.BICUBIC)  # fmt: skip
 
 
 def efficientnet_b0(*, weights: EfficientNet_B0_Weights | None = None, progress: bool = True,
                     **kwargs: Any) -> EfficientNet:  # fmt: skip
-    weights = handle_legacy_interface(kwargs, EfficientNet_B0_Weights) or weights
     setting = [MBConvConfig(*row) for row in [(1, 3, 1, 32, 16, 1), (6, 3, 2, 16, 24, 2), (6, 5, 2, 24, 40, 2),
                                               (6, 3, 2, 40, 80, 3), (6, 5, 1, 80, 112, 3), (6, 5, 2, 112, 192, 4),
                                               (6, 3, 1, 192, 320, 1)]]  # fmt: skip

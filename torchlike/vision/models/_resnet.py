@@ -7,7 +7,7 @@ from typing import Any
 
 from ... import nn
 from ..._core.tensor import Tensor
-from ._api import Weights, WeightsEnum, build, handle_legacy_interface, weights
+from ._api import Weights, WeightsEnum, build, weights
 
 
 def conv3x3(in_planes: int, out_planes: int, stride: int = 1, groups: int = 1, dilation: int = 1) -> nn.Conv2d:
@@ -150,29 +150,24 @@ class ResNet(nn.Module):
 
 
 class ResNet18_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("resnet18-f37072fd.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("resnet18-f37072fd.pth")
 
 
 class ResNet34_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("resnet34-b627a593.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("resnet34-b627a593.pth")
 
 
 class ResNet50_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("resnet50-0676ba61.pth")
-    IMAGENET1K_V2 = weights("resnet50-11ad3fa6.pth", resize=232)
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = weights("resnet50-11ad3fa6.pth", resize=232)
 
 
 class ResNet101_Weights(WeightsEnum):
     IMAGENET1K_V1 = weights("resnet101-63fe2227.pth")
-    IMAGENET1K_V2 = weights("resnet101-cd907fc2.pth", resize=232)
-    DEFAULT = IMAGENET1K_V2
+    IMAGENET1K_V2 = DEFAULT = weights("resnet101-cd907fc2.pth", resize=232)
 
 
 def _resnet(block: type, layers: list[int], enum: type, w: Weights | None, progress: bool, kwargs: dict) -> ResNet:
-    w = handle_legacy_interface(kwargs, enum) or w
     return build(lambda **kw: ResNet(block, layers, **kw), enum, w, progress, kwargs)
 
 

@@ -133,8 +133,7 @@ class VisionTransformer(nn.Module):
 
 
 class ViT_B_16_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("vit_b_16-c867db91.pth")
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("vit_b_16-c867db91.pth")
 
 
 def vit_b_16(*, weights: ViT_B_16_Weights | None = None, progress: bool = True, **kwargs: Any) -> VisionTransformer:
@@ -223,12 +222,10 @@ class ConvNeXt(nn.Module):
 
 
 class ConvNeXt_Tiny_Weights(WeightsEnum):
-    IMAGENET1K_V1 = weights("convnext_tiny-983f1562.pth", resize=236)
-    DEFAULT = IMAGENET1K_V1
+    IMAGENET1K_V1 = DEFAULT = weights("convnext_tiny-983f1562.pth", resize=236)
 
 
 def convnext_tiny(*, weights: ConvNeXt_Tiny_Weights | None = None, progress: bool = True, **kwargs: Any) -> ConvNeXt:
-    weights = handle_legacy_interface(kwargs, ConvNeXt_Tiny_Weights) or weights
     setting = [CNBlockConfig(96, 192, 3), CNBlockConfig(192, 384, 3), CNBlockConfig(384, 768, 9),
                CNBlockConfig(768, None, 3)]  # fmt: skip
     sd = kwargs.pop("stochastic_depth_prob", 0.1)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ...utils.data import _host
+from . import _antialias
 
 
 def _torch() -> Any:
@@ -386,49 +387,28 @@ def _cast_fill(fill: Any, dtype: Any) -> Any:
     return value.astype(dtype.np) if not dtype.is_floating_point else value
 
 
-def _aa_weights(in_size: int, out_size: int, mode: str) -> np.ndarray:
-    """The (out_size, in_size) matrix of torch's antialiased interpolation (PIL's separable filter)."""
-    scale = in_size / out_size
-    if mode == "bilinear":
-        interp_size = 2
-
-        def filt(x: np.ndarray) -> np.ndarray:
-            x = np.abs(x)
-            return np.where(x < 1.0, 1.0 - x, 0.0)
-    else:
-        interp_size = 4
-        a = -0.5
-
-        def filt(x: np.ndarray) -> np.ndarray:
-            x = np.abs(x)
-            inner = ((a + 2) * x - (a + 3)) * x * x + 1
-            outer = (((x - 5) * x + 8) * x - 4) * a
-            return np.where(x < 1.0, inner, np.where(x < 2.0, outer, 0.0))
-
-    support = interp_size * 0.5 * scale if scale >= 1.0 else interp_size * 0.5
-    invscale = 1.0 / scale if scale >= 1.0 else 1.0
-    w = np.zeros((out_size, in_size), np.float64)
-    for i in range(out_size):
-        center = scale * (i + 0.5)
-        xmin = max(int(center - support + 0.5), 0)
-        xmax = min(int(center + support + 0.5), in_size)
-        j = np.arange(xmin, xmax)
-        wt = filt((j - center + 0.5) * invscale)
-        total = wt.sum()
-        w[i, xmin:xmax] = wt / total if total != 0 else wt
-    return w
+def _resize_antialias_host(a: np.ndarray, size: list[int], mode: str, dtype: Any) -> np.ndarray:
+    """``resize`` of a uint8 or float32 array as torchvision does it (uint8 through float32, clamped for bicubic,
+    rounded back) with torch's kernel arithmetic: bit for bit, and no JAX call (DataLoader workers)."""
+    out = _antialias.resize_host(a.astype(np.float32, copy=False), size, mode)
+    if dtype.is_floating_point:
+        return out
+    if mode == "bicubic":
+        out = np.clip(out, 0, 255)
+    return np.round(out).astype(np.uint8)
 
 
 def _resize_antialias(img: Tensor, size: list[int], mode: str) -> Tensor:
-    """interpolate(..., antialias=True) for bilinear/bicubic: one weight matrix per axis."""
+    """interpolate(..., antialias=True) for bilinear/bicubic: one matmul per axis with torch's weights (within float32
+    rounding of torch's kernel; differentiable, any device)."""
     t = _torch()
     out = img
     h, w = img.shape[-2:]
     if size[1] != w:
-        ww = t.tensor(_aa_weights(w, size[1], mode), dtype=img.dtype, device=img.device)
+        ww = t.tensor(_antialias.weight_matrix(w, size[1], mode), dtype=img.dtype, device=img.device)
         out = t.matmul(out, ww.T)
     if size[0] != h:
-        wh = t.tensor(_aa_weights(h, size[0], mode), dtype=img.dtype, device=img.device)
+        wh = t.tensor(_antialias.weight_matrix(h, size[0], mode), dtype=img.dtype, device=img.device)
         out = t.matmul(wh, out)
     return out
 
@@ -442,6 +422,9 @@ def resize(img: Tensor, size: list[int], interpolation: str = "bilinear", antial
     if antialias and interpolation not in ["bilinear", "bicubic"]:
         antialias = False
     t = _torch()
+    a = _host_np(img)
+    if antialias and a is not None and img.dtype in (t.uint8, t.float32):
+        return _host.wrap(_resize_antialias_host(a, size, interpolation, img.dtype), img.dtype)
     img, need_cast, need_squeeze, out_dtype = _cast_squeeze_in(img, [t.float32, t.float64])
     if antialias:
         img = _resize_antialias(img, size, interpolation)

@@ -344,10 +344,12 @@ class RandomResizedCrop(Module):
         t = _torch()
         _, height, width = F.get_dimensions(img)
         area = height * width
-        log_ratio = t.log(t.tensor(ratio))
+        # torchvision passes 0-dim tensors to uniform_, which reads them as doubles: the same draw from floats, and
+        # no tensor comparison inside uniform_ (that one compiled JAX, and hung, in a DataLoader worker)
+        log_lo, log_hi = t.log(t.tensor(ratio)).tolist()
         for _ in range(10):
             target_area = area * t.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = t.exp(t.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+            aspect_ratio = t.exp(t.empty(1).uniform_(log_lo, log_hi)).item()
             w = int(round(math.sqrt(target_area * aspect_ratio)))
             h = int(round(math.sqrt(target_area / aspect_ratio)))
             if 0 < w <= width and 0 < h <= height:
