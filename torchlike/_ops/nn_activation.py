@@ -308,17 +308,17 @@ def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
        check=_softmax_check("softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
-    return jax.nn.softmax(x, axis=d) if x.ndim else jnp.ones_like(x)
+    return jax.nn.softmax(x, axis=d) if x.ndim else jax.nn.softmax(x.reshape(1), axis=0).reshape(())  # nan for ±inf, as torch
 
 
 @defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="LogSoftmaxBackward0",
        check=_softmax_check("log_softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
-    return jax.nn.log_softmax(x, axis=d) if x.ndim else jnp.zeros_like(x)
+    return jax.nn.log_softmax(x, axis=d) if x.ndim else jax.nn.log_softmax(x.reshape(1), axis=0).reshape(())
 
 
 @defop(promote=None, method=False, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"))  # fmt: skip
 def _softmin(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
-    return jax.nn.softmax(-x, axis=d) if x.ndim else jnp.ones_like(x)
+    return jax.nn.softmax(-x, axis=d) if x.ndim else jax.nn.softmax(-x.reshape(1), axis=0).reshape(())
