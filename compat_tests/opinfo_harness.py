@@ -145,7 +145,7 @@ def torchlike_callable(op: Any) -> Any:
     """The torchlike function that stands for ``op`` (None when torchlike lacks the name)."""
     fn = op.op
     if isinstance(fn, types.FunctionType) and (fn.__module__ or "").startswith("torch.testing"):
-        if _resolve(torchlike, op.name) is None and getattr(torchlike.Tensor, op.name, None) is None:
+        if is_missing(op):
             return None
         return _rebind(fn)
     found = _resolve(torchlike, op.name)
@@ -160,7 +160,11 @@ def torchlike_callable(op: Any) -> Any:
 
 
 def is_missing(op: Any) -> bool:
-    return _resolve(torchlike, op.name) is None and getattr(torchlike.Tensor, op.name, None) is None
+    """Whether torchlike lacks the op's name: as a function, a Tensor method, or (for an op that exists in torch
+    only in place, ``cauchy`` = ``Tensor.cauchy_``) an in-place method."""
+    method = op.name.split(".")[-1]
+    return (_resolve(torchlike, op.name) is None and getattr(torchlike.Tensor, method, None) is None
+            and getattr(torchlike.Tensor, method + "_", None) is None)  # fmt: skip
 
 
 # --- converting samples --------------------------------------------------------------------------------

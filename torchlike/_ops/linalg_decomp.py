@@ -498,6 +498,8 @@ def _geqrf_impl(a: Any) -> tuple:
         return a, taus.at[..., j].set(tau)
 
     taus = jnp.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    if min(m, n) == 0:  # NOTE: the loop body is traced even for zero steps, and take() on an empty axis fails
+        return a, taus
     return lax.fori_loop(0, min(m, n), step, (a, taus))
 
 
