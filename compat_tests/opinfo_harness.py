@@ -170,6 +170,21 @@ def is_missing(op: Any) -> bool:
 # --- converting samples --------------------------------------------------------------------------------
 
 
+def _module_to_torchlike(module: Any) -> Any:
+    """A stateless torch module (``nn.PairwiseDistance()`` passed as a distance function) as torchlike's module
+    of the same class with the same settings; modules with parameters, buffers or children are not converted."""
+    cls = getattr(torchlike.nn, type(module).__name__, None)
+    stateful = any(True for _ in module.parameters()) or any(True for _ in module.buffers()) or module._modules
+    if cls is None or stateful:
+        raise NotImplementedError(f"a torch module as a sample argument: {type(module).__name__}")
+    new = cls.__new__(cls)
+    torchlike.nn.Module.__init__(new)
+    for k, v in vars(module).items():
+        if not k.startswith("_"):
+            setattr(new, k, v)
+    return new
+
+
 def _to_torchlike(value: Any, leaves: list) -> Any:
     if isinstance(value, torch.Tensor):
         if value.layout != torch.strided:
@@ -201,7 +216,7 @@ def _to_torchlike(value: Any, leaves: list) -> Any:
     if isinstance(value, torch.Generator):
         raise NotImplementedError("a torch.Generator sample argument")
     if isinstance(value, torch.nn.Module):
-        raise NotImplementedError(f"a torch module as a sample argument: {type(value).__name__}")
+        return _module_to_torchlike(value)
     mod = getattr(value, "__module__", None) or ""
     if callable(value) and hasattr(value, "__name__") and (mod == "torch" or mod.startswith("torch.")) and not mod.startswith("torch.testing"):
         found = _resolve(torchlike, mod[len("torch."):] + "." + value.__name__ if mod != "torch" else value.__name__)
@@ -219,6 +234,8 @@ def _numpy(t: Any) -> np.ndarray:
     if str(t.dtype).endswith("bfloat16") or str(t.dtype).endswith("float16"):
         t = t.float()
     if isinstance(t, torch.Tensor):
+        if t._is_zerotensor():  # torch's symbolic zero gradient (sgn of a real input) has no numpy view
+            return np.zeros(tuple(t.shape), _numpy(torch.zeros((), dtype=t.dtype)).dtype)
         return t.resolve_conj().resolve_neg().cpu().numpy()
     return np.asarray(t.numpy())
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtype as D
 from .nn_ops import host_values
-from .registry import OptRawTensor, OptTensor, RawTensor, TensorArg, defop
+from .registry import OptRawTensor, OptTensor, RawTensor, TensorArg, TensorOrScalar, defop
 
 
 def _reduce(loss: Any, reduction: str) -> Any:
@@ -336,9 +336,10 @@ def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTens
     return _reduce(pos + neg, reduction)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1))
-def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: float,
+@defop(method=False, grad_name=_named("ClampMinBackward0"))
+def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: TensorOrScalar,
                          reduction: str) -> Any:  # fmt: skip
+    # margin is a wrapped number in torch's promotion: integer inputs with a float margin compute in float
     return _reduce(_clamp_min0(-target * (input1 - input2) + margin), reduction)
 
 
@@ -415,7 +416,7 @@ def pairwise_body(x1: Any, x2: Any, p: float, eps: float, keepdim: bool) -> Any:
     return _pnorm(d, p, axis if axis >= 0 else 0, keepdim)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=4))
+@defop(promote="float", method=False, grad_name=_named("ClampMinBackward0", pos=4))
 def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: float, p: float,
                          eps: float, swap: bool, reduction: str) -> Any:  # fmt: skip
     d_pos = pairwise_body(anchor, positive, p, eps, False)

@@ -59,6 +59,12 @@ def _mode_pad(input: RawTensor, pad: tuple, mode: str) -> Any:
     widths = [(0, 0)] * (input.ndim - n)
     for i in range(n):
         widths.append((pad[2 * (n - 1 - i)], pad[2 * (n - 1 - i) + 1]))
+    if mode == "replicate":  # torch: out[j] = in[clamp(j - lo, 0, size - 1)], which also covers negative pads
+        x = input
+        for d, (lo, hi) in enumerate(widths):
+            if lo or hi:
+                x = jnp.take(x, np.clip(np.arange(x.shape[d] + lo + hi) - lo, 0, x.shape[d] - 1), axis=d)
+        return x
     pos = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     jmode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
     x = input
@@ -533,9 +539,27 @@ def _max_unpool(input: RawTensor, indices: RawTensor, output_size: tuple, n: int
     idx = indices.reshape(lead + (-1,)).astype(jnp.int64)
     size = int(np.prod(output_size))
     out = jnp.zeros(lead + (size,), input.dtype)
-    batch = jnp.indices(idx.shape)[:-1]
-    out = out.at[tuple(batch) + (idx,)].set(flat_in)
+    out = _unpool_scatter(out, flat_in, idx)
     return out.reshape(lead + tuple(output_size))
+
+
+@jax.custom_vjp
+def _unpool_scatter(out: Any, flat_in: Any, idx: Any) -> Any:
+    batch = jnp.indices(idx.shape)[:-1]
+    return out.at[tuple(batch) + (idx,)].set(flat_in)
+
+
+def _unpool_scatter_fwd(out: Any, flat_in: Any, idx: Any) -> tuple:
+    return _unpool_scatter(out, flat_in, idx), idx
+
+
+def _unpool_scatter_bwd(idx: Any, g: Any) -> tuple:
+    # torch: every input gets the output gradient at its index, also where indices repeat (JAX's scatter
+    # would give it only to the value that was written)
+    return None, jnp.take_along_axis(g, idx, axis=-1), None
+
+
+_unpool_scatter.defvjp(_unpool_scatter_fwd, _unpool_scatter_bwd)
 
 
 @defop(promote="float", method=False, grad_name="PdistBackward0")
