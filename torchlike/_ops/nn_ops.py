@@ -623,6 +623,11 @@ def _pool_args(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, 
 def _max_pool_nd(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                  ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
     k, s, p, d = _pool_args(name, n, input, kernel_size, stride, padding, dilation, ceil_mode)
+    dt = input._dtype
+    if n == 1 and not return_indices and not (dt.is_floating_point or dt.is_complex):
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{D.cpp_name(dt)}'")
+    if dt is D.bool:
+        raise NotImplementedError(f"\"max_pool{max(n, 2)}d\" not implemented for 'Bool'")
     return _max_pool(input, k, s, p, d, bool(ceil_mode), bool(return_indices))
 
 
