@@ -57,6 +57,12 @@ CASES = [
     ("scatter_reduce_bool", lambda t, x, s: [t.scatter_reduce(x, 0, t.tensor([0, 0, 1, 2, 4]), s, r, include_self=i)
                                              for r in ("sum", "prod", "amax", "amin") for i in (True, False)],
      [np.array([True, False, False, True, False]), np.array([False, False, True, True, True])]),  # fmt: skip
+    ("grid_sampler_2d", lambda t, x, g: [t.grid_sampler_2d(x, g, mode, pad, ac) for mode in (0, 1)
+                                         for pad in (0, 1, 2) for ac in (False, True)],
+     [IMG, rng.uniform(-1.2, 1.2, size=(2, 4, 3, 2)).astype(np.float32)]),  # fmt: skip
+    ("hash_tensor", lambda t, x, i, b: (t.hash_tensor(x), t.hash_tensor(x, 0), t.hash_tensor(x, [0, 1], keepdim=True),
+                                        x.hash_tensor(1), t.hash_tensor(i, 1), t.hash_tensor(b),
+                                        t.hash_tensor(x[:0], 1)), [X, INTS[0, 0], X > 0]),  # fmt: skip
     ("tensordot_size1_contracted", lambda t, a, b: (t.tensordot(a, b, dims=([0, 1], [2, 0])),
                                                     t.tensordot(b, a, dims=([2], [1]))),
      [rng.randn(1, 1, 1).astype(np.float32), rng.randn(2, 1, 2).astype(np.float32)]),  # fmt: skip
@@ -64,7 +70,7 @@ CASES = [
 
 # no gradient to compare: integer or bool results, torch has no derivative (zeta's input), or torch's backward of
 # an empty scatter_reduce index raises
-NO_GRAD = {"geqrf_empty", "scatter_reduce_bool", "sum_to_size_empty_target", "zeta_negative_q",
+NO_GRAD = {"geqrf_empty", "hash_tensor", "scatter_reduce_bool", "sum_to_size_empty_target", "zeta_negative_q",
            "gather_scatter_empty_index"}
 
 
@@ -91,7 +97,7 @@ def test_max_unpool_grad_repeated_indices():
     check(lambda t, v, i: t.nn.functional.max_unpool2d(v, i, 2), [x2, idx2])
 
 
-POOL_ERRORS = [
+ERRORS = [
     ("avg_pool1d_no_channels", lambda t, x: t.nn.functional.avg_pool1d(x[:, :0, 0], 2)),
     ("avg_pool1d_unbatched_empty", lambda t, x: t.nn.functional.avg_pool1d(x[0, :0, 0], 2)),
     ("max_pool1d_no_channels", lambda t, x: t.nn.functional.max_pool1d(x[:, :0, 0], 2)),
@@ -100,13 +106,16 @@ POOL_ERRORS = [
     ("avg_pool3d_no_channels", lambda t, x: t.nn.functional.avg_pool3d(x[:, None, :0], 2)),
     ("max_pool3d_no_channels", lambda t, x: t.nn.functional.max_pool3d(x[:, None, :0], 2)),
     ("max_pool1d_int", lambda t, x: t.nn.functional.max_pool1d(x[0].long(), 2)),
+    ("hash_tensor_empty_all", lambda t, x: t.hash_tensor(x[:0])),
+    ("hash_tensor_empty_dim", lambda t, x: t.hash_tensor(x[:0], 0)),
+    ("hash_tensor_mode", lambda t, x: t.hash_tensor(x, mode=1)),
     ("max_pool1d_bool_indices", lambda t, x: t.nn.functional.max_pool1d(x[0] > 0, 2, return_indices=True)),
     ("max_pool3d_bool", lambda t, x: t.nn.functional.max_pool3d(x > 0, 2)),
 ]
 
 
-@pytest.mark.parametrize("name,fn", POOL_ERRORS, ids=[c[0] for c in POOL_ERRORS])
-def test_pool_empty_errors(name, fn):
+@pytest.mark.parametrize("name,fn", ERRORS, ids=[c[0] for c in ERRORS])
+def test_errors(name, fn):
     check_raises(fn, [IMG])
 
 

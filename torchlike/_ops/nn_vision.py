@@ -298,7 +298,7 @@ def _source_coord(coord: Any, size: int, padding_mode: int, align_corners: bool)
     return c
 
 
-@defop(promote=None, grad_name="GridSampler2DBackward0", method=False)
+@defop(promote=None, grad_name="GridSampler2DBackward0", method=False, aliases=("grid_sampler_2d",))
 def grid_sampler(input: RawTensor, grid: RawTensor, interpolation_mode: int, padding_mode: int,
                  align_corners: bool) -> Any:  # fmt: skip
     """torch.grid_sampler for 4-D inputs (bilinear and nearest)."""
