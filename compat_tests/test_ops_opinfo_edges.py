@@ -44,6 +44,13 @@ CASES = [
     ("triplet_margin_int", lambda t, a, p, n: (t.nn.functional.triplet_margin_loss(a, p, n),
                                                t.nn.functional.triplet_margin_loss(a, p, n, swap=True, p=1)),
      [INTS[0, 0], INTS[0, 1], INTS[0, 2]]),  # fmt: skip
+    ("cosine_embedding_int_bool", lambda t, a, b, y: (
+        t.nn.functional.cosine_embedding_loss(a, b, y, margin=0.93, reduction="none"),
+        t.nn.functional.cosine_embedding_loss(a > 0, b > 0, y > 0, margin=0.5)),
+     [INTS[0, 0], INTS[0, 1], np.array([1, -1, 1, -1, 1, 1])]),  # fmt: skip
+    ("poisson_nll_int", lambda t, a, y: [t.nn.functional.poisson_nll_loss(a, y, log_input=li, full=f, reduction="none")
+                                         for li in (True, False) for f in (True, False)],
+     [np.array([-8, 6, 9, 0, 1]), np.array([3, 1, 4, 2, 3])]),  # fmt: skip
     ("rdiv_div_idiv", lambda t, x: (x.__rdiv__(3.0), x.__div__(2.0), (x * 1).__idiv__(4.0),
                                     t.tensor([2, 4]).__rdiv__(3)), [ROW]),  # fmt: skip
     ("polygamma_negative", lambda t, x: [t.polygamma(n, x) for n in (0, 1, 2, 3)], [NEG]),

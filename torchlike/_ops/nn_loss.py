@@ -267,7 +267,7 @@ def _poisson_name(static: tuple, dyn: tuple) -> str:
     return _named("AddBackward0" if static[2] else "SubBackward0")(static, dyn)
 
 
-@defop(method=False, grad_name=_poisson_name)
+@defop(promote="float", method=False, grad_name=_poisson_name)
 def _poisson_nll_loss(input: TensorArg, target: TensorArg, reduction: str, log_input: bool, full: bool,
                       eps: float) -> Any:  # fmt: skip
     if log_input:
@@ -321,7 +321,7 @@ def _clamp_min0(z: Any) -> Any:
     return jnp.where(z >= 0, z, jnp.zeros_like(z))
 
 
-@defop(method=False, grad_name=_named("AddBackward0", pos=1))
+@defop(promote="float", method=False, grad_name=_named("AddBackward0", pos=1))
 def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTensor, margin: float,
                            reduction: str) -> Any:  # fmt: skip
     d = input1.ndim - 1
