@@ -154,6 +154,8 @@ def _det_fwd(A: Any) -> Any:
 def _det_bwd(res: Any, g: Any) -> Any:
     # torch: the gradient at an exactly singular matrix is 0 (its LU solve leaves the zero right-hand side)
     A, d = res
+    if A.size == 0:  # 0x0 matrices: det is the constant 1 (JAX's det vjp indexes the empty matrix)
+        return (jnp.zeros_like(A),)
     grad = jax.vjp(jnp.linalg.det, A)[1](g)[0]
     return (jnp.where((d == 0)[..., None, None], 0, grad),)
 
