@@ -70,6 +70,15 @@ CASES = [
     ("hash_tensor", lambda t, x, i, b: (t.hash_tensor(x), t.hash_tensor(x, 0), t.hash_tensor(x, [0, 1], keepdim=True),
                                         x.hash_tensor(1), t.hash_tensor(i, 1), t.hash_tensor(b),
                                         t.hash_tensor(x[:0], 1)), [X, INTS[0, 0], X > 0]),  # fmt: skip
+    ("linalg_empty_matrices", lambda t, x: (t.linalg.inv(x[:0, :0]), t.linalg.inv_ex(x[:2, :0, None][..., :0]),
+                                            t.linalg.det(x[:0, :0]), t.linalg.det(x[:2, :0, None][..., :0]),
+                                            t.linalg.householder_product(x[:0, :0], x[0, :0]),
+                                            t.linalg.householder_product(x.T, x[0, :0])), [X]),  # fmt: skip
+    ("tensor_tolerances", lambda t, a: (t.linalg.pinv(a, rtol=t.tensor([1.0, 0.1])),
+                                        t.linalg.pinv(a, atol=t.tensor(0.5), rtol=0.1),
+                                        t.linalg.pinv(a[0] @ a[0].mT, atol=t.tensor(0.5), hermitian=True),
+                                        t.linalg.matrix_rank(a, atol=t.tensor([2.0, 0.5]))),
+     [rng.randn(2, 3, 4).astype(np.float32)]),  # fmt: skip
     ("tensordot_size1_contracted", lambda t, a, b: (t.tensordot(a, b, dims=([0, 1], [2, 0])),
                                                     t.tensordot(b, a, dims=([2], [1]))),
      [rng.randn(1, 1, 1).astype(np.float32), rng.randn(2, 1, 2).astype(np.float32)]),  # fmt: skip

@@ -21,7 +21,7 @@ from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims
 from .linalg import matmul
-from .registry import RawTensor, TensorArg, defop
+from .registry import OptRawTensor, RawTensor, TensorArg, defop
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
            "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
@@ -96,6 +96,8 @@ def _raise_info(name: str, info: Tensor, message: Any) -> None:
 def _first_zero(diag: Any) -> Any:
     """1-based position of the first zero on the last axis (0 when there is none)."""
     zero = diag == 0
+    if diag.shape[-1] == 0:  # 0x0 matrices factor without error
+        return jnp.zeros(diag.shape[:-1], jnp.int32)
     return jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
 
 
@@ -555,6 +557,8 @@ def orgqr(input: TensorArg, tau: TensorArg) -> Any:
         col = jnp.where(rows < i, 0, jnp.where(rows == i, 1 - t_i[..., None], -t_i[..., None] * v))
         return jnp.where(cols == i, col[..., :, None], q)
 
+    if tau.shape[-1] == 0:  # no reflectors (the loop body is traced even for zero steps)
+        return q
     return lax.fori_loop(0, tau.shape[-1], step, q)
 
 
@@ -686,11 +690,22 @@ def _tolerances(S: Any, m: int, n: int, atol: Any, rtol: Any) -> Any:
     smax = jnp.max(S, -1, keepdims=True) if S.shape[-1] else jnp.zeros(S.shape[:-1] + (1,), S.dtype)
     a = 0.0 if atol is None else atol
     r = (eps * max(m, n) if atol is None else 0.0) if rtol is None else rtol
+    a, r = (v[..., None] if isinstance(v, jax.Array) else v for v in (a, r))  # tensor tolerances: one per matrix
     return jnp.maximum(a, r * smax)
 
 
 @defop(promote=None, method=False, grad_name="LinalgPinvBackward0", check=_pinv_check, out=True)
 def _pinv(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    return _pinv_body(A, atol, rtol, hermitian)
+
+
+@defop(promote=None, method=False, grad_name="LinalgPinvBackward0", check=_pinv_check, out=True)
+def _pinv_tensor_tol(A: RawTensor, atol: OptRawTensor, rtol: OptRawTensor, hermitian: bool) -> Any:
+    """linalg.pinv with tensor-valued tolerances (broadcast over the batch of matrices)."""
+    return _pinv_body(A, atol, rtol, hermitian)
+
+
+def _pinv_body(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
     m, n = A.shape[-2:]
     if hermitian:
         v, w = lax.linalg.eigh(_lower_sym(A, False), lower=True, symmetrize_input=False)
@@ -705,16 +720,20 @@ def _pinv(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
     return jnp.swapaxes(Vh, -1, -2).conj() @ (sinv[..., :, None] * jnp.swapaxes(U, -1, -2).conj())
 
 
-def _tol_value(x: Any) -> Any:
-    if isinstance(x, Tensor):
-        raise NotImplementedError("torchlike: tensor-valued atol/rtol are not supported; pass a Python float")
-    return None if x is None else float(x)
-
-
 def pinv(
     A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, out: Tensor | None = None
 ) -> Tensor:
-    return _pinv(A, _tol_value(atol), _tol_value(rtol), bool(hermitian), out=out)
+    tensor_tol, atol, rtol = _tolerance_args(atol, rtol)
+    return (_pinv_tensor_tol if tensor_tol else _pinv)(A, atol, rtol, bool(hermitian), out=out)
+
+
+def _tolerance_args(atol: Any, rtol: Any) -> tuple:
+    """(tensor-valued?, atol, rtol): Python floats for the static kernel, or both as tensors (or None)."""
+    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
+        from .creation import tensor
+
+        return True, *(v if v is None or isinstance(v, Tensor) else tensor(float(v)) for v in (atol, rtol))
+    return False, None if atol is None else float(atol), None if rtol is None else float(rtol)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -787,6 +806,16 @@ def _rank_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 @defop(promote=None, method=False, differentiable=False, check=_rank_check, out=True)
 def _matrix_rank(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    return _matrix_rank_body(A, atol, rtol, hermitian)
+
+
+@defop(promote=None, method=False, differentiable=False, check=_rank_check, out=True)
+def _matrix_rank_tensor_tol(A: RawTensor, atol: OptRawTensor, rtol: OptRawTensor, hermitian: bool) -> Any:
+    """linalg.matrix_rank with tensor-valued tolerances (broadcast over the batch of matrices)."""
+    return _matrix_rank_body(A, atol, rtol, hermitian)
+
+
+def _matrix_rank_body(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
     m, n = A.shape[-2:]
     if hermitian:
         S = jnp.abs(lax.linalg.eigh(_lower_sym(A, False), lower=True, symmetrize_input=False)[1])
@@ -798,7 +827,8 @@ def _matrix_rank(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
 
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
-    return _matrix_rank(A, _tol_value(atol), _tol_value(rtol), bool(hermitian), out=out)
+    tensor_tol, atol, rtol = _tolerance_args(atol, rtol)
+    return (_matrix_rank_tensor_tol if tensor_tol else _matrix_rank)(A, atol, rtol, bool(hermitian), out=out)
 
 
 def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
