@@ -16,6 +16,12 @@ to every input that requires grad are compared too.
 A sample counts as passing when torchlike gives the same result, or when torch raises and torchlike raises
 too. Samples of ops that torchlike lacks count as failures. Both libraries are seeded identically before
 each sample, so random ops compare as well (torchlike reproduces torch's CPU generator).
+
+Skip list: op_db entries that are not torch's Python API are left out of the percentages, and their samples
+are reported as skipped with the reason (``internal_reason``): aten operators called through ``torch.ops.aten``
+(``slice``, ``native_dropout_backward``, ``_safe_softmax``), private ``torch._*`` functions
+(``_chunk_cat``, ``_segment_reduce``) and CUDA jiterator kernels (which torch itself cannot run on CPU).
+``--include-internal`` counts them like any other op.
 """
 
 from __future__ import annotations
@@ -139,6 +145,18 @@ def _rebind(fn: types.FunctionType) -> types.FunctionType | None:
             cells.append(types.CellType(new))
         cells = tuple(cells)
     return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, cells)
+
+
+def internal_reason(op: Any) -> str | None:
+    """Why an op_db entry is outside torch's Python API (skipped from the percentages), or None."""
+    fn = op.op
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return "an aten operator (torch.ops.aten.*), not torch's Python API"
+    if (getattr(fn, "__module__", None) or "").startswith("torch.cuda.jiterator"):
+        return "a CUDA jiterator kernel, which torch cannot run on CPU"
+    if (op.name.startswith("_") and not op.name.startswith("__")) or op.name.startswith("torch._"):
+        return "a private torch function (torch._*)"
+    return None
 
 
 def torchlike_callable(op: Any) -> Any:
@@ -370,14 +388,25 @@ def _samples(op: Any, dtype: Any, requires_grad: bool, limit: int) -> list:
         return []
 
 
-def measure(ops: list, max_samples: int, timeout: float, verbose: bool = False, out: Any = sys.stdout) -> dict:
-    """Run every op; return totals and per-op counts."""
+def measure(ops: list, max_samples: int, timeout: float, verbose: bool = False, out: Any = sys.stdout,
+            include_internal: bool = False) -> dict:  # fmt: skip
+    """Run every op; return totals and per-op counts (ops on the skip list: counted under ``skipped``)."""
     totals = Counter()
     per_op: dict = {}
     failures: Counter = Counter()
     missing: list = []
+    skipped: Counter = Counter()
     for op in ops:
         key = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+        reason = None if include_internal else internal_reason(op)
+        if reason is not None:
+            n = sum(len(_samples(op, getattr(torch, dt), grad, max_samples))
+                    for dt in DTYPES if op.supports_dtype(getattr(torch, dt), "cpu")
+                    for grad in (False, True) if not grad or (dt == "float32" and op.supports_autograd))  # fmt: skip
+            skipped[reason] += n
+            if verbose:
+                print(f"{key:45s} skipped ({n} samples): {reason}", file=out, flush=True)
+            continue
         fn = torchlike_callable(op)
         if fn is None and op.name not in missing:
             missing.append(op.name)
@@ -408,7 +437,7 @@ def measure(ops: list, max_samples: int, timeout: float, verbose: bool = False, 
         if verbose:
             print(f"{key:45s} fwd {counts['fwd_ok']:3d}/{counts['fwd']:<3d} grad {counts['grad_ok']:3d}/"
                   f"{counts['grad']:<3d} {time.time() - start:5.1f}s", file=out, flush=True)  # fmt: skip
-    return {"totals": totals, "per_op": per_op, "failures": failures, "missing": missing}
+    return {"totals": totals, "per_op": per_op, "failures": failures, "missing": missing, "skipped": skipped}
 
 
 def _pct(ok: int, n: int) -> str:
@@ -425,6 +454,8 @@ def report(result: dict, out: Any = sys.stdout, show_failures: bool = False) -> 
     internal = [n for n in result["missing"] if n.startswith(INTERNAL_PREFIXES)]
     print(f"\nmissing names ({len(public)}): {', '.join(sorted(public))}", file=out)
     print(f"missing internal/CUDA-only names ({len(internal)}): {', '.join(sorted(internal))}", file=out)
+    for reason, n in sorted(result.get("skipped", {}).items()):
+        print(f"skipped samples ({reason}): {n}", file=out)
     print(f"\nops: {len(result['per_op'])}", file=out)
     print(f"forward samples:  {t['fwd_ok']}/{t['fwd']} = {_pct(t['fwd_ok'], t['fwd'])}", file=out)
     print(f"gradient samples: {t['grad_ok']}/{t['grad']} = {_pct(t['grad_ok'], t['grad'])}", file=out)
@@ -450,9 +481,11 @@ def main(argv: list | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per torchlike sample")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per op")
     parser.add_argument("--failures", action="store_true", help="list every failing (op, dtype, kind, reason)")
+    parser.add_argument("--include-internal", action="store_true",
+                        help="count the skip list's ops (aten operators, private functions, CUDA jiterator kernels)")
     args = parser.parse_args(argv)
     ops = select_ops(args.ops, args.limit, args.start)
-    result = measure(ops, args.max_samples, args.timeout, verbose=args.verbose)
+    result = measure(ops, args.max_samples, args.timeout, verbose=args.verbose, include_internal=args.include_internal)
     report(result, show_failures=args.failures)
     return 0
 

@@ -173,3 +173,20 @@ def test_opinfo_harness_converts_stateless_module_arguments():
                                ref(torch.tensor(a), torch.tensor(b)).numpy(), rtol=1e-6)  # fmt: skip
     with pytest.raises(NotImplementedError):
         H._to_torchlike(torch.nn.Linear(2, 2), [])
+
+
+def test_opinfo_harness_skip_list():
+    """Only op_db entries outside torch's Python API are skipped: aten operators, torch._* functions and CUDA
+    jiterator kernels; public functions and Tensor dunders are counted."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import opinfo_harness as H
+
+    ops = {o.name: o for o in H.select_ops("slice,_chunk_cat,jiterator_unary,add,__rdiv__,nn.functional.pad")}
+    assert "aten operator" in H.internal_reason(ops["slice"])
+    assert "private" in H.internal_reason(ops["_chunk_cat"])
+    assert "jiterator" in H.internal_reason(ops["jiterator_unary"])
+    for name in ("add", "__rdiv__", "nn.functional.pad"):
+        assert H.internal_reason(ops[name]) is None, name
