@@ -51,6 +51,13 @@ CASES = [
     ("poisson_nll_int", lambda t, a, y: [t.nn.functional.poisson_nll_loss(a, y, log_input=li, full=f, reduction="none")
                                          for li in (True, False) for f in (True, False)],
      [np.array([-8, 6, 9, 0, 1]), np.array([3, 1, 4, 2, 3])]),  # fmt: skip
+    ("linear_cross_entropy", lambda t, x, w, b: (
+        t.nn.functional.linear_cross_entropy(x, w, t.tensor([1, 0, 3])),
+        t.nn.functional.linear_cross_entropy(x, w, t.tensor([1, 0, 3]), linear_bias=b, reduction="none",
+                                             ignore_index=0, label_smoothing=0.1),
+        t.nn.functional.linear_cross_entropy(x[0], w, t.tensor(2), weight=b.abs().detach(), reduction="sum"),
+        t.nn.functional.linear_cross_entropy(x, w.reshape(2, 2, 5), t.tensor([[1, 0], [0, 0], [1, 1]]))),
+     [X, rng.randn(4, 5).astype(np.float32), rng.randn(4).astype(np.float32)]),  # fmt: skip
     ("rdiv_div_idiv", lambda t, x: (x.__rdiv__(3.0), x.__div__(2.0), (x * 1).__idiv__(4.0),
                                     t.tensor([2, 4]).__rdiv__(3)), [ROW]),  # fmt: skip
     ("polygamma_negative", lambda t, x: [t.polygamma(n, x) for n in (0, 1, 2, 3)], [NEG]),
@@ -125,6 +132,10 @@ ERRORS = [
     ("hash_tensor_empty_all", lambda t, x: t.hash_tensor(x[:0])),
     ("hash_tensor_empty_dim", lambda t, x: t.hash_tensor(x[:0], 0)),
     ("hash_tensor_mode", lambda t, x: t.hash_tensor(x, mode=1)),
+    ("linear_cross_entropy_bias_shape", lambda t, x: t.nn.functional.linear_cross_entropy(
+        x[0, 0], x[0, 0, :2], t.tensor([0, 1, 0, 1, 0]), linear_bias=x[0, 0, 0, :3])),
+    ("linear_cross_entropy_unbatched_kdim", lambda t, x: t.nn.functional.linear_cross_entropy(
+        x[0, 0, 0], x[0, :, :2], t.tensor(0))),
     ("max_pool1d_bool_indices", lambda t, x: t.nn.functional.max_pool1d(x[0] > 0, 2, return_indices=True)),
     ("max_pool3d_bool", lambda t, x: t.nn.functional.max_pool3d(x > 0, 2)),
 ]
