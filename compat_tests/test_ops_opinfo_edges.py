@@ -62,8 +62,10 @@ CASES = [
                                     t.tensor([2, 4]).__rdiv__(3)), [ROW]),  # fmt: skip
     ("polygamma_negative", lambda t, x: [t.polygamma(n, x) for n in (0, 1, 2, 3)], [NEG]),
     ("zeta_negative_q", lambda t, s, q: t.special.zeta(s, q),
-     [np.array([3.0, 3.0, 2.5, 4.0, 1.0, 3.0], np.float32),
-      np.array([-8.4784, -0.5, -0.5, -3.2, -2.5, -100.5], np.float32)]),  # fmt: skip
+     [np.array([3.0, 3.0, 2.5, 4.0, 1.0, 3.0, 0.0, -8.0, 0.5, 1.0], np.float32),
+      np.array([-8.4784, -0.5, -0.5, -3.2, -2.5, -100.5, 0.0, 0.0, 1.0, 2.0], np.float32)]),  # fmt: skip
+    ("take_along_dim_negative", lambda t, x: (t.take_along_dim(x, t.tensor([[-1, 0, -5]]), 1),
+                                              t.take_along_dim(x, t.tensor([[-3], [2]]), 0)), [X]),  # fmt: skip
     ("gather_scatter_empty_index", lambda t, x: (
         t.gather(x, 0, t.zeros(2, 0, dtype=t.uint8)), t.scatter(x, 0, t.zeros(2, 0, dtype=t.uint8), x),
         t.scatter_add(x, 0, t.zeros(0, dtype=t.int64), x),

@@ -222,6 +222,7 @@ def _hurwitz(x: Any, q: Any) -> Any:
     qs, acc = jax.lax.while_loop(lambda c: jnp.any(shift & (c[0] < 1)), body, (q64, jnp.zeros_like(q64)))
     r = jsp.zeta(x64, qs) + acc
     r = jnp.where((q <= 0) & (q == jnp.floor(q)) & (x > 1), jnp.inf, r)
+    r = jnp.where(x == 1, jnp.inf, jnp.where(x < 1, jnp.nan, r))  # torch's Cephes kernel: x < 1 is outside its domain
     return r.astype(jnp.result_type(x, q))
 
 
