@@ -19,7 +19,8 @@ each sample, so random ops compare as well (torchlike reproduces torch's CPU gen
 
 Skip list: op_db entries that are not torch's Python API are left out of the percentages, and their samples
 are reported as skipped with the reason (``internal_reason``): aten operators called through ``torch.ops.aten``
-(``slice``, ``native_dropout_backward``, ``_safe_softmax``), private ``torch._*`` functions
+(``slice``, ``native_dropout_backward``, ``_safe_softmax``, or a wrapper calling one:
+``max_pool2d_with_indices_backward``), private ``torch._*`` functions
 (``_chunk_cat``, ``_segment_reduce``) and CUDA jiterator kernels (which torch itself cannot run on CPU).
 ``--include-internal`` counts them like any other op.
 """
@@ -150,7 +151,9 @@ def _rebind(fn: types.FunctionType) -> types.FunctionType | None:
 def internal_reason(op: Any) -> str | None:
     """Why an op_db entry is outside torch's Python API (skipped from the percentages), or None."""
     fn = op.op
-    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)) or (
+        isinstance(fn, types.FunctionType) and "aten" in _names_used(fn.__code__)  # a wrapper calling torch.ops.aten
+    ):
         return "an aten operator (torch.ops.aten.*), not torch's Python API"
     if (getattr(fn, "__module__", None) or "").startswith("torch.cuda.jiterator"):
         return "a CUDA jiterator kernel, which torch cannot run on CPU"
