@@ -16,6 +16,8 @@ X = rng.randn(3, 5).astype(np.float32)
 ROW = rng.randn(5).astype(np.float32)
 IMG = rng.randn(2, 3, 5, 5).astype(np.float32)
 INTS = rng.randint(-9, 9, size=(2, 3, 6, 6)).astype(np.int64)
+# (interpolation, padding, align_corners): bilinear/nearest with zeros/border/reflection padding
+GRID_MODES = [(0, 0, False), (0, 1, True), (0, 2, False), (1, 0, True), (1, 2, True)]
 NEG = np.array([-8.4784, -1.7658, -4.3228, -2.4005, -7.9506, 3.6116, 0.5, -0.5], np.float32)
 
 CASES = [
@@ -73,9 +75,11 @@ CASES = [
     ("scatter_reduce_bool", lambda t, x, s: [t.scatter_reduce(x, 0, t.tensor([0, 0, 1, 2, 4]), s, r, include_self=i)
                                              for r in ("sum", "prod", "amax", "amin") for i in (True, False)],
      [np.array([True, False, False, True, False]), np.array([False, False, True, True, True])]),  # fmt: skip
-    ("grid_sampler_2d", lambda t, x, g: [t.grid_sampler_2d(x, g, mode, pad, ac) for mode in (0, 1)
-                                         for pad in (0, 1, 2) for ac in (False, True)],
+    ("grid_sampler_2d", lambda t, x, g: [t.grid_sampler_2d(x, g, *how) for how in GRID_MODES],
      [IMG, rng.uniform(-1.2, 1.2, size=(2, 4, 3, 2)).astype(np.float32)]),  # fmt: skip
+    ("grid_sampler_3d", lambda t, x, g: [t.grid_sampler_3d(x, g, *how) for how in GRID_MODES]
+                                        + [t.nn.functional.grid_sample(x, g, align_corners=False)],
+     [rng.randn(2, 3, 4, 5, 3).astype(np.float32), rng.uniform(-1.2, 1.2, size=(2, 3, 2, 4, 3)).astype(np.float32)]),
     ("hash_tensor", lambda t, x, i, b: (t.hash_tensor(x), t.hash_tensor(x, 0), t.hash_tensor(x, [0, 1], keepdim=True),
                                         x.hash_tensor(1), t.hash_tensor(i, 1), t.hash_tensor(b),
                                         t.hash_tensor(x[:0], 1)), [X, INTS[0, 0], X > 0]),  # fmt: skip
