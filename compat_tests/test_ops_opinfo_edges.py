@@ -92,6 +92,10 @@ CASES = [
                                         t.linalg.pinv(a[0] @ a[0].mT, atol=t.tensor(0.5), hermitian=True),
                                         t.linalg.matrix_rank(a, atol=t.tensor([2.0, 0.5]))),
      [rng.randn(2, 3, 4).astype(np.float32)]),  # fmt: skip
+    ("pinv_lstsq_orthogonal_grad", lambda t, q, b: (t.linalg.pinv(q), t.linalg.lstsq(q, b).solution,
+                                                    t.linalg.lstsq(q[:, :3], b, driver="gelsd").solution,
+                                                    t.linalg.pinv(q[:3, :3] + q[:3, :3].mT, hermitian=True)),
+     [np.linalg.qr(rng.randn(4, 4))[0].astype(np.float32), rng.randn(4, 2).astype(np.float32)]),  # fmt: skip
     ("tensordot_size1_contracted", lambda t, a, b: (t.tensordot(a, b, dims=([0, 1], [2, 0])),
                                                     t.tensordot(b, a, dims=([2], [1]))),
      [rng.randn(1, 1, 1).astype(np.float32), rng.randn(2, 1, 2).astype(np.float32)]),  # fmt: skip

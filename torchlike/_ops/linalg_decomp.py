@@ -706,6 +706,43 @@ def _pinv_tensor_tol(A: RawTensor, atol: OptRawTensor, rtol: OptRawTensor, hermi
 
 
 def _pinv_body(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    return _pinv_with_torch_grad(A, _pinv_value(lax.stop_gradient(A), atol, rtol, hermitian))
+
+
+def _mH(x: Any) -> Any:
+    return jnp.swapaxes(x, -1, -2).conj()
+
+
+@jax.custom_vjp
+def _pinv_with_torch_grad(A: Any, P: Any) -> Any:
+    """``P`` (pinv(A), computed without a gradient), differentiated as torch's pinv_backward: a closed form in
+    A and P, where the SVD's own vjp divides by gaps between singular values (NaN-prone for orthogonal A)."""
+    return P
+
+
+def _pinv_fwd(A: Any, P: Any) -> tuple:
+    return P, (A, P)
+
+
+def _pinv_bwd(res: tuple, g: Any) -> tuple:
+    A, P = res
+    m, n = A.shape[-2:]
+    Ph, gh = _mH(P), _mH(g)
+    if m <= n:
+        K = gh @ P
+        KPh = K @ Ph
+        gA = -_mH(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    else:
+        K = P @ gh
+        PhK = Ph @ K
+        gA = -_mH(K @ P) + PhK - (PhK @ P) @ A + (gh - A @ K) @ P @ Ph
+    return gA, jnp.zeros_like(P)
+
+
+_pinv_with_torch_grad.defvjp(_pinv_fwd, _pinv_bwd)
+
+
+def _pinv_value(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
     m, n = A.shape[-2:]
     if hermitian:
         v, w = lax.linalg.eigh(_lower_sym(A, False), lower=True, symmetrize_input=False)
@@ -770,11 +807,12 @@ def _lstsq(A: RawTensor, B: RawTensor, rcond: Any, driver: str) -> Any:
     batch = jnp.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
     Ab = jnp.broadcast_to(A, batch + A.shape[-2:])
     Bb = jnp.broadcast_to(Bm, batch + Bm.shape[-2:])
-    U, S, Vh = jnp.linalg.svd(Ab, full_matrices=False)
+    U, S, Vh = jnp.linalg.svd(lax.stop_gradient(Ab), full_matrices=False)
     cutoff = (jnp.finfo(A.dtype).eps * max(m, n) if rcond is None else rcond) * jnp.max(S, -1, keepdims=True)
     keep = S > cutoff
     sinv = jnp.where(keep, 1 / jnp.where(keep, S, 1), 0)
-    X = jnp.swapaxes(Vh, -1, -2).conj() @ (sinv[..., :, None] * (jnp.swapaxes(U, -1, -2).conj() @ Bb))
+    # torch differentiates the solution as pinv(A) @ B, with pinv's closed-form backward
+    X = _pinv_with_torch_grad(Ab, _mH(Vh) @ (sinv[..., :, None] * _mH(U))) @ Bb
     # what each LAPACK driver reports: gelsy no residuals or singular values, gels no rank either
     rank = jnp.sum(lax.stop_gradient(keep), -1).astype(jnp.int64) if driver != "gels" else jnp.zeros((0,), jnp.int64)
     if m > n and driver != "gelsy":
