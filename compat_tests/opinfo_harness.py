@@ -16,6 +16,13 @@ to every input that requires grad are compared too.
 A sample counts as passing when torchlike gives the same result, or when torch raises and torchlike raises
 too. Samples of ops that torchlike lacks count as failures. Both libraries are seeded identically before
 each sample, so random ops compare as well (torchlike reproduces torch's CPU generator).
+
+Skip list: op_db entries that are not torch's Python API are left out of the percentages, and their samples
+are reported as skipped with the reason (``internal_reason``): aten operators called through ``torch.ops.aten``
+(``slice``, ``native_dropout_backward``, ``_safe_softmax``, or a wrapper calling one:
+``max_pool2d_with_indices_backward``), private ``torch._*`` functions
+(``_chunk_cat``, ``_segment_reduce``) and CUDA jiterator kernels (which torch itself cannot run on CPU).
+``--include-internal`` counts them like any other op.
 """
 
 from __future__ import annotations
@@ -141,11 +148,25 @@ def _rebind(fn: types.FunctionType) -> types.FunctionType | None:
     return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, cells)
 
 
+def internal_reason(op: Any) -> str | None:
+    """Why an op_db entry is outside torch's Python API (skipped from the percentages), or None."""
+    fn = op.op
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)) or (
+        isinstance(fn, types.FunctionType) and "aten" in _names_used(fn.__code__)  # a wrapper calling torch.ops.aten
+    ):
+        return "an aten operator (torch.ops.aten.*), not torch's Python API"
+    if (getattr(fn, "__module__", None) or "").startswith("torch.cuda.jiterator"):
+        return "a CUDA jiterator kernel, which torch cannot run on CPU"
+    if (op.name.startswith("_") and not op.name.startswith("__")) or op.name.startswith("torch._"):
+        return "a private torch function (torch._*)"
+    return None
+
+
 def torchlike_callable(op: Any) -> Any:
     """The torchlike function that stands for ``op`` (None when torchlike lacks the name)."""
     fn = op.op
     if isinstance(fn, types.FunctionType) and (fn.__module__ or "").startswith("torch.testing"):
-        if _resolve(torchlike, op.name) is None and getattr(torchlike.Tensor, op.name, None) is None:
+        if is_missing(op):
             return None
         return _rebind(fn)
     found = _resolve(torchlike, op.name)
@@ -160,10 +181,29 @@ def torchlike_callable(op: Any) -> Any:
 
 
 def is_missing(op: Any) -> bool:
-    return _resolve(torchlike, op.name) is None and getattr(torchlike.Tensor, op.name, None) is None
+    """Whether torchlike lacks the op's name: as a function, a Tensor method, or (for an op that exists in torch
+    only in place, ``cauchy`` = ``Tensor.cauchy_``) an in-place method."""
+    method = op.name.split(".")[-1]
+    return (_resolve(torchlike, op.name) is None and getattr(torchlike.Tensor, method, None) is None
+            and getattr(torchlike.Tensor, method + "_", None) is None)  # fmt: skip
 
 
 # --- converting samples --------------------------------------------------------------------------------
+
+
+def _module_to_torchlike(module: Any) -> Any:
+    """A stateless torch module (``nn.PairwiseDistance()`` passed as a distance function) as torchlike's module
+    of the same class with the same settings; modules with parameters, buffers or children are not converted."""
+    cls = getattr(torchlike.nn, type(module).__name__, None)
+    stateful = any(True for _ in module.parameters()) or any(True for _ in module.buffers()) or module._modules
+    if cls is None or stateful:
+        raise NotImplementedError(f"a torch module as a sample argument: {type(module).__name__}")
+    new = cls.__new__(cls)
+    torchlike.nn.Module.__init__(new)
+    for k, v in vars(module).items():
+        if not k.startswith("_"):
+            setattr(new, k, v)
+    return new
 
 
 def _to_torchlike(value: Any, leaves: list) -> Any:
@@ -197,7 +237,7 @@ def _to_torchlike(value: Any, leaves: list) -> Any:
     if isinstance(value, torch.Generator):
         raise NotImplementedError("a torch.Generator sample argument")
     if isinstance(value, torch.nn.Module):
-        raise NotImplementedError(f"a torch module as a sample argument: {type(value).__name__}")
+        return _module_to_torchlike(value)
     mod = getattr(value, "__module__", None) or ""
     if callable(value) and hasattr(value, "__name__") and (mod == "torch" or mod.startswith("torch.")) and not mod.startswith("torch.testing"):
         found = _resolve(torchlike, mod[len("torch."):] + "." + value.__name__ if mod != "torch" else value.__name__)
@@ -215,6 +255,8 @@ def _numpy(t: Any) -> np.ndarray:
     if str(t.dtype).endswith("bfloat16") or str(t.dtype).endswith("float16"):
         t = t.float()
     if isinstance(t, torch.Tensor):
+        if t._is_zerotensor():  # torch's symbolic zero gradient (sgn of a real input) has no numpy view
+            return np.zeros(tuple(t.shape), _numpy(torch.zeros((), dtype=t.dtype)).dtype)
         return t.resolve_conj().resolve_neg().cpu().numpy()
     return np.asarray(t.numpy())
 
@@ -349,14 +391,25 @@ def _samples(op: Any, dtype: Any, requires_grad: bool, limit: int) -> list:
         return []
 
 
-def measure(ops: list, max_samples: int, timeout: float, verbose: bool = False, out: Any = sys.stdout) -> dict:
-    """Run every op; return totals and per-op counts."""
+def measure(ops: list, max_samples: int, timeout: float, verbose: bool = False, out: Any = sys.stdout,
+            include_internal: bool = False) -> dict:  # fmt: skip
+    """Run every op; return totals and per-op counts (ops on the skip list: counted under ``skipped``)."""
     totals = Counter()
     per_op: dict = {}
     failures: Counter = Counter()
     missing: list = []
+    skipped: Counter = Counter()
     for op in ops:
         key = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+        reason = None if include_internal else internal_reason(op)
+        if reason is not None:
+            n = sum(len(_samples(op, getattr(torch, dt), grad, max_samples))
+                    for dt in DTYPES if op.supports_dtype(getattr(torch, dt), "cpu")
+                    for grad in (False, True) if not grad or (dt == "float32" and op.supports_autograd))  # fmt: skip
+            skipped[reason] += n
+            if verbose:
+                print(f"{key:45s} skipped ({n} samples): {reason}", file=out, flush=True)
+            continue
         fn = torchlike_callable(op)
         if fn is None and op.name not in missing:
             missing.append(op.name)
@@ -387,7 +440,7 @@ def measure(ops: list, max_samples: int, timeout: float, verbose: bool = False, 
         if verbose:
             print(f"{key:45s} fwd {counts['fwd_ok']:3d}/{counts['fwd']:<3d} grad {counts['grad_ok']:3d}/"
                   f"{counts['grad']:<3d} {time.time() - start:5.1f}s", file=out, flush=True)  # fmt: skip
-    return {"totals": totals, "per_op": per_op, "failures": failures, "missing": missing}
+    return {"totals": totals, "per_op": per_op, "failures": failures, "missing": missing, "skipped": skipped}
 
 
 def _pct(ok: int, n: int) -> str:
@@ -404,6 +457,8 @@ def report(result: dict, out: Any = sys.stdout, show_failures: bool = False) -> 
     internal = [n for n in result["missing"] if n.startswith(INTERNAL_PREFIXES)]
     print(f"\nmissing names ({len(public)}): {', '.join(sorted(public))}", file=out)
     print(f"missing internal/CUDA-only names ({len(internal)}): {', '.join(sorted(internal))}", file=out)
+    for reason, n in sorted(result.get("skipped", {}).items()):
+        print(f"skipped samples ({reason}): {n}", file=out)
     print(f"\nops: {len(result['per_op'])}", file=out)
     print(f"forward samples:  {t['fwd_ok']}/{t['fwd']} = {_pct(t['fwd_ok'], t['fwd'])}", file=out)
     print(f"gradient samples: {t['grad_ok']}/{t['grad']} = {_pct(t['grad_ok'], t['grad'])}", file=out)
@@ -429,9 +484,11 @@ def main(argv: list | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per torchlike sample")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line per op")
     parser.add_argument("--failures", action="store_true", help="list every failing (op, dtype, kind, reason)")
+    parser.add_argument("--include-internal", action="store_true",
+                        help="count the skip list's ops (aten operators, private functions, CUDA jiterator kernels)")
     args = parser.parse_args(argv)
     ops = select_ops(args.ops, args.limit, args.start)
-    result = measure(ops, args.max_samples, args.timeout, verbose=args.verbose)
+    result = measure(ops, args.max_samples, args.timeout, verbose=args.verbose, include_internal=args.include_internal)
     report(result, show_failures=args.failures)
     return 0
 

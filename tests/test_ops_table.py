@@ -115,6 +115,7 @@ SAMPLES.update({
     **{n: (lambda: ((r(*X), 1), {})) for n in ("sum", "nansum", "mean", "nanmean", "logsumexp", "count_nonzero",
                                                 "cumsum", "cumprod", "logcumsumexp", "all", "any")},  # fmt: skip
     "prod": lambda: ((r(*X), 0), {"keepdim": True}),
+    "hash_tensor": lambda: ((r(*X), 1), {"keepdim": True}),
     **{n: (lambda: ((distinct(*X), 1), {"keepdim": True})) for n in ("amax", "amin", "argmax", "argmin", "mode",
                                                                     "cummax", "cummin")},  # fmt: skip
     "cummax": lambda: ((distinct(*X), 1), {}),

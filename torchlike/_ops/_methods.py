@@ -41,6 +41,10 @@ def _swap(fn: Any) -> Any:
     return r
 
 
+def _rdiv(self: Tensor, other: Any) -> Tensor:
+    return P.reciprocal(self) * other  # torch: other / self is computed as reciprocal(self) * other
+
+
 def _invert(self: Tensor) -> Tensor:
     return P.logical_not(self) if self._dtype is D.bool else P.bitwise_not(self)
 
@@ -127,8 +131,8 @@ def operators() -> dict[str, Any]:
         "__add__": P.add, "__radd__": P.add, "__iadd__": Tensor.add_,
         "__sub__": P.sub, "__rsub__": P.rsub, "__isub__": Tensor.sub_,
         "__mul__": P.mul, "__rmul__": P.mul, "__imul__": Tensor.mul_,
-        "__truediv__": P.div, "__rtruediv__": lambda self, other: P.reciprocal(self) * other,
-        "__itruediv__": Tensor.div_,
+        "__truediv__": P.div, "__rtruediv__": _rdiv, "__itruediv__": Tensor.div_,
+        "__div__": P.div, "__rdiv__": _rdiv, "__idiv__": Tensor.div_,  # torch keeps Python 2's names too
         "__floordiv__": P.floor_divide, "__rfloordiv__": _swap(P.floor_divide), "__ifloordiv__": Tensor.floor_divide_,
         "__mod__": P.remainder, "__rmod__": _swap(P.remainder), "__imod__": Tensor.remainder_,
         "__pow__": P.pow, "__rpow__": _swap(P.pow), "__ipow__": Tensor.pow_,

@@ -520,7 +520,7 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
 
 @registry.defop(promote="default", method=False, out=True, dtypes="real_float")
 def complex(real: registry.TensorArg, imag: registry.TensorArg) -> Any:
-    return jax.lax.complex(real, imag)
+    return jax.lax.complex(*jnp.broadcast_arrays(real, imag))
 
 
 @registry.defop(promote="default", method=False, out=True, dtypes="real_float")

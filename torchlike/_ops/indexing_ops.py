@@ -228,6 +228,8 @@ def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = F
 def _gather_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, index = dyn
     d = wrap_dim(static[0], max(x.dim(), 1))
+    if index.numel() == 0:  # torch checks an empty index neither for its dtype nor its shape
+        return
     if index._dtype not in (D.int32, D.int64):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if max(index.dim(), 1) != max(x.dim(), 1):
@@ -264,16 +266,20 @@ def _as_nd(x: Any) -> Any:
 
 @defop(promote=None, out=True, check=_gather_check, saves=("index",))
 def gather(input: RawTensor, dim: int, index: RawTensor, *, sparse_grad: bool = False) -> Any:
+    if index.size == 0:
+        return jnp.zeros(index.shape, input.dtype)
     x, idx = _as_nd(input), _as_nd(index)
     d = wrap_dim(dim, x.ndim)
     return x[_grid(idx, d)].reshape(index.shape)
 
 
 def _scatter_check(name: str, x: Tensor, d: int, index: Tensor, src: Any) -> None:
-    if index._dtype not in (D.int32, D.int64):
-        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src._dtype is not x._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() == 0:  # torch checks an empty index neither for its dtype nor its shape
+        return
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     nd = max(x.dim(), 1)
     if max(index.dim(), 1) != nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -299,6 +305,8 @@ def _scatter_check(name: str, x: Tensor, d: int, index: Tensor, src: Any) -> Non
 
 
 def _src_block(src: Any, index: Any) -> Any:
+    if index.size == 0:  # nothing is scattered (and an empty index need not match src's rank)
+        return src
     src = _as_nd(src)
     return src[tuple(slice(0, n) for n in index.shape)]
 
@@ -321,6 +329,8 @@ def _reduce_check(reduce: Any) -> None:
 
 
 def _scatter_apply(x: Any, dim: int, index: Any, v: Any, reduce: Any) -> Any:
+    if index.size == 0:
+        return x
     xs = _as_nd(x)
     idx = _as_nd(index)
     d = wrap_dim(dim, xs.ndim)
@@ -437,6 +447,8 @@ _prod_scatter.defvjp(_prod_fwd, _prod_bwd)
 def scatter_reduce(input: RawTensor, dim: int, index: RawTensor, src: RawTensor, reduce: str, *,
                    include_self: bool = True) -> Any:  # fmt: skip
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if index.size == 0:
+        return input
     x, idx = _as_nd(input), _as_nd(index)
     d = wrap_dim(dim, x.ndim)
     return _reduce_into(input, x, _grid(idx, d), _src_block(src, idx), reduce, include_self)
@@ -446,7 +458,9 @@ def _reduce_into(input: Any, x: Any, grid: tuple, src: Any, reduce: str, include
     """Reduce ``src`` into ``x`` at the positions ``grid`` with torch's scatter_reduce rules."""
     hit = jnp.zeros(x.shape, bool).at[grid].set(True)
     base = x if include_self else jnp.where(hit, _reduce_identity(x.dtype, reduce), x)
-    if reduce in ("sum", "mean"):
+    if x.dtype == jnp.bool_ and reduce in ("sum", "prod"):  # torch: a bool sum is any, a bool product all
+        out = base.at[grid].max(src) if reduce == "sum" else base.at[grid].min(src)
+    elif reduce in ("sum", "mean"):
         out = base.at[grid].add(src)
         if reduce == "mean":
             count = jnp.zeros(x.shape, x.dtype).at[grid].add(jnp.ones_like(src))

@@ -204,8 +204,8 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 
 @defop(promote=None, method=False, grad_name="StackBackward0", saves=())
-def _combinations(input: registry.RawTensor, combos: tuple) -> Any:
-    idx = np.asarray(combos, np.int64).reshape(len(combos), -1)
+def _combinations(input: registry.RawTensor, combos: tuple, r: int) -> Any:
+    idx = np.asarray(combos, np.int64).reshape(len(combos), r)
     return input[idx]
 
 
@@ -220,10 +220,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         return empty(0, dtype=input._dtype, device=input.device)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     combos = tuple(pick(range(input._shape[0]), r))
-    if not combos:
-        from .creation import empty
-
-        return empty(0, r, dtype=input._dtype, device=input.device)
-    return _combinations(input, combos)  # torch 2.13: r=1 gives shape (n, 1) too
+    return _combinations(input, combos, r)  # torch 2.13: r=1 gives shape (n, 1) too
 
 

@@ -444,7 +444,12 @@ def _tensordot_dims(a: Any, b: Any, dims: Any) -> tuple:
 def _tensordot(a: RawTensor, b: RawTensor, dims_a: tuple, dims_b: tuple) -> Any:
     _same_inputs(a, b)
     for x, y in zip(dims_a, dims_b):
-        if a.shape[x] != b.shape[y]:
+        # torch: a size-1 contracted dimension broadcasts (the other side is summed over it first)
+        if b.shape[y] == 1 and a.shape[x] != 1:
+            a = a.sum(axis=x, keepdims=True)
+        elif a.shape[x] == 1 and b.shape[y] != 1:
+            b = b.sum(axis=y, keepdims=True)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(
                 f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} and second has "
                 f"size {b.shape[y]} in dim {y}"

@@ -21,7 +21,7 @@ from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims, special_ord
 from .linalg import matmul
-from .registry import RawTensor, ScalarOrStatic, TensorArg, defop, expose
+from .registry import OptRawTensor, RawTensor, ScalarOrStatic, TensorArg, defop, expose
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
            "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
@@ -96,6 +96,8 @@ def _raise_info(name: str, info: Tensor, message: Any) -> None:
 def _first_zero(diag: Any) -> Any:
     """1-based position of the first zero on the last axis (0 when there is none)."""
     zero = diag == 0
+    if diag.shape[-1] == 0:  # 0x0 matrices factor without error
+        return jnp.zeros(diag.shape[:-1], jnp.int32)
     return jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
 
 
@@ -156,6 +158,8 @@ def _det_fwd(A: Any) -> Any:
 def _det_bwd(res: Any, g: Any) -> Any:
     # torch: the gradient at an exactly singular matrix is 0 (its LU solve leaves the zero right-hand side)
     A, d = res
+    if A.size == 0:  # 0x0 matrices: det is the constant 1 (JAX's det vjp indexes the empty matrix)
+        return (jnp.zeros_like(A),)
     grad = jax.vjp(jnp.linalg.det, A)[1](g)[0]
     return (jnp.where((d == 0)[..., None, None], 0, grad),)
 
@@ -508,6 +512,8 @@ def _geqrf_impl(a: Any) -> tuple:
         return a, taus.at[..., j].set(tau)
 
     taus = jnp.zeros(a.shape[:-2] + (min(m, n),), a.dtype)
+    if min(m, n) == 0:  # NOTE: the loop body is traced even for zero steps, and take() on an empty axis fails
+        return a, taus
     return lax.fori_loop(0, min(m, n), step, (a, taus))
 
 
@@ -562,6 +568,8 @@ def orgqr(input: TensorArg, tau: TensorArg) -> Any:
         col = jnp.where(rows < i, 0, jnp.where(rows == i, 1 - t_i[..., None], -t_i[..., None] * v))
         return jnp.where(cols == i, col[..., :, None], q)
 
+    if tau.shape[-1] == 0:  # no reflectors (the loop body is traced even for zero steps)
+        return q
     return lax.fori_loop(0, tau.shape[-1], step, q)
 
 
@@ -697,11 +705,59 @@ def _tolerances(S: Any, m: int, n: int, atol: Any, rtol: Any) -> Any:
     smax = jnp.max(S, -1, keepdims=True) if S.shape[-1] else jnp.zeros(S.shape[:-1] + (1,), S.dtype)
     a = 0.0 if atol is None else atol
     r = (eps * max(m, n) if atol is None else 0.0) if rtol is None else rtol
+    a, r = (v[..., None] if isinstance(v, jax.Array) else v for v in (a, r))  # tensor tolerances: one per matrix
     return jnp.maximum(a, r * smax)
 
 
 @defop(promote=None, method=False, grad_name="LinalgPinvBackward0", check=_pinv_check, out=True)
 def _pinv(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    return _pinv_body(A, atol, rtol, hermitian)
+
+
+@defop(promote=None, method=False, grad_name="LinalgPinvBackward0", check=_pinv_check, out=True)
+def _pinv_tensor_tol(A: RawTensor, atol: OptRawTensor, rtol: OptRawTensor, hermitian: bool) -> Any:
+    """linalg.pinv with tensor-valued tolerances (broadcast over the batch of matrices)."""
+    return _pinv_body(A, atol, rtol, hermitian)
+
+
+def _pinv_body(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    return _pinv_with_torch_grad(A, _pinv_value(lax.stop_gradient(A), atol, rtol, hermitian))
+
+
+def _mH(x: Any) -> Any:
+    return jnp.swapaxes(x, -1, -2).conj()
+
+
+@jax.custom_vjp
+def _pinv_with_torch_grad(A: Any, P: Any) -> Any:
+    """``P`` (pinv(A), computed without a gradient), differentiated as torch's pinv_backward: a closed form in
+    A and P, where the SVD's own vjp divides by gaps between singular values (NaN-prone for orthogonal A)."""
+    return P
+
+
+def _pinv_fwd(A: Any, P: Any) -> tuple:
+    return P, (A, P)
+
+
+def _pinv_bwd(res: tuple, g: Any) -> tuple:
+    A, P = res
+    m, n = A.shape[-2:]
+    Ph, gh = _mH(P), _mH(g)
+    if m <= n:
+        K = gh @ P
+        KPh = K @ Ph
+        gA = -_mH(P @ K) + KPh - (A @ P) @ KPh + (Ph @ P) @ (gh - K @ A)
+    else:
+        K = P @ gh
+        PhK = Ph @ K
+        gA = -_mH(K @ P) + PhK - (PhK @ P) @ A + (gh - A @ K) @ P @ Ph
+    return gA, jnp.zeros_like(P)
+
+
+_pinv_with_torch_grad.defvjp(_pinv_fwd, _pinv_bwd)
+
+
+def _pinv_value(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
     m, n = A.shape[-2:]
     if hermitian:
         v, w = lax.linalg.eigh(_lower_sym(A, False), lower=True, symmetrize_input=False)
@@ -716,17 +772,21 @@ def _pinv(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
     return jnp.swapaxes(Vh, -1, -2).conj() @ (sinv[..., :, None] * jnp.swapaxes(U, -1, -2).conj())
 
 
-def _tol_value(x: Any) -> Any:
-    if isinstance(x, Tensor):
-        raise NotImplementedError("torchlike: tensor-valued atol/rtol are not supported; pass a Python float")
-    return None if x is None else float(x)
-
-
 @expose("linalg")
 def pinv(
     A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False, out: Tensor | None = None
 ) -> Tensor:
-    return _pinv(A, _tol_value(atol), _tol_value(rtol), bool(hermitian), out=out)
+    tensor_tol, atol, rtol = _tolerance_args(atol, rtol)
+    return (_pinv_tensor_tol if tensor_tol else _pinv)(A, atol, rtol, bool(hermitian), out=out)
+
+
+def _tolerance_args(atol: Any, rtol: Any) -> tuple:
+    """(tensor-valued?, atol, rtol): Python floats for the static kernel, or both as tensors (or None)."""
+    if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
+        from .creation import tensor
+
+        return True, *(v if v is None or isinstance(v, Tensor) else tensor(float(v)) for v in (atol, rtol))
+    return False, None if atol is None else float(atol), None if rtol is None else float(rtol)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -763,11 +823,12 @@ def _lstsq(A: RawTensor, B: RawTensor, rcond: Any, driver: str) -> Any:
     batch = jnp.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
     Ab = jnp.broadcast_to(A, batch + A.shape[-2:])
     Bb = jnp.broadcast_to(Bm, batch + Bm.shape[-2:])
-    U, S, Vh = jnp.linalg.svd(Ab, full_matrices=False)
+    U, S, Vh = jnp.linalg.svd(lax.stop_gradient(Ab), full_matrices=False)
     cutoff = (jnp.finfo(A.dtype).eps * max(m, n) if rcond is None else rcond) * jnp.max(S, -1, keepdims=True)
     keep = S > cutoff
     sinv = jnp.where(keep, 1 / jnp.where(keep, S, 1), 0)
-    X = jnp.swapaxes(Vh, -1, -2).conj() @ (sinv[..., :, None] * (jnp.swapaxes(U, -1, -2).conj() @ Bb))
+    # torch differentiates the solution as pinv(A) @ B, with pinv's closed-form backward
+    X = _pinv_with_torch_grad(Ab, _mH(Vh) @ (sinv[..., :, None] * _mH(U))) @ Bb
     # what each LAPACK driver reports: gelsy no residuals or singular values, gels no rank either
     rank = jnp.sum(lax.stop_gradient(keep), -1).astype(jnp.int64) if driver != "gels" else jnp.zeros((0,), jnp.int64)
     if m > n and driver != "gelsy":
@@ -800,6 +861,16 @@ def _rank_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 @defop(promote=None, method=False, differentiable=False, check=_rank_check, out=True)
 def _matrix_rank(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    return _matrix_rank_body(A, atol, rtol, hermitian)
+
+
+@defop(promote=None, method=False, differentiable=False, check=_rank_check, out=True)
+def _matrix_rank_tensor_tol(A: RawTensor, atol: OptRawTensor, rtol: OptRawTensor, hermitian: bool) -> Any:
+    """linalg.matrix_rank with tensor-valued tolerances (broadcast over the batch of matrices)."""
+    return _matrix_rank_body(A, atol, rtol, hermitian)
+
+
+def _matrix_rank_body(A: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
     m, n = A.shape[-2:]
     if hermitian:
         S = jnp.abs(lax.linalg.eigh(_lower_sym(A, False), lower=True, symmetrize_input=False)[1])
@@ -812,7 +883,8 @@ def _matrix_rank(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
 @expose("linalg")
 def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
                 out: Tensor | None = None) -> Tensor:  # fmt: skip
-    return _matrix_rank(A, _tol_value(atol), _tol_value(rtol), bool(hermitian), out=out)
+    tensor_tol, atol, rtol = _tolerance_args(atol, rtol)
+    return (_matrix_rank_tensor_tol if tensor_tol else _matrix_rank)(A, atol, rtol, bool(hermitian), out=out)
 
 
 @expose("linalg")

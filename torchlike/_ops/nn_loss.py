@@ -281,7 +281,7 @@ def _poisson_name(static: tuple, dyn: tuple) -> str:
     return _named("AddBackward0" if static[2] else "SubBackward0")(static, dyn)
 
 
-@defop(method=False, grad_name=_poisson_name)
+@defop(promote="float", method=False, grad_name=_poisson_name)
 def _poisson_nll_loss(input: TensorArg, target: TensorArg, reduction: str, log_input: bool, full: bool,
                       eps: TensorOrScalar) -> Any:  # fmt: skip
     if log_input:
@@ -335,7 +335,7 @@ def _clamp_min0(z: Any) -> Any:
     return jnp.where(z >= 0, z, jnp.zeros_like(z))
 
 
-@defop(method=False, grad_name=_named("AddBackward0"))
+@defop(promote="float", method=False, grad_name=_named("AddBackward0"))
 def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTensor, margin: TensorOrScalar,
                            reduction: str) -> Any:  # fmt: skip
     d = input1.ndim - 1
@@ -353,6 +353,7 @@ def _cosine_embedding_loss(input1: TensorArg, input2: TensorArg, target: RawTens
 @defop(method=False, grad_name=_named("ClampMinBackward0"))
 def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg, margin: TensorOrScalar,
                          reduction: str) -> Any:  # fmt: skip
+    # margin is a wrapped number in torch's promotion: integer inputs with a float margin compute in float
     return _reduce(_clamp_min0(-target * (input1 - input2) + margin), reduction)
 
 
@@ -436,7 +437,7 @@ def pairwise_body(x1: Any, x2: Any, p: Any, eps: Any, keepdim: bool) -> Any:
     return _pnorm(d, p, axis if axis >= 0 else 0, keepdim)
 
 
-@defop(method=False, grad_name=_named("ClampMinBackward0", pos=1), bake=special_ord)
+@defop(promote="float", method=False, grad_name=_named("ClampMinBackward0", pos=1), bake=special_ord)
 def _triplet_margin_loss(anchor: TensorArg, positive: TensorArg, negative: TensorArg, margin: TensorOrScalar,
                          p: ScalarOrStatic, eps: TensorOrScalar, swap: bool, reduction: str) -> Any:  # fmt: skip
     d_pos = pairwise_body(anchor, positive, p, eps, False)

@@ -419,6 +419,13 @@ def _max_pool_name(static: tuple, dyn: tuple) -> str:
     return {1: "SqueezeBackward1", 2: "MaxPool2DWithIndicesBackward0", 3: "MaxPool3DWithIndicesBackward0"}[n]
 
 
+def _lowest(dtype: Any) -> Any:
+    """The identity of max in ``dtype``: -inf, or the smallest integer (integer max-pooling)."""
+    if jnp.issubdtype(dtype, jnp.integer):
+        return np.array(jnp.iinfo(dtype).min, dtype)
+    return np.array(-np.inf, dtype)
+
+
 def _window_argmax(x: Any, window: tuple, strides: tuple, pads: tuple, dilation: tuple) -> Any:
     """Flat spatial index of each window's first maximum (torch's max-pool indices)."""
     n = len(window)
@@ -436,7 +443,7 @@ def _window_argmax(x: Any, window: tuple, strides: tuple, pads: tuple, dilation:
         take_b = (bv > av) | ((bv == av) & (bi < ai)) | (jnp.isnan(bv) & ~jnp.isnan(av))
         return jnp.where(take_b, bv, av), jnp.where(take_b, bi, ai)
 
-    init = (jnp.array(-jnp.inf, x.dtype), jnp.array(big, jnp.int64))
+    init = (jnp.asarray(_lowest(x.dtype)), jnp.array(big, jnp.int64))
     _, idx = lax.reduce_window((x, flat), init, pick, lead + window, lead + strides, pads,
                                window_dilation=lead + dilation)  # fmt: skip
     return idx
@@ -460,7 +467,7 @@ def _max_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     if not return_indices and all(d == 1 for d in dilation):
         # reduce_window max's gradient goes to the first maximum of each window, as torch's
         return lax.reduce_window(
-            x, np.array(-np.inf, x.dtype), lax.max, lead + kernel_size, lead + stride, pads
+            x, _lowest(x.dtype), lax.max, lead + kernel_size, lead + stride, pads
         )
     idx = lax.stop_gradient(_window_argmax(lax.stop_gradient(x), kernel_size, stride, pads, dilation))
     vals = _gather_spatial(input, idx, n)
@@ -558,6 +565,28 @@ def fractional_max_pool(n: int, input: Tensor, kernel_size: Any, output_size: An
     return (values, indices) if return_indices else values
 
 
+def _check_pool_nonempty(name: str, n: int, input: Tensor) -> None:
+    """torch: a batched input may have 0 samples; every other dimension must be non-empty."""
+    shape = list(input.shape)
+    if all(shape[input.dim() - n - 1:]):
+        return
+    if n == 3:
+        where = "avg_pool3d" if name.startswith("avg") else "max_pool3d_with_indices_out_cpu_template"
+        raise RuntimeError(
+            f"{where}(): Expected input's non-batch dimensions to have positive length, but input has a shape of "
+            f"{shape} and non-batch dimension 0 has length zero!"
+        )
+    if name.startswith("max") and n == 1:
+        raise RuntimeError(
+            f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{shape}"
+        )
+    if n == 1:  # torch runs avg_pool1d as avg_pool2d on a height-1 input
+        shape = shape[:-1] + [1] + shape[-1:]
+    raise RuntimeError(
+        f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{shape}"
+    )
+
+
 def _pool_args(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                ceil_mode: bool) -> tuple:  # fmt: skip
     k = _ntuple(kernel_size, n)
@@ -567,11 +596,12 @@ def _pool_args(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, 
         else _ntuple(stride, n)
     )
     p, d = _ntuple(padding, n), _ntuple(dilation, n)
-    if input.dim() not in (n + 1, n + 2) or input.numel() == 0:
+    if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(
             f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input" if n > 1 else
             f"{name}() Expected 2D or 3D input, but got {input.dim()}D"
         )  # fmt: skip
+    _check_pool_nonempty(name, n, input)
     if any(v <= 0 for v in k):
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_size: {k}")
     if any(v <= 0 for v in s):
@@ -599,6 +629,11 @@ def _pool_args(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, 
 def _max_pool_nd(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                  ceil_mode: bool, return_indices: bool) -> Any:  # fmt: skip
     k, s, p, d = _pool_args(name, n, input, kernel_size, stride, padding, dilation, ceil_mode)
+    dt = input._dtype
+    if n == 1 and not return_indices and not (dt.is_floating_point or dt.is_complex):
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{D.cpp_name(dt)}'")
+    if dt is D.bool:
+        raise NotImplementedError(f"\"max_pool{max(n, 2)}d\" not implemented for 'Bool'")
     return _max_pool(input, k, s, p, d, bool(ceil_mode), bool(return_indices))
 
 
@@ -766,6 +801,8 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def _bn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     x, w, b, rm, rv = dyn[:5]
+    if x.numel() == 0:  # torch returns an empty input before checking the statistics' sizes
+        return
     c = x.shape[1] if x.dim() > 1 else 1
     for name, t in (("running_mean", rm), ("running_var", rv), ("weight", w), ("bias", b)):
         if t is not None and t.numel() != c:
@@ -782,6 +819,8 @@ def _bn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, running_mean: OptRawTensor,
                 running_var: OptRawTensor, momentum: Scalar, training: bool, eps: Scalar) -> Any:  # fmt: skip
     """Returns ``out``, or ``(out, new_running_mean, new_running_var)`` when training with running stats."""
+    if input.size == 0:  # torch: an empty input comes back as it is, the statistics unchanged
+        return (input, running_mean, running_var) if training and running_mean is not None else input
     acc = _acc(input)
     x = input.astype(acc)
     axes = (0,) + tuple(range(2, x.ndim))

@@ -6,6 +6,8 @@ in torch's precision (float for float inputs), so the sampled positions match to
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from typing import Any
 
@@ -60,6 +62,12 @@ def _mode_pad(input: RawTensor, pad: tuple, mode: str) -> Any:
     widths = [(0, 0)] * (input.ndim - n)
     for i in range(n):
         widths.append((pad[2 * (n - 1 - i)], pad[2 * (n - 1 - i) + 1]))
+    if mode == "replicate":  # torch: out[j] = in[clamp(j - lo, 0, size - 1)], which also covers negative pads
+        x = input
+        for d, (lo, hi) in enumerate(widths):
+            if lo or hi:
+                x = jnp.take(x, np.clip(np.arange(x.shape[d] + lo + hi) - lo, 0, x.shape[d] - 1), axis=d)
+        return x
     pos = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
     jmode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
     x = input
@@ -294,39 +302,43 @@ def _source_coord(coord: Any, size: int, padding_mode: int, align_corners: bool)
     return c
 
 
-@defop(promote=None, grad_name="GridSampler2DBackward0", method=False)
+def _grid_name(static: tuple, dyn: tuple) -> str:
+    return f"GridSampler{dyn[0].dim() - 2}DBackward0"
+
+
+@defop(promote=None, grad_name=_grid_name, method=False, aliases=("grid_sampler_2d", "grid_sampler_3d"))
 def grid_sampler(input: RawTensor, grid: RawTensor, interpolation_mode: int, padding_mode: int,
                  align_corners: bool) -> Any:  # fmt: skip
-    """torch.grid_sampler for 4-D inputs (bilinear and nearest)."""
-    if input.ndim != 4:
-        raise NotImplementedError("torchlike: grid_sample supports 4-D inputs only")
+    """torch.grid_sampler for 4-D and 5-D inputs (bilinear/trilinear and nearest)."""
+    if input.ndim not in (4, 5):
+        raise NotImplementedError("torchlike: grid_sample supports 4-D and 5-D inputs only")
     if interpolation_mode == 2:
         raise NotImplementedError("torchlike: grid_sample mode='bicubic' is not supported")
-    n, c, h, w = input.shape
-    x = _source_coord(grid[..., 0], w, padding_mode, align_corners)
-    y = _source_coord(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    n, c = input.shape[:2]
+    spatial = input.shape[2:]
+    k = len(spatial)
+    # grid's last axis is (x, y[, z]): x indexes the last spatial dimension
+    coords = [_source_coord(grid[..., k - 1 - j], spatial[j], padding_mode, align_corners) for j in range(k)]
+    flat = input.reshape(n, c, -1)
 
-    def gather(iy: Any, ix: Any) -> Any:
-        ok = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-        idx = (jnp.clip(iy, 0, h - 1) * w + jnp.clip(ix, 0, w - 1)).reshape(n, 1, -1)
-        vals = jnp.take_along_axis(flat, jnp.broadcast_to(idx, (n, c, idx.shape[-1])), axis=2)
-        vals = vals.reshape((n, c) + iy.shape[1:])
+    def gather(idx: list) -> Any:
+        ok = functools.reduce(lambda a, b: a & b, [(i >= 0) & (i < size) for i, size in zip(idx, spatial)])
+        lin = functools.reduce(lambda a, b: a * b[1] + b[0], [(jnp.clip(i, 0, size - 1), size)
+                                                            for i, size in zip(idx, spatial)], 0)  # fmt: skip
+        lin = lin.reshape(n, 1, -1)
+        vals = jnp.take_along_axis(flat, jnp.broadcast_to(lin, (n, c, lin.shape[-1])), axis=2)
+        vals = vals.reshape((n, c) + idx[0].shape[1:])
         return jnp.where(ok[:, None], vals, jnp.zeros_like(vals))
 
     if interpolation_mode == 1:
-        ix = jnp.round(x).astype(jnp.int64)  # torch: nearbyint, round half to even
-        iy = jnp.round(y).astype(jnp.int64)
-        return gather(iy, ix)
-    x0 = jnp.floor(x)
-    y0 = jnp.floor(y)
-    wx1, wy1 = x - x0, y - y0
-    wx0, wy0 = 1 - wx1, 1 - wy1
-    ix0, iy0 = x0.astype(jnp.int64), y0.astype(jnp.int64)
-    out = (
-        gather(iy0, ix0) * (wy0 * wx0)[:, None] + gather(iy0, ix0 + 1) * (wy0 * wx1)[:, None]
-        + gather(iy0 + 1, ix0) * (wy1 * wx0)[:, None] + gather(iy0 + 1, ix0 + 1) * (wy1 * wx1)[:, None]
-    )  # fmt: skip
+        return gather([jnp.round(x).astype(jnp.int64) for x in coords])  # torch: nearbyint, round half to even
+    lows = [jnp.floor(x) for x in coords]
+    highs = [x - lo for x, lo in zip(coords, lows)]  # the weight of the upper neighbour
+    out = None
+    for corner in itertools.product((0, 1), repeat=k):  # torch's order: nw, ne, sw, se (then the far face)
+        w = functools.reduce(lambda a, b: a * b, [h if up else 1 - h for h, up in zip(highs, corner)])
+        term = gather([lo.astype(jnp.int64) + up for lo, up in zip(lows, corner)]) * w[:, None]
+        out = term if out is None else out + term
     return out
 
 
@@ -535,9 +547,27 @@ def _max_unpool(input: RawTensor, indices: RawTensor, output_size: tuple, n: int
     idx = indices.reshape(lead + (-1,)).astype(jnp.int64)
     size = int(np.prod(output_size))
     out = jnp.zeros(lead + (size,), input.dtype)
-    batch = jnp.indices(idx.shape)[:-1]
-    out = out.at[tuple(batch) + (idx,)].set(flat_in)
+    out = _unpool_scatter(out, flat_in, idx)
     return out.reshape(lead + tuple(output_size))
+
+
+@jax.custom_vjp
+def _unpool_scatter(out: Any, flat_in: Any, idx: Any) -> Any:
+    batch = jnp.indices(idx.shape)[:-1]
+    return out.at[tuple(batch) + (idx,)].set(flat_in)
+
+
+def _unpool_scatter_fwd(out: Any, flat_in: Any, idx: Any) -> tuple:
+    return _unpool_scatter(out, flat_in, idx), idx
+
+
+def _unpool_scatter_bwd(idx: Any, g: Any) -> tuple:
+    # torch: every input gets the output gradient at its index, also where indices repeat (JAX's scatter
+    # would give it only to the value that was written)
+    return None, jnp.take_along_axis(g, idx, axis=-1), None
+
+
+_unpool_scatter.defvjp(_unpool_scatter_fwd, _unpool_scatter_bwd)
 
 
 @defop(promote="float", namespaces=("torch", "nn.functional"), grad_name="PdistBackward0", bake=special_ord)

@@ -171,7 +171,7 @@ def div(input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | No
         return input / other
     if rounding_mode == "trunc":
         if _is_int_array(input):
-            return lax.div(input, other)
+            return lax.div(*jnp.broadcast_arrays(input, other))
         return jnp.trunc(input / other)
     return _floor_divide(input, other)
 

@@ -487,6 +487,25 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     return _finish(t, requires_grad, out)
 
 
+def _draw_name(static: tuple, dyn: tuple) -> str:
+    return static[0]
+
+
+@registry.defop("_attach_draw", promote=None, method=False, grad_name=_draw_name, saves=())
+def _attach_draw(values: registry.RawTensor, first: registry.OptRawTensor, second: registry.OptRawTensor,
+                 node: str) -> Any:  # fmt: skip
+    """``values`` drawn from distributions with parameters ``first``/``second``, as a graph node: torch's
+    gradient through normal(mean, std) and bernoulli(p) is zero, but the result is differentiable."""
+    return values
+
+
+def _on_graph(values: Tensor, node: str, first: Any, second: Any = None) -> Tensor:
+    params = [t if isinstance(t, Tensor) and t.requires_grad else None for t in (first, second)]
+    if not grad_mode.is_grad_enabled() or all(p is None for p in params):
+        return values
+    return _attach_draw(values, params[0], params[1], node)
+
+
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
            requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -504,6 +523,9 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
             shape = np.broadcast_shapes(np.shape(m), np.shape(s))
             values = _draw("normal", gen, shape, ref._dtype, mean=0.0, std=1.0) * jnp.asarray(s) + jnp.asarray(m)
         t = T.make(_to_device(np.asarray(values) if isinstance(values, np.ndarray) else values, ref.device).astype(ref._dtype.np), ref.device, ref._dtype)
+        if out is None:
+            kind = 3 if isinstance(mean, Tensor) and isinstance(std, Tensor) else 1 if isinstance(mean, Tensor) else 2
+            t = _on_graph(t, f"NormalBackward{kind}", mean, std)
         return _finish(t, requires_grad, out)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
@@ -519,6 +541,8 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     t = T.make_on(jnp.zeros(tuple(input._shape), input._dtype.np), input.device, input._dtype)
     with grad_mode.no_grad():
         bernoulli_(t, input if p is None else p, generator=generator)
+    if p is None and out is None:
+        t = _on_graph(t, "BernoulliBackward0", input)
     return _finish(t, False, out)
 
 

@@ -395,6 +395,35 @@ def count_nonzero(input: RawTensor, dim: Any = None) -> Any:
     return jnp.sum(input != 0, axis=_axes(_static(dim), input.ndim)).astype(jnp.int64)
 
 
+def _hash_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    x, (dim, _, mode) = dyn[0], static
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if x._dtype.is_complex:
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{D.cpp_name(x._dtype)}'")
+    axes = _axes(_static(dim), x.dim())
+    if x.numel() == 0:
+        if axes is None or axes == ():
+            raise RuntimeError("hash_tensor: Expected reduction dim to be specified for input.numel() == 0. Specify "
+                               "the reduction dim with the 'dim' argument.")  # fmt: skip
+        for d in axes:
+            if x.shape[d] == 0:
+                raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero size.")
+
+
+@defop(promote=None, differentiable=False, check=_hash_check)
+def hash_tensor(input: RawTensor, dim: Any = (), *, keepdim: bool = False, mode: int = 0) -> Any:
+    """torch.hash_tensor: the xor of the elements' 64-bit patterns (floats as float64 bits, integers as uint64)."""
+    if jnp.issubdtype(input.dtype, jnp.floating):
+        bits = lax.bitcast_convert_type(input.astype(jnp.float64), jnp.uint64)
+    else:
+        bits = input.astype(jnp.uint64)
+    axes = _axes(_static(dim), input.ndim)
+    axes = tuple(range(input.ndim)) if axes is None else axes
+    r = lax.reduce(bits, np.uint64(0), lax.bitwise_xor, axes)
+    return jnp.expand_dims(r, axes) if keepdim else r
+
+
 # --- statistics -------------------------------------------------------------------------------------
 
 

@@ -510,6 +510,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, ou
     bi, bx = list(b), list(b)
     bi[d] = input._shape[d]
     bx[d] = indices._shape[d]
+    n = input._shape[d]
+    if n and indices.numel() and bool((indices < 0).any()):  # torch: with dim given, index -1 is the last one
+        indices = indices + n * ((indices < 0) & (indices >= -n)).long()
     return gather(input.expand(bi), d, indices.expand(bx), out=out)
 
 

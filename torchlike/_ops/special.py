@@ -210,8 +210,20 @@ def _zeta(x: Any, q: Any) -> Any:
 def _hurwitz(x: Any, q: Any) -> Any:
     """Hurwitz zeta in float64 (JAX's float32 one loses digits for negative q), with torch's pole at every
     non-positive integer q (JAX gives NaN there for non-integer x)."""
-    r = jsp.zeta(x.astype(jnp.float64), q.astype(jnp.float64))
+    x64, q64 = x.astype(jnp.float64), q.astype(jnp.float64)
+    # NOTE: JAX's zeta is wrong for negative q; with an integer x, zeta(x, q) = q**-x + zeta(x, q + 1) moves q
+    # above 1 first (torch's Cephes kernel sums the same leading terms)
+    shift = (q64 < 1) & (x64 == jnp.floor(x64)) & (q64 != jnp.floor(q64))
+
+    def body(carry: tuple) -> tuple:
+        qs, acc = carry
+        todo = shift & (qs < 1)
+        return jnp.where(todo, qs + 1, qs), acc + jnp.where(todo, jnp.power(qs, -x64), 0.0)
+
+    qs, acc = jax.lax.while_loop(lambda c: jnp.any(shift & (c[0] < 1)), body, (q64, jnp.zeros_like(q64)))
+    r = jsp.zeta(x64, qs) + acc
     r = jnp.where((q <= 0) & (q == jnp.floor(q)) & (x > 1), jnp.inf, r)
+    r = jnp.where(x == 1, jnp.inf, jnp.where(x < 1, jnp.nan, r))  # torch's Cephes kernel: x < 1 is outside its domain
     return r.astype(jnp.result_type(x, q))
 
 

@@ -124,7 +124,7 @@ def _sum_to_size(input: RawTensor, size: tuple) -> Any:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, (s, t) in enumerate(zip(size, input.shape[lead:])) if s == 1 and t != 1
     )
-    if not axes:
+    if not axes and size:  # torch: an empty target size always sums (0-dim bool -> int64)
         return input
     x = input
     if x.dtype == jnp.bool_ or jnp.issubdtype(x.dtype, jnp.integer):

@@ -10,6 +10,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import nn_loss as L
+from ..._ops import nn_ops as N
 from ..._ops.registry import expose
 from .._reduction import resolve
 
@@ -99,6 +100,46 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     return L._cross_entropy(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
+
+
+@expose("nn.functional")
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options: Any = None) -> Tensor:  # fmt: skip
+    """torch.nn.functional.linear_cross_entropy: ``cross_entropy(linear(input, linear_weight, linear_bias), target)``
+    (torch's reference path). torch's chunked kernels (``options``) are not provided."""
+    if options is not None:
+        raise NotImplementedError("torchlike: linear_cross_entropy's chunked path (options=) is not supported yet; "
+                                  "pass options=None")  # fmt: skip
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(
+            "expected equal input and linear_weight last dimensions (in_features), "
+            f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively"
+        )
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got {tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(
+            f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires batched input, "
+            f"(N, {in_features}), got unbatched input with shape {tuple(input.shape)}"
+        )
+    logits_shape = (*batch, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if out_features:
+        rows = int(np.prod((classes, *out_features)))
+        linear_weight = linear_weight.reshape(rows, in_features)
+        linear_bias = None if linear_bias is None else linear_bias.reshape(rows)
+    logits = N._linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)  # fmt: skip
 
 
 @expose("nn.functional")
