@@ -13,3 +13,17 @@ if "TORCHLIKE_CACHE_DIR" not in os.environ:
     _dir = tempfile.mkdtemp(prefix="torchlike-test-cache-")
     os.environ["TORCHLIKE_CACHE_DIR"] = _dir
     atexit.register(shutil.rmtree, _dir, True)
+
+
+_SLOW_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests", "slow_tests.txt")
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ANN001, ANN201
+    """Mark the tests tests/slow_tests.txt lists as slow (measured there), so -m "not slow" is the fast loop."""
+    import pytest
+
+    with open(_SLOW_LIST) as f:
+        measured = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    for item in items:
+        if item.nodeid in measured:
+            item.add_marker(pytest.mark.slow)
