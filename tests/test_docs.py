@@ -85,3 +85,17 @@ def test_missing_optional_packages(monkeypatch: pytest.MonkeyPatch) -> None:
     assert missing_optional(ValueError("PIL")) is None
     monkeypatch.setattr(doc_blocks.importlib.util, "find_spec", lambda name: object())  # installed: a real error
     assert missing_optional(ModuleNotFoundError("No module named 'PIL.x'", name="PIL")) is None
+
+
+def test_every_page_is_linked() -> None:
+    """Each docs page is reachable from the docs index, the README and the mkdocs nav."""
+    root = Path(__file__).resolve().parents[1]
+    index = (root / "docs" / "index.md").read_text()
+    readme = (root / "README.md").read_text()
+    nav = (root / "mkdocs.yml").read_text()
+    for page in sorted((root / "docs").glob("*.md")):
+        if page.name == "index.md":
+            continue
+        assert f"({page.name}" in index, f"docs/index.md does not link {page.name}"
+        assert f"(docs/{page.name}" in readme, f"README.md does not link docs/{page.name}"
+        assert f": {page.name}" in nav, f"mkdocs.yml's nav lacks {page.name}"
