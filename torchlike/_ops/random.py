@@ -307,7 +307,15 @@ def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, 
         values = _memory_order(values, shape, stride)
     if self._dtype.is_complex:
         values = _pairs_to_complex(values)
-    self._assign(_to_device(values, dev).reshape(tuple(self._shape)).astype(self._dtype.np))
+    shape = tuple(self._shape)
+    if isinstance(values, np.ndarray):  # a host draw is shaped on the host: the transfer is its only JAX call
+        values = values.reshape(shape)
+    values = _to_device(values, dev)
+    if tuple(values.shape) != shape:
+        values = values.reshape(shape)
+    if values.dtype != self._dtype.np:
+        values = values.astype(self._dtype.np)
+    self._assign(values)
     if self._rg and self._node is not None and grad_mode._state.enabled:
         self._node = None  # the values no longer depend on the history
     return self
