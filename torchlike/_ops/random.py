@@ -1,9 +1,10 @@
 """Random numbers: torch's CPU stream bit for bit, a jax.random stream for CUDA tensors.
 
-CPU draws come from ``_core.generator`` (numpy, vectorised) on the host and enter the op as an
-array, so op bodies stay pure. CUDA tensors draw from a ``jax.random`` key stream seeded by the
-same ``manual_seed`` (torch's Philox stream is not reproduced). A compiled step (torchlike.compile)
-installs ``trace_rng`` so draws come from a key carried as explicit state.
+Each random op is one ``registry.defrandom`` entry: the in-place samplers share the body ``_fill``, the
+factories ``_new_filled`` (see CONTRIBUTING.md). CPU draws come from ``_core.generator`` (numpy,
+vectorised) on the host and enter as an array. CUDA tensors draw from a ``jax.random`` key stream seeded
+by the same ``manual_seed`` (torch's Philox stream is not reproduced). A compiled step
+(torchlike.compile) installs ``trace_rng`` so draws come from a key carried as explicit state.
 """
 
 from __future__ import annotations
