@@ -25,7 +25,7 @@ from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
-from .creation import _dev
+from .creation import _dev, _factory
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -415,14 +415,6 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
 # --- out-of-place draws ------------------------------------------------------------------------------
 
 
-def _new(size: tuple, name: str, dtype: Any, device: Any, default: D.dtype | None = None) -> Tensor:
-    """An empty tensor for an out-of-place draw to fill."""
-    from .creation import _factory
-
-    dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
-    return _factory(name, size, 0, dt, device, False)
-
-
 def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     if out is not None:
         registry.copy_to_out(t, out)
@@ -438,7 +430,8 @@ def _new_filled(entry: registry.RandomDef, generator: Generator | None, out: Ten
     in-place sampler ``fill`` with those arguments (its checks included), then torch's ``out=`` or
     ``requires_grad``."""
     size, dtype, device, args = new
-    t = _new(size, entry.name, dtype, device)
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    t = _factory(entry.name, size, 0, dt, device, False)
     with grad_mode.no_grad():
         entry.fill(t, *args, generator=generator)
     return _finish(t, requires_grad, out)
