@@ -96,3 +96,62 @@ def test_fill_dtype_errors(dtype, fill):
         check_raises(lambda t: run(t))
         return
     assert str(run(torchlike)) == str(run(torch))
+
+
+# --- the op table's random entries (torchlike._ops.registry.RANDOM) ------------------------------------
+# Each entry called in every namespace it declares, at its default parameters: only the required arguments.
+DEFAULT_ARGS = {
+    **{n: lambda t: (t.empty(4, 3),) for n in ("uniform_", "normal_", "random_", "exponential_", "log_normal_",
+                                                "cauchy_", "bernoulli_", "rand_like", "randn_like")},
+    "geometric_": lambda t: (t.empty(4, 3), 0.3),
+    "rand": lambda t: (4, 3),
+    "randn": lambda t: (4, 3),
+    "randint": lambda t: (7, (4, 3)),
+    "randint_like": lambda t: (t.empty(4, 3, dtype=t.int64), 7),
+    "randperm": lambda t: (10,),
+    "normal": lambda t: (t.zeros(4, 3),),
+    "bernoulli": lambda t: (t.full((4, 3), 0.3),),
+    "multinomial": lambda t: (t.ones(5), 3),
+}  # fmt: skip
+NOT_COMPARED = {"poisson": "torchlike raises NotImplementedError: torch's Poisson sampler is not reproduced"}
+
+
+def _random_entries():
+    from torchlike._ops.registry import RANDOM
+
+    return RANDOM
+
+
+def test_every_random_entry_has_a_default_sample():
+    missing = [n for n in _random_entries() if n not in DEFAULT_ARGS and n not in NOT_COMPARED]
+    assert not missing, f"add DEFAULT_ARGS samples to compat_tests/test_random_ops.py for: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(_random_entries()))
+def test_random_entry_namespaces_are_torchs(name):
+    exposed = _random_entries()[name].exposed
+    assert set(exposed) <= {"torch", "Tensor"}
+    for space, lib, ours in (("torch", torch, torchlike), ("Tensor", torch.Tensor, torchlike.Tensor)):
+        publics = exposed.get(space, ())
+        assert all(hasattr(lib, n) and hasattr(ours, n) for n in publics), (space, publics)
+        assert hasattr(lib, name) == (name in publics) == hasattr(ours, name), space
+
+
+@pytest.mark.parametrize("name", sorted(set(DEFAULT_ARGS)))
+def test_random_entry_default_draws_equal_torchs(name):
+    for space, publics in _random_entries()[name].exposed.items():
+        for public in publics:
+            outs = []
+            for lib in (torch, torchlike):
+                args = DEFAULT_ARGS[name](lib)
+                lib.manual_seed(5)
+                outs.append(getattr(args[0], public)(*args[1:]) if space == "Tensor" else getattr(lib, public)(*args))
+            a, b = outs
+            assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape), (space, a, b)
+            assert np.array_equal(_bits(a), _bits(b)), (space, a, b)
+
+
+def test_not_compared_entries_raise():
+    for name in NOT_COMPARED:
+        with pytest.raises(NotImplementedError):
+            getattr(torchlike, name)(torchlike.ones(3))

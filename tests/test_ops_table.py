@@ -7,6 +7,8 @@ central finite differences in float64. Every public op must have a sample here (
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 
 import torchlike as tl
 from torchlike import _ops
-from torchlike._ops.registry import OPS
+from torchlike._ops.registry import OPS, RANDOM
 from torchlike.autograd import engine
 
 
@@ -408,3 +410,45 @@ def test_aliases_are_the_same_op():
             assert hasattr(tl.Tensor, alias), alias
         if op.inplace:
             assert hasattr(tl.Tensor, alias + "_"), alias
+
+
+# --- random entries (registry.RANDOM) ------------------------------------------------------------------
+# They draw from a generator, so they have no SAMPLES here; compat_tests/test_random_ops.py compares each
+# entry's seeded draws at its default parameters with torch's, in every namespace it declares.
+
+FILL_ARGS = {"geometric_": (0.3,)}  # the in-place samplers' required arguments
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM))
+def test_random_entry_is_reachable_in_its_namespaces(name):
+    entry = RANDOM[name]
+    assert entry.exposed, name
+    for space, publics in entry.exposed.items():
+        home = {"torch": tl, "Tensor": tl.Tensor}.get(space) or importlib.import_module(f"torchlike.{space}")
+        for public in publics:
+            fn = _ops.names(space)[public]
+            assert fn is (entry.method if space == "Tensor" else entry.wrapper), (space, public)
+            assert getattr(home, public) is fn, (space, public)
+    for space, home in (("torch", tl), ("Tensor", tl.Tensor)):
+        if space not in entry.exposed:
+            assert not hasattr(home, name), (space, name)
+    if "Tensor" in entry.exposed:  # torch's random methods take no out=
+        assert "out" not in inspect.signature(entry.method).parameters
+
+
+SAMPLERS = sorted(n for n, entry in RANDOM.items() if hasattr(entry, "sampler"))
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_random_sampler_writes_in_place(name):
+    tl.manual_seed(0)
+    base = tl.zeros(4, 3)
+    view = base[1:]
+    before = base._version
+    assert getattr(view, name)(*FILL_ARGS.get(name, ())) is view
+    assert base._version > before  # the view and its base share the version counter
+    values = base.numpy()
+    assert (values[0] == 0).all() and (values[1:] != 0).any()  # written through the view, nowhere else
+    leaf = tl.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        getattr(leaf, name)(*FILL_ARGS.get(name, ()))

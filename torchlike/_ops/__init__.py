@@ -16,7 +16,7 @@ from .._core.tensor import Tensor
 from . import creation, indexing, linalg, pointwise, reduction, return_types, shape, views  # noqa: F401
 from ._common import commit, inplace_variant  # noqa: F401  (commit: families import it from here)
 from . import _methods
-from .registry import EXPOSED, OPS, VIEWS, _generate_wrapper
+from .registry import EXPOSED, OPS, RANDOM, VIEWS, _generate_wrapper
 
 # Every module of this package is an op family; importing them all fills the table.
 FAMILIES = [
@@ -29,9 +29,9 @@ FAMILIES = [
 @functools.cache
 def names(space: str) -> dict[str, Any]:
     """The contents of namespace ``space`` (one of ``registry.SPACES``), generated from the table: the ops
-    exposed there (``defop(namespaces=...)``), their in-place variants (``inplace_in``), the views
-    (``defview``), the hand-written functions registered with ``registry.expose`` and, for ``Tensor``, the
-    method table ``_methods.TENSOR_METHODS``. Every public namespace module asks this for its names."""
+    exposed there (``defop(namespaces=...)``), their in-place variants (``inplace_in``), the random ops
+    (``defrandom``), the views (``defview``), the hand-written functions registered with ``registry.expose``
+    and, for ``Tensor``, the method table ``_methods.TENSOR_METHODS``. Every public namespace module asks this for its names."""
     found: dict[str, Any] = {}
     if space == "torch":
         for fam in FAMILIES:
@@ -49,6 +49,11 @@ def names(space: str) -> dict[str, Any]:
         if space in op.inplace_in:
             stem = (key if op.inplace is True or alias else op.inplace)
             found.setdefault(stem + "_", inplace_fn(op))
+    for entry in RANDOM.values():
+        for public in entry.exposed.get(space, ()):
+            if public in EXPOSED[space]:
+                raise TypeError(f"{space}.{public} is declared twice: by random op {entry.name} and by registry.expose")
+            found.setdefault(public, entry.method if space == "Tensor" else entry.wrapper)
     for n, fn in VIEWS.items():
         if space == "torch" and fn._function:
             found.setdefault(n, fn)

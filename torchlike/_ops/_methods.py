@@ -21,7 +21,6 @@ from . import (
     linalg_lu,
     numerics,
     pointwise,
-    random,
     reduction,
     shape,
     sorting,
@@ -113,13 +112,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "qr": linalg_decomp.qr, "svd": linalg_decomp.svd, "matrix_power": linalg_decomp.matrix_power,
     "cholesky_inverse": linalg_decomp.cholesky_inverse, "pinverse": linalg_decomp.pinverse,
     "norm": linalg_decomp._norm_method,
-    # random fills and draws
-    "uniform_": random.uniform_, "normal_": random.normal_, "random_": random.random_,
-    "exponential_": random.exponential_, "geometric_": random.geometric_, "log_normal_": random.log_normal_,
-    "cauchy_": random.cauchy_, "bernoulli_": random.bernoulli_,
-    "bernoulli": lambda self, p=None, *, generator=None: random.bernoulli(self, p, generator=generator),
-    "multinomial": lambda self, num_samples, replacement=False, *, generator=None: random.multinomial(
-        self, num_samples, replacement, generator=generator),
 }  # fmt: skip
 
 TENSOR_PROPERTIES: dict[str, Any] = {"T": V._T, "mT": V._mT, "H": V._H, "mH": V._mH}

@@ -1,9 +1,10 @@
 """Random numbers: torch's CPU stream bit for bit, a jax.random stream for CUDA tensors.
 
-CPU draws come from ``_core.generator`` (numpy, vectorised) on the host and enter the op as an
-array, so op bodies stay pure. CUDA tensors draw from a ``jax.random`` key stream seeded by the
-same ``manual_seed`` (torch's Philox stream is not reproduced). A compiled step (torchlike.compile)
-installs ``trace_rng`` so draws come from a key carried as explicit state.
+Each random op is one ``registry.defrandom`` entry: the in-place samplers share the body ``_fill``, the
+factories ``_new_filled`` (see CONTRIBUTING.md). CPU draws come from ``_core.generator`` (numpy,
+vectorised) on the host and enter as an array. CUDA tensors draw from a ``jax.random`` key stream seeded
+by the same ``manual_seed`` (torch's Philox stream is not reproduced). A compiled step
+(torchlike.compile) installs ``trace_rng`` so draws come from a key carried as explicit state.
 """
 
 from __future__ import annotations
@@ -24,12 +25,10 @@ from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
-from .creation import _dev
+from .creation import _dev, _factory
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-    "rand", "rand_like", "randn", "randn_like", "randint", "randint_like", "randperm", "normal", "bernoulli",
-    "multinomial", "poisson",
 ]  # fmt: skip
 
 
@@ -188,9 +187,9 @@ def _draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, contiguous: bool
     if kind == "normal":
         return G.normal(cpu, shape, dt, params["mean"], params["std"], contiguous=contiguous)
     if kind == "random":
+        if params["low"] is None:  # random_() without bounds
+            return G.random_(cpu, shape, dt)
         return G.random_from_to(cpu, shape, dt, params["low"], params["high"])
-    if kind == "random_full":
-        return G.random_(cpu, shape, dt)
     if kind == "exponential":
         return G.exponential(cpu, shape, dt, params["lambd"])
     if kind == "geometric":
@@ -238,9 +237,9 @@ def _jax_draw(kind: str, key: Any, shape: tuple, dt: D.dtype, **p: Any) -> Any:
         return jax.random.uniform(key, shape, wide, p["low"], p["high"]).astype(np_dt)
     if kind == "normal":
         return (jax.random.normal(key, shape, wide) * p["std"] + p["mean"]).astype(np_dt)
-    if kind in ("random", "random_full"):
-        lo = p.get("low", 0)
-        hi = p.get("high")
+    if kind == "random":
+        lo = 0 if p["low"] is None else p["low"]
+        hi = p["high"]
         if hi is None:
             hi = 2 ** min(D.finfo(dt).bits if dt.is_floating_point else dt.itemsize * 8 - (dt.is_signed), 53) if dt is not D.bool else 2
             hi = hi + 1 if dt.is_floating_point else hi
@@ -291,8 +290,9 @@ def _to_device(values: Any, dev: _device.device) -> Any:
     return jax.device_put(values, _device.jax_device(dev))
 
 
-def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) -> Tensor:
-    """The in-place random ops: draw in the tensor's memory order and write through the door."""
+def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, params: dict) -> Tensor:
+    """The in-place samplers' one body: draw ``entry.sampler`` with ``params`` in the tensor's memory order
+    and write through the door."""
     if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     dev = self.device
@@ -303,12 +303,20 @@ def _fill_(self: Tensor, kind: str, generator: Generator | None, **params: Any) 
     dt = self._dtype
     if dt.is_complex:  # torch: fill view_as_real(self), real and imaginary parts interleaved in memory
         shape, stride, dt = shape + (2,), tuple(2 * s for s in stride) + (1,), dt.to_real()
-    values = _draw(kind, gen, shape, dt, contiguous, **params)
+    values = _draw(entry.sampler, gen, shape, dt, contiguous, **params)
     if not contiguous and isinstance(values, np.ndarray):
         values = _memory_order(values, shape, stride)
     if self._dtype.is_complex:
         values = _pairs_to_complex(values)
-    self._assign(_to_device(values, dev).reshape(tuple(self._shape)).astype(self._dtype.np))
+    shape = tuple(self._shape)
+    if isinstance(values, np.ndarray):  # a host draw is shaped on the host: the transfer is its only JAX call
+        values = values.reshape(shape)
+    values = _to_device(values, dev)
+    if tuple(values.shape) != shape:
+        values = values.reshape(shape)
+    if values.dtype != self._dtype.np:
+        values = values.astype(self._dtype.np)
+    self._assign(values)
     if self._rg and self._node is not None and grad_mode._state.enabled:
         self._node = None  # the values no longer depend on the history
     return self
@@ -332,75 +340,79 @@ def _not_complex(name: str, dt: D.dtype) -> None:
         raise NotImplementedError(f'"{name}" not implemented for \'{D.cpp_name(dt)}\'')
 
 
-def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> Tensor:
+# The in-place samplers: each entry checks its arguments as torch does and returns its sampler's parameters.
+
+
+@registry.defrandom(_fill, sampler="uniform", namespaces=("Tensor",))
+def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> dict:
     _float_check("check_uniform_bounds", self._dtype.to_real())
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
-    return _fill_(self, "uniform", generator, low=float(from_), high=float(to))
+    return {"low": float(from_), "high": float(to)}
 
 
-def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> Tensor:
+@registry.defrandom(_fill, sampler="normal", namespaces=("Tensor",))
+def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> dict:
     _float_check("normal_kernel_cpu", self._dtype.to_real())
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     if self._dtype.is_complex:  # torch: each part gets std / sqrt(2), so the complex variance is std**2
         std = std / math.sqrt(2)
-    return _fill_(self, "normal", generator, mean=float(mean), std=float(std))
+    return {"mean": float(mean), "std": float(std)}
 
 
+@registry.defrandom(_fill, sampler="random", namespaces=("Tensor",))
 def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
-            generator: Generator | None = None) -> Tensor:
+            generator: Generator | None = None) -> dict:  # fmt: skip
+    """No bounds: the dtype's whole range, as torch draws it (``low=None``); one bound: ``[0, from_)``."""
     if from_ is None and to is None:
-        return _fill_(self, "random_full", generator)
+        return {"low": None, "high": None}
     if to is None and from_ is not None:
         from_, to = 0, from_
-    return _fill_(self, "random", generator, low=int(from_), high=None if to is None else int(to))
+    return {"low": int(from_), "high": None if to is None else int(to)}
 
 
-def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> Tensor:
+@registry.defrandom(_fill, sampler="exponential", namespaces=("Tensor",))
+def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> dict:
     _continuous_check("Exponential", D.cpp_name, self._dtype)
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    return _fill_(self, "exponential", generator, lambd=float(lambd))
+    return {"lambd": float(lambd)}
 
 
-def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+@registry.defrandom(_fill, sampler="geometric", namespaces=("Tensor",))
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> dict:
     _not_complex("geometric_cpu", self._dtype)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    return _fill_(self, "geometric", generator, p=float(p))
+    return {"p": float(p)}
 
 
-def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Generator | None = None) -> Tensor:
+@registry.defrandom(_fill, sampler="log_normal", namespaces=("Tensor",))
+def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Generator | None = None) -> dict:
     _float_check("log_normal_cpu", self._dtype)
     if std <= 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    return _fill_(self, "log_normal", generator, mean=float(mean), std=float(std))
+    return {"mean": float(mean), "std": float(std)}
 
 
-def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Generator | None = None) -> Tensor:
+@registry.defrandom(_fill, sampler="cauchy", namespaces=("Tensor",))
+def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Generator | None = None) -> dict:
     _continuous_check("Cauchy", D.c_type, self._dtype)
-    return _fill_(self, "cauchy", generator, median=float(median), sigma=float(sigma))
+    return {"median": float(median), "sigma": float(sigma)}
 
 
-def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
+@registry.defrandom(_fill, sampler="bernoulli", namespaces=("Tensor",))
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> dict:
     _not_complex("bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", self._dtype)
     if isinstance(p, Tensor):
         p = np.asarray(p.detach()._host())  # its dtype picks torch's float or double draw
     elif not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
-    return _fill_(self, "bernoulli", generator, p=p)
+    return {"p": p}
 
 
 # --- out-of-place draws ------------------------------------------------------------------------------
-
-
-def _new(size: tuple, name: str, dtype: Any, device: Any, default: D.dtype | None = None) -> Tensor:
-    """An empty tensor for an out-of-place draw to fill."""
-    from .creation import _factory
-
-    dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
-    return _factory(name, size, 0, dt, device, False)
 
 
 def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
@@ -412,37 +424,47 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     return t
 
 
-def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
-         layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    t = _new(size, "rand", dtype, device)
+def _new_filled(entry: registry.RandomDef, generator: Generator | None, out: Tensor | None, requires_grad: bool,
+                new: tuple) -> Tensor:  # fmt: skip
+    """The factories' one body: ``new = (size, dtype, device, arguments)`` is a new tensor filled by the entry's
+    in-place sampler ``fill`` with those arguments (its checks included), then torch's ``out=`` or
+    ``requires_grad``."""
+    size, dtype, device, args = new
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    t = _factory(entry.name, size, 0, dt, device, False)
     with grad_mode.no_grad():
-        uniform_(t, generator=generator)
+        entry.fill(t, *args, generator=generator)
     return _finish(t, requires_grad, out)
 
 
-def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
-          layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    t = _new(size, "randn", dtype, device)
-    with grad_mode.no_grad():
-        normal_(t, generator=generator)
-    return _finish(t, requires_grad, out)
+def _sized(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
+           layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> tuple:
+    """A tensor of ``size`` filled at the sampler's default parameters."""
+    return size, dtype, device, ()
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None, generator: Generator | None = None) -> Tensor:
-    return rand(input._shape, dtype=dtype or input._dtype, device=device or input.device,
-                requires_grad=requires_grad, generator=generator)  # fmt: skip
+def _like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+          memory_format: Any = None, generator: Generator | None = None) -> tuple:  # fmt: skip
+    """A tensor of ``input``'s size, dtype and device filled at the sampler's default parameters."""
+    return (input._shape,), dtype or input._dtype, device or input.device, ()
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None, generator: Generator | None = None) -> Tensor:
-    return randn(input._shape, dtype=dtype or input._dtype, device=device or input.device,
-                 requires_grad=requires_grad, generator=generator)  # fmt: skip
+rand = registry.defrandom(_new_filled, name="rand", fill=uniform_)(_sized)
+randn = registry.defrandom(_new_filled, name="randn", fill=normal_)(_sized)
+rand_like = registry.defrandom(_new_filled, name="rand_like", fill=uniform_)(_like)
+randn_like = registry.defrandom(_new_filled, name="randn_like", fill=normal_)(_like)
 
 
+def _int_range(low: int, high: int) -> tuple:
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return int(low), int(high)
+
+
+@registry.defrandom(_new_filled, fill=random_)
 def randint(*args: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
             layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False,
-            size: Any = None, low: int | None = None, high: int | None = None) -> Tensor:
+            size: Any = None, low: int | None = None, high: int | None = None) -> tuple:  # fmt: skip
     """torch.randint(high, size) or torch.randint(low, high, size)."""
     args = list(args)
     if size is None:
@@ -453,23 +475,19 @@ def randint(*args: Any, generator: Generator | None = None, out: Tensor | None =
         low = args.pop() if args else 0
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    t = _new((tuple(size),), "randint", dtype, device, default=D.int64)
-    with grad_mode.no_grad():
-        _fill_(t, "random", generator, low=int(low), high=int(high))
-    return _finish(t, requires_grad, out)
+    return (tuple(size),), D.int64 if dtype is None else dtype, device, _int_range(low, high)
 
 
+@registry.defrandom(_new_filled, fill=random_)
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None, layout: Any = None,
                  device: Any = None, requires_grad: bool = False, memory_format: Any = None,
-                 generator: Generator | None = None) -> Tensor:
+                 generator: Generator | None = None) -> tuple:  # fmt: skip
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input._shape), dtype=dtype or input._dtype, device=device or input.device,
-                   generator=generator)  # fmt: skip
+    return (tuple(input._shape),), dtype or input._dtype, device or input.device, _int_range(low, high)
 
 
+@registry.defrandom()
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
              layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     if n < 0:
@@ -506,10 +524,12 @@ def _on_graph(values: Tensor, node: str, first: Any, second: Any = None) -> Tens
     return _attach_draw(values, params[0], params[1], node)
 
 
+@registry.defrandom(fill=normal_)
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Generator | None = None,
            out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
            requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """torch.normal: (Tensor, Tensor), (Tensor, float), (float, Tensor) or (float, float, size)."""
+    """torch.normal: (Tensor, Tensor), (Tensor, float), (float, Tensor) or (float, float, size); the last is a
+    factory filled by ``normal_``."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std
         gen = _generator_for(generator, ref.device)
@@ -530,14 +550,14 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *, generator: Gene
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
                         "(float mean, float std, tuple of ints size, *, torch.Generator generator, Tensor out, ...)")
-    t = _new((tuple(size),), "normal", dtype, device)
-    with grad_mode.no_grad():
-        normal_(t, float(mean), float(std), generator=generator)
-    return _finish(t, requires_grad, out)
+    new = ((tuple(size),), dtype, device, (float(mean), float(std)))
+    return _new_filled(registry.RANDOM["normal"], generator, out, requires_grad, new)
 
 
+@registry.defrandom(namespaces=("torch", "Tensor"))
 def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None,
               out: Tensor | None = None) -> Tensor:
+    """torch.bernoulli: draws with probabilities ``input`` (or ``p``), through ``bernoulli_``."""
     t = T.make_on(jnp.zeros(tuple(input._shape), input._dtype.np), input.device, input._dtype)
     with grad_mode.no_grad():
         bernoulli_(t, input if p is None else p, generator=generator)
@@ -546,6 +566,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     return _finish(t, False, out)
 
 
+@registry.defrandom(namespaces=("torch", "Tensor"))
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
     gen = _generator_for(generator, input.device)
@@ -565,6 +586,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     return _finish(t, False, out)
 
 
+@registry.defrandom()
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     raise NotImplementedError("torchlike: torch.poisson is not supported yet (torch's sampler is not reproduced)")
 

@@ -254,6 +254,102 @@ def expose(space: str, name: str | None = None) -> Callable:
     return deco
 
 
+# --- random ops -------------------------------------------------------------------------------------
+
+
+class RandomDef:
+    """A random op's entry (see ``defrandom``); ``static`` keywords become attributes (``sampler``, ``fill``)."""
+
+    def __repr__(self) -> str:
+        return f"<random op {self.name}>"
+
+
+RANDOM: dict[str, RandomDef] = {}
+
+
+def defrandom(body: Callable | None = None, *, name: str | None = None, namespaces: tuple = ("torch",),
+              **static: Any) -> Callable:  # fmt: skip
+    """Declare a random op. It is not a ``defop``: it draws from a generator's stream (torch's MT19937 on the
+    host, a JAX key stream elsewhere), so it is no pure kernel; the installer reads ``RANDOM`` beside ``OPS``.
+
+    The decorated function has torch's signature, which the op's public function keeps. With ``body`` (the
+    one body a family of random ops shares), the function checks and normalises the arguments and returns
+    what the body needs; the generated function runs
+    ``body(entry, <the public arguments body names after entry>, <what the function returned>)``, passing
+    None for an argument the op lacks (``rand_like`` has no ``out=``). Without ``body`` the function is the op.
+
+    name: the public name (default: the function's), so families can share one normaliser.
+    namespaces: where the op appears, among ``SPACES`` (``"space:name"`` renames it there). Its ``Tensor``
+        form has no ``out=``: torch's random methods take none.
+    static: what the body reads from the entry (``sampler="uniform"``, ``fill=uniform_``).
+    """
+
+    def deco(fn: Callable) -> Callable:
+        entry = RandomDef()
+        entry.name = name or fn.__name__
+        entry.fn, entry.body = fn, body
+        entry.__dict__.update(static)
+        entry.exposed = _exposed(entry.name, namespaces, None)
+        sig = inspect.signature(fn)
+        if body is None:
+            entry.wrapper = fn
+        else:
+            passed = list(inspect.signature(body).parameters)[1:-1]
+            call = f"_body(_entry, {''.join(f'{p if p in sig.parameters else None}, ' for p in passed)}_fn({{}}))"
+            entry.wrapper = _forwarding_function(entry.name, sig, call, {"_body": body, "_entry": entry, "_fn": fn},
+                                                 fn.__module__)  # fmt: skip
+            entry.wrapper.__annotations__["return"] = "Tensor"  # fn returns what the body needs
+        entry.wrapper.__doc__ = fn.__doc__
+        entry.method = entry.wrapper
+        if "Tensor" in entry.exposed and "out" in sig.parameters:
+            entry.method = _forwarding_function(entry.name, sig, "_fn({})", {"_fn": entry.wrapper}, fn.__module__,
+                                                drop="out")  # fmt: skip
+        RANDOM[entry.name] = entry
+        return entry.wrapper
+
+    return deco
+
+
+def _forwarding_function(name: str, sig: inspect.Signature, call: str, ns: dict, module: str,
+                         drop: str | None = None) -> Callable:  # fmt: skip
+    """A function ``name`` with signature ``sig`` (less parameter ``drop``) returning ``call`` formatted with
+    its arguments forwarded (positional ones by position, keyword-only ones by name). Generated, so argument
+    binding stays in C."""
+    parts, forward, defaults = [], [], {}
+    star = False
+    for p in sig.parameters.values():
+        if p.name == drop:
+            continue
+        text = p.name
+        if p.kind is p.VAR_POSITIONAL:
+            text = "*" + p.name
+            star = True
+            forward.append(text)
+        elif p.kind is p.KEYWORD_ONLY:
+            if not star:
+                parts.append("*")
+                star = True
+            forward.append(f"{p.name}={p.name}")
+        elif p.kind is p.POSITIONAL_OR_KEYWORD:
+            forward.append(p.name)
+        else:
+            raise TypeError(f"random op {name}: parameter {p} is not supported")
+        if p.default is not p.empty:
+            defaults[f"_d_{p.name}"] = p.default
+            text += f"=_d_{p.name}"
+        parts.append(text)
+    src = f"def {name}({', '.join(parts)}):\n    return {call.format(', '.join(forward))}\n"
+    ns = {**ns, **defaults}
+    exec(src, ns)
+    fn = ns[name]
+    fn.__module__ = module
+    fn.__annotations__ = {p.name: p.annotation for p in sig.parameters.values()
+                          if p.annotation is not p.empty and p.name != drop}  # fmt: skip
+    if sig.return_annotation is not sig.empty:
+        fn.__annotations__["return"] = sig.return_annotation
+    return fn
+
+
 def _camel(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_"))
 
