@@ -2,6 +2,11 @@
 
 The persistent cache (torchlike/_cache.py) goes to a temporary folder for the session, so
 subprocesses the tests start (examples, workers) share it and it is removed afterwards.
+
+Under ``ATEN_CPU_CAPABILITY`` (torch told to use other CPU kernels than the machine's best), real
+torch's inductor gets a cache folder of its own for that capability: its on-disk kernel cache does not
+key on the capability, and a kernel built for the machine's ISA reused under another one gave garbage
+(``torch.compile``'d losses of inf/nan in compat_tests/scripts/compile/compile_model.py).
 """
 
 import atexit
@@ -13,6 +18,12 @@ if "TORCHLIKE_CACHE_DIR" not in os.environ:
     _dir = tempfile.mkdtemp(prefix="torchlike-test-cache-")
     os.environ["TORCHLIKE_CACHE_DIR"] = _dir
     atexit.register(shutil.rmtree, _dir, True)
+
+if os.environ.get("ATEN_CPU_CAPABILITY") and "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+    _user = os.environ.get("USER") or str(os.getuid())
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(
+        tempfile.gettempdir(), f"torchinductor_{_user}_{os.environ['ATEN_CPU_CAPABILITY'].lower()}"
+    )
 
 
 _SLOW_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests", "slow_tests.txt")

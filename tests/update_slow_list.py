@@ -1,5 +1,6 @@
-"""Rewrite tests/slow_tests.txt from a ``pytest --durations=0`` report: every test whose call took longer
-than the threshold (seconds, default 0.75); tests marked slow in their files may appear too (harmless)."""
+"""Rewrite tests/slow_tests.txt from a ``pytest --durations=0`` report: every test whose setup, call and
+teardown together took longer than the threshold (seconds, default 0.75); tests marked slow in their
+files may appear too (harmless)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ def main() -> None:
     report = sys.argv[1]
     threshold = float(sys.argv[2]) if len(sys.argv) > 2 else 0.75
     header = [line for line in open(LIST) if line.startswith("#")]
-    slow = []
+    total: dict[str, float] = {}
     for line in open(report):
-        m = re.match(r"\s*([\d.]+)s call\s+(\S.*)$", line)
-        if m and float(m.group(1)) > threshold:
-            slow.append(m.group(2).strip())
+        m = re.match(r"\s*([\d.]+)s (?:setup|call|teardown)\s+(\S.*)$", line)
+        if m:
+            test = m.group(2).strip()
+            total[test] = total.get(test, 0.0) + float(m.group(1))
+    slow = [test for test, seconds in total.items() if seconds > threshold]
     with open(LIST, "w") as f:
         f.writelines(header)
         f.write("\n".join(sorted(set(slow))) + "\n")
