@@ -24,7 +24,7 @@ from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
-from .creation import _dev
+from .creation import REQUIRED, _dev, size_args
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -412,16 +412,33 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     return t
 
 
-def rand(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
-         layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def _random_size(fname: str, args: tuple, size: Any, kwargs: tuple) -> tuple:
+    """torch's size arguments of rand/randn: with no argument at all, its message lists both signatures."""
+    if not args and size is REQUIRED and all(v is None or v is False for v in kwargs):
+        sig = ("torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+               "bool requires_grad = False)")  # fmt: skip
+        raise TypeError(
+            f"{fname}() received an invalid combination of arguments - got (), but expected one of:\n"
+            f" * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, {sig}\n"
+            f" * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, {sig}\n"
+        )
+    return size_args(fname, args, size)
+
+
+def rand(*args: Any, size: Any = REQUIRED, generator: Generator | None = None, out: Tensor | None = None,
+         dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+         pin_memory: bool = False) -> Tensor:  # fmt: skip
+    size = _random_size("rand", args, size, (generator, out, dtype, layout, device, requires_grad, pin_memory))
     t = _new(size, "rand", dtype, device)
     with grad_mode.no_grad():
         uniform_(t, generator=generator)
     return _finish(t, requires_grad, out)
 
 
-def randn(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
-          layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def randn(*args: Any, size: Any = REQUIRED, generator: Generator | None = None, out: Tensor | None = None,
+          dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+          pin_memory: bool = False) -> Tensor:  # fmt: skip
+    size = _random_size("randn", args, size, (generator, out, dtype, layout, device, requires_grad, pin_memory))
     t = _new(size, "randn", dtype, device)
     with grad_mode.no_grad():
         normal_(t, generator=generator)
