@@ -783,7 +783,7 @@ def histc(input: RawTensor, bins: int = 100, min: Scalar = 0, max: Scalar = 0) -
     acc = jnp.float64 if input.dtype == jnp.float64 else jnp.float32
     lo, hi = jnp.asarray(min, acc), jnp.asarray(max, acc)
     if x.size:  # min == max (compared as given, before the cast): the data's range
-        same = jnp.asarray(min) == jnp.asarray(max)
+        same = jnp.asarray(min, jnp.float64) == jnp.asarray(max, jnp.float64)
         lo, hi = jnp.where(same, jnp.min(x).astype(acc), lo), jnp.where(same, jnp.max(x).astype(acc), hi)
     lo, hi = jnp.where(lo == hi, lo - 1, lo), jnp.where(lo == hi, hi + 1, hi)
     xf = x.astype(acc)
