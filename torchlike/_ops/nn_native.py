@@ -76,7 +76,8 @@ def native_group_norm(input: TensorArg, weight: OptTensor, bias: OptTensor, N: i
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out.astype(input.dtype), mean, rstd
+    # torch: the statistics require grad but their gradients are ignored (the backward reads the output's only)
+    return out.astype(input.dtype), jax.lax.stop_gradient(mean), jax.lax.stop_gradient(rstd)
 
 
 @defop("_native_batch_norm", promote="default", method=False, grad_name="NativeBatchNormBackward0")

@@ -837,7 +837,21 @@ def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
 @defop(inplace=True, out=True)
 def nan_to_num(input: TensorArg, nan: OptScalar = 0.0, posinf: OptScalar = None, neginf: OptScalar = None) -> Any:
     """torch.nan_to_num: infinities default to the dtype's largest finite values."""
-    return jnp.nan_to_num(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
+    if jnp.issubdtype(input.dtype, jnp.complexfloating):
+        return jax.lax.complex(_nan_to_num(input.real, nan, posinf, neginf), _nan_to_num(input.imag, nan, posinf, neginf))
+    if not jnp.issubdtype(input.dtype, jnp.floating):
+        return input
+    return _nan_to_num(input, nan, posinf, neginf)
+
+
+def _nan_to_num(x: Any, nan: Any, posinf: Any, neginf: Any) -> Any:
+    """Each element is tested once, as torch does (jnp.nan_to_num would turn a NaN replaced by a value that
+    overflows to inf into posinf's value)."""
+    info = jnp.finfo(x.dtype)
+    nan_v = jnp.asarray(0.0 if nan is None else nan, x.dtype)
+    pos_v = jnp.asarray(info.max if posinf is None else posinf, x.dtype)
+    neg_v = jnp.asarray(info.min if neginf is None else neginf, x.dtype)
+    return jnp.where(jnp.isnan(x), nan_v, jnp.where(x == jnp.inf, pos_v, jnp.where(x == -jnp.inf, neg_v, x)))
 
 
 # --- comparison and logic (results are bool) -------------------------------------------------------
