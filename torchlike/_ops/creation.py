@@ -346,7 +346,7 @@ def full(size: Sequence[int] = REQUIRED, fill_value: Any = REQUIRED, *, out: Ten
     if fill_value is REQUIRED:
         raise TypeError('full() missing 1 required positional arguments: "fill_value"')
     if size is None:
-        raise TypeError("full(): argument 'size' must be tuple of ints, not NoneType")
+        raise TypeError("full(): argument 'size' (position 1) must be tuple of ints, not NoneType")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _factory("full", (tuple(size) if not isinstance(size, int) else (size,),), fill_value, dtype, device,
