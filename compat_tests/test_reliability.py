@@ -225,8 +225,11 @@ def _mat(x):
 LAST_CASES = [
     *((f"native_layer_norm_{e}", lambda t, x, y, e=e: t.native_layer_norm(x * 0.01, (4,), None, None, e)[:2])
       for e in _EPS),
+    # the output only: without weights torch drops the statistics' gradients (it keeps them with weights)
     *((f"native_group_norm_{e}", lambda t, x, y, e=e: t.native_group_norm(
-        x.reshape(1, 6, 2) * 0.01, None, None, 1, 6, 2, 3, e)[:2]) for e in _EPS),
+        x.reshape(1, 6, 2) * 0.01, None, None, 1, 6, 2, 3, e)[0]) for e in _EPS),
+    ("native_group_norm_weights", lambda t, x, y: t.native_group_norm(
+        x.reshape(1, 6, 2) * 0.01, y[0].repeat(2)[:6], y[1].repeat(2)[:6], 1, 6, 2, 3, 0.02)),
     *((f"native_batch_norm_{e}", lambda t, x, y, e=e: t.native_batch_norm(
         x * 0.01, None, None, None, None, True, 0.1, e)[:2]) for e in _EPS),
     *((f"native_batch_norm_eval_{e}", lambda t, x, y, e=e: t.native_batch_norm(

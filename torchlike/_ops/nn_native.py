@@ -76,8 +76,7 @@ def native_group_norm(input: TensorArg, weight: OptTensor, bias: OptTensor, N: i
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    # torch: the statistics require grad but their gradients are ignored (the backward reads the output's only)
-    return out.astype(input.dtype), jax.lax.stop_gradient(mean), jax.lax.stop_gradient(rstd)
+    return out.astype(input.dtype), mean, rstd
 
 
 @defop("_native_batch_norm", promote="default", method=False, grad_name="NativeBatchNormBackward0")
