@@ -4,6 +4,8 @@ Usage: python bench/reliability.py [pow|norm|smooth_l1|mlp|op] [count]
   pow: ``x.abs() ** (1 + i*1e-4)`` for ``count`` distinct Python-float exponents (default 1000)
   norm: ``x.norm(1.5 + i*1e-4)`` (forward and backward) for ``count`` distinct orders (default 1000)
   smooth_l1: ``smooth_l1_loss(x, y, beta=0.5 + i*1e-4)`` (forward and backward) for ``count`` betas (default 1000)
+  nan_to_num: ``nan_to_num(x, nan=v, posinf=1 + v, neginf=-v)`` (forward and backward) for ``count`` values (default 1000)
+  sdpa: ``scaled_dot_product_attention(q, k, v, scale=s)`` (forward and backward) for ``count`` scales (default 1000)
   mlp: an MLP training step (Linear-ReLU-Linear, SGD) over ``count`` distinct batch sizes (default 250)
   op:  microseconds per ``x + y`` on 4x4 float32 tensors (grad mode's hot-path cost)
 Prints seconds, max RSS (MB) and, where torchlike has them, the compile counters.
@@ -38,11 +40,12 @@ def _bench_values(torch, name: str, f, n: int) -> None:
     """``f(x, v)`` then its backward for ``n`` distinct Python floats ``v``."""
     x = torch.randn(64, 64, requires_grad=True)
     f(x, 0.5).backward()  # warm the common path
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     for i in range(n):
         f(x, 0.5 + i * 1e-4).backward()
     x.grad.sum().item()
-    print(f"{name}: {n} values in {time.perf_counter() - t0:.2f} s, max RSS {rss_mb():.0f} MB")
+    print(f"{name}: {n} values in {time.perf_counter() - t0:.2f} s ({time.thread_time() - c0:.2f} s of this "
+          f"thread's CPU), max RSS {rss_mb():.0f} MB")
 
 
 def bench_norm(torch, n: int) -> None:
@@ -52,6 +55,18 @@ def bench_norm(torch, n: int) -> None:
 def bench_smooth_l1(torch, n: int) -> None:
     y = torch.randn(64, 64)
     _bench_values(torch, "smooth_l1", lambda x, v: torch.nn.functional.smooth_l1_loss(x, y, beta=v), n)
+
+
+def bench_nan_to_num(torch, n: int) -> None:
+    special = torch.tensor([float("nan"), float("inf"), -float("inf"), 1.0]).repeat(64, 16)
+    _bench_values(torch, "nan_to_num", lambda x, v: torch.nan_to_num(x * special, nan=v, posinf=1 + v,
+                                                                      neginf=-v).sum(), n)  # fmt: skip
+
+
+def bench_sdpa(torch, n: int) -> None:
+    k = torch.randn(1, 64, 64)
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    _bench_values(torch, "sdpa", lambda x, v: sdpa(x[None], k, k, scale=v).sum(), n)
 
 
 def bench_mlp(torch, n: int) -> None:
@@ -91,6 +106,7 @@ def main() -> None:
         import torchlike as torch
     {"pow": lambda: bench_pow(torch, n), "norm": lambda: bench_norm(torch, n),
      "smooth_l1": lambda: bench_smooth_l1(torch, n), "mlp": lambda: bench_mlp(torch, n),
+     "nan_to_num": lambda: bench_nan_to_num(torch, n), "sdpa": lambda: bench_sdpa(torch, n),
      "op": lambda: bench_op(torch)}[what]()  # fmt: skip
     stats = getattr(torch, "compile_stats", None)
     if stats is not None:

@@ -211,6 +211,121 @@ def test_pow_scalar_result_dtypes_match_torch(dtype):
         compare(lambda t, a, e=e: a**e, [x], dtype=dtype, grad=False)
 
 
+# the last value-only constants, traced now (tests/test_reliability_scalars.py counts the compiles): torch's values
+# for ordinary and edge values (0, negative, inf where legal), and its errors where a value is illegal
+_INF = float("inf")
+_NAN = float("nan")
+_EPS = (0.0, 1e-5, 0.3, 1e3, _INF)
+
+
+def _mat(x):
+    return x[:, :3]  # a 3x3 matrix
+
+
+LAST_CASES = [
+    *((f"native_layer_norm_{e}", lambda t, x, y, e=e: t.native_layer_norm(x * 0.01, (4,), None, None, e)[:2])
+      for e in _EPS),
+    # the output only: without weights torch drops the statistics' gradients (it keeps them with weights)
+    *((f"native_group_norm_{e}", lambda t, x, y, e=e: t.native_group_norm(
+        x.reshape(1, 6, 2) * 0.01, None, None, 1, 6, 2, 3, e)[0]) for e in _EPS),
+    ("native_group_norm_weights", lambda t, x, y: t.native_group_norm(
+        x.reshape(1, 6, 2) * 0.01, y[0].repeat(2)[:6], y[1].repeat(2)[:6], 1, 6, 2, 3, 0.02)),
+    *((f"native_batch_norm_{e}", lambda t, x, y, e=e: t.native_batch_norm(
+        x * 0.01, None, None, None, None, True, 0.1, e)[:2]) for e in _EPS),
+    *((f"native_batch_norm_eval_{e}", lambda t, x, y, e=e: t.native_batch_norm(
+        x, None, None, t.full((4,), 0.1, dtype=x.dtype), t.full((4,), 0.01, dtype=x.dtype), False, 0.1, e)[0])
+      for e in _EPS),
+    *((f"rms_norm_{e}", lambda t, x, y, e=e: t.nn.functional.rms_norm(x * 0.01, (4,), eps=e)) for e in (None, *_EPS)),
+    *((f"sdpa_scale_{s}", lambda t, x, y, s=s: t.nn.functional.scaled_dot_product_attention(
+        x.reshape(1, 3, 4), y.reshape(1, 3, 4), x.reshape(1, 3, 4), scale=s)) for s in (None, 0.0, -0.5, 0.37, 2.0)),
+    ("sdpa_scale_causal", lambda t, x, y: t.nn.functional.scaled_dot_product_attention(
+        x.reshape(1, 3, 4), y.reshape(1, 3, 4), y.reshape(1, 3, 4), is_causal=True, scale=0.7)),
+    *((f"nan_to_num_{v}", lambda t, x, y, v=v: t.nan_to_num(
+        x * t.tensor([[_NAN, 1.0, _INF, -_INF]], dtype=x.dtype), *v)) for v in (
+        (0.0, None, None), (-1.5, 2.0, -3.0), (None, 1e30, -1e30), (_INF, -_INF, _NAN), (7, -1, 1))),
+    *((f"logit_{e}", lambda t, x, y, e=e: t.logit(x.sigmoid() * 1.2 - 0.1, eps=e)) for e in (
+        None, 0.0, 1e-6, 0.25, 0.7, -0.5, _NAN)),
+    *((f"pinv_{a}_{r}", lambda t, x, y, a=a, r=r: t.linalg.pinv(x, atol=a, rtol=r)) for a, r in (
+        (None, None), (0.0, None), (None, 0.0), (2.0, None), (None, 0.3), (0.1, 0.5), (_INF, None), (-1.0, None))),
+    ("pinv_hermitian", lambda t, x, y: t.linalg.pinv(_mat(x) @ _mat(x).mT, rtol=0.05, hermitian=True)),
+    *((f"pinverse_{r}", lambda t, x, y, r=r: t.pinverse(x, rcond=r)) for r in (0.0, 0.3, _INF)),
+    *((f"lstsq_{r}", lambda t, x, y, r=r: t.linalg.lstsq(_mat(x), y[:, :2], rcond=r).solution) for r in (
+        None, 0.0, 1e-3, -1.0)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,fn", LAST_CASES, ids=[c[0] for c in LAST_CASES])
+def test_last_traced_constants_match_torch(name, fn, dtype):
+    rng = np.random.RandomState(1)
+    x, y = rng.uniform(-2, 2, (3, 4)), rng.uniform(-2, 2, (3, 4))
+    compare(fn, [x, y], dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_last_traced_constants_in_half_precision_match_torch(dtype):
+    x = np.random.RandomState(3).uniform(-2, 2, (3, 4))
+    f = lambda t, a: (t.native_layer_norm(a, (4,), None, None, 1e-3)[0],  # noqa: E731
+                      t.native_batch_norm(a, None, None, None, None, True, 0.1, 0.3)[0],
+                      t.nn.functional.rms_norm(a * 1e-3, (4,)), t.nn.functional.rms_norm(a, (4,), eps=0.1),
+                      t.nan_to_num(a.log(), nan=1e5, neginf=-7.5), t.logit(a.sigmoid(), eps=0.1234),
+                      t.nn.functional.scaled_dot_product_attention(a[None], a[None], a[None], scale=0.3))
+    check(f, [x], dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("rcond", [0.3, 0.8, 2.0, _INF])
+def test_lstsq_rcond_cutting_singular_values_matches_torch(rcond):
+    """gelss (an SVD driver, whose cut-off torchlike's solver follows): the values. torch differentiates the
+    solution as if no singular value were cut, so gradients are left out here."""
+    rng = np.random.RandomState(1)
+    x, y = rng.uniform(-2, 2, (3, 3)), rng.uniform(-2, 2, (3, 2))
+    compare(lambda t, a, b: t.linalg.lstsq(a, b, rcond=rcond, driver="gelss")[::2], [x, y], grad=False)
+
+
+@pytest.mark.parametrize("rtol,atol,equal_nan", [(0.0, 0.0, False), (0.1, 0.0, False), (0.0, 0.5, True),
+                                                 (_INF, 0.0, False), (1e-5, _INF, True), (1, 1, False)])  # fmt: skip
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "bool"])
+def test_isclose_tolerances_match_torch(rtol, atol, equal_nan, dtype):
+    a = np.array([[0.0, 1.0, 2.0, -3.0, _NAN, _INF], [1.0, 0.0, 5.0, 100.0, 1e-9, -_INF]])
+    b = np.array([[0.0, 1.05, 2.5, -3.0, _NAN, _INF], [1.0, 0.4, 7.0, 90.0, 0.0, _INF]])
+    if dtype in ("int64", "bool"):
+        a, b = np.nan_to_num(a, posinf=9, neginf=-9), np.nan_to_num(b, posinf=9, neginf=-9)
+    compare(lambda t, p, q: (t.isclose(p, q, rtol, atol, equal_nan), t.tensor(t.allclose(p, q, rtol, atol, equal_nan)),
+                             p.isclose(q, rtol=rtol, atol=atol)), [a, b], dtype=dtype, grad=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 0), (-1, 1), (0.5, 0.5), (-2.5, 3), (1, 0), (-_INF, 1.0), (0.25, 1e30)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_histc_range_matches_torch(lo, hi, dtype):
+    x = np.random.RandomState(4).uniform(-2, 2, (20,))
+    compare(lambda t, a: (t.histc(a, 7, lo, hi), a.histc(bins=3, min=lo, max=hi)), [x], dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("atol,rtol", [(None, None), (0.0, None), (None, 0.4), (1.5, None), (_INF, None),
+                                       (None, -1.0)])  # fmt: skip
+def test_matrix_rank_tolerances_match_torch(atol, rtol):
+    x = np.random.RandomState(5).uniform(-2, 2, (2, 4, 5))
+    compare(lambda t, a: (t.linalg.matrix_rank(a, atol=a.new_tensor(0.5) if atol == 1.5 else atol, rtol=rtol),
+                          t.linalg.matrix_rank(a, atol=atol, rtol=rtol),
+                          t.linalg.matrix_rank(a @ a.mT, atol=atol, rtol=rtol, hermitian=True)), [x], grad=False)
+
+
+@pytest.mark.parametrize("value", [0, -3, 1.5, 300, -1, -1.0, 2.5e9, _INF, _NAN, True])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "uint8", "int8", "bool"])
+def test_pad_sequence_and_fill_diagonal_values_match_torch(value, dtype):
+    x = np.arange(12.0).reshape(3, 4) % 3
+
+    def pads(t, a):
+        seqs = [a[0], a[1, :2], a[2, :1]]
+        padded = t.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=value)
+        packed = t.nn.utils.rnn.pack_sequence(seqs)
+        return padded, t.nn.utils.rnn.pad_packed_sequence(packed, padding_value=value)[0]
+
+    compare(pads, [x], dtype=dtype, grad=dtype.startswith("float"))
+    compare(lambda t, a: (a * 1).fill_diagonal_(value), [x], dtype=dtype, grad=dtype.startswith("float"))
+    compare(lambda t, a: a.clone().fill_diagonal_(value, wrap=True), [np.zeros((7, 3))], dtype=dtype, grad=False)
+
+
 def test_new_float_values_compile_nothing():
     """1 + i*1e-4 exponents and changing activation slopes reuse one kernel each."""
     x = torchlike.randn(8, 8)

@@ -120,3 +120,76 @@ def test_embedding_max_norm_and_norm_type_are_traced():
     results, compiled = _run_fifty(step)
     assert compiled == 0
     assert len(set(results)) == len(results)
+
+
+# --- the last value-only constants, traced too: eps of the native norms and rms_norm, sdpa's scale, ... -------
+
+_SPECIAL = np.array([[np.nan, 1, np.inf, 1, -np.inf]] * 4, np.float32)  # nan_to_num meets every replacement
+
+
+def _square(x):
+    return x[:, :4]
+
+
+def _packed(x, v):
+    seqs = [x[0], x[1, :3], x[2, :1]]
+    packed = torchlike.nn.utils.rnn.pack_sequence(seqs)
+    return torchlike.nn.utils.rnn.pad_packed_sequence(packed, padding_value=v)[0]
+
+
+# name -> (f(x, y, v), differentiable): v runs over 50 values in (0.3, 0.8)
+MORE_CASES = {
+    "native_layer_norm": (lambda x, y, v: torchlike.native_layer_norm(x, (5,), None, None, v)[0], True),
+    "native_group_norm": (lambda x, y, v: torchlike.native_group_norm(x.reshape(2, 2, 5), None, None, 2, 2, 5, 2, v)[0],
+                          True),
+    "native_batch_norm": (lambda x, y, v: torchlike.native_batch_norm(x, None, None, None, None, True, 0.1, v)[0], True),
+    "native_batch_norm_eval": (lambda x, y, v: torchlike.native_batch_norm(
+        x, None, None, torchlike.zeros(5), torchlike.ones(5), False, 0.1, v)[0], True),
+    "rms_norm": (lambda x, y, v: F.rms_norm(x, (5,), eps=v), True),
+    "sdpa_scale": (lambda x, y, v: F.scaled_dot_product_attention(x[None], y[None], x[None], scale=v), True),
+    "nan_to_num": (lambda x, y, v: torchlike.nan_to_num(x * torchlike.tensor(_SPECIAL), nan=v, posinf=1 + v, neginf=-v),
+                   True),
+    "logit": (lambda x, y, v: torchlike.logit(x.sigmoid(), eps=v / 2), True),
+    "isclose": (lambda x, y, v: torchlike.isclose(x, y, rtol=v, atol=v / 10).sum(), False),
+    "allclose": (lambda x, y, v: torchlike.tensor(float(torchlike.allclose(x * 1.05, x, rtol=v - 0.3))), False),
+    "histc": (lambda x, y, v: torchlike.histc(x, 10, min=-3 * v, max=3 * v) * torchlike.arange(10.0), False),
+    "pinv_rtol": (lambda x, y, v: torchlike.linalg.pinv(x, rtol=v / 2), True),
+    "pinv_atol": (lambda x, y, v: torchlike.linalg.pinv(x, atol=v * 2), True),
+    "pinverse": (lambda x, y, v: torchlike.pinverse(x, rcond=v / 2), True),
+    "matrix_rank": (lambda x, y, v: torchlike.linalg.matrix_rank(x, rtol=v / 2), False),
+    "lstsq_rcond": (lambda x, y, v: torchlike.linalg.lstsq(_square(x), _square(y), rcond=v / 2).solution, True),
+    "pad_sequence": (lambda x, y, v: torchlike.nn.utils.rnn.pad_sequence([x[0], x[1, :3]], padding_value=v), True),
+    "pad_packed_sequence": (lambda x, y, v: _packed(x, v), True),
+    "fill_diagonal_": (lambda x, y, v: (x * 1).fill_diagonal_(v), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_CASES))
+def test_fifty_values_of_the_last_constants_compile_once(name):
+    f, differentiable = MORE_CASES[name]
+    x = torchlike.tensor(_X, requires_grad=differentiable)
+    y = torchlike.tensor(_Y)
+
+    def step(v):
+        out = f(x, y, v).float().sum()
+        if differentiable:
+            out.backward()
+        return out.item()
+
+    results, compiled = _run_fifty(step)
+    assert compiled == 0, f"{name}: new values compiled {compiled} programs"
+    assert len(set(results)) > 1  # the value reached the kernel
+
+
+def test_none_and_values_are_two_programs():
+    """A None (sdpa's default scale, logit without eps, linalg's default tolerances) is traced apart from a
+    value, and both keep working in turn."""
+    x = torchlike.tensor(_X)
+    p = x.sigmoid()
+    outs = []
+    for v in (None, 0.3, None, 0.4):
+        outs.append(F.scaled_dot_product_attention(x[None], x[None], x[None], scale=v).sum().item())
+        outs.append(torchlike.logit(p, eps=v).sum().item())
+        outs.append(torchlike.linalg.pinv(x, rtol=v).sum().item())
+    assert outs[:3] == outs[6:9]
+    assert outs[3:6] != outs[9:12]

@@ -230,8 +230,8 @@ _SCALAR_C_TYPE = {
 
 def overflows(value: Any, d: dtype, floats: builtins.bool = True) -> builtins.bool:
     """torch's checked_convert: whether the Python number ``value`` doesn't fit ``d`` (unsigned types
-    take negatives down to -max, which wrap; floats overflow only from finite values, and only when
-    ``floats``). Bool and complex targets take anything."""
+    take negative integers down to -max, which wrap, but no negative float; floats overflow only from
+    finite values, and only when ``floats``). Bool and complex targets take anything."""
     if d is bool or d._kind == "c" or isinstance(value, builtins.bool):
         return False
     if isinstance(value, builtins.complex):
@@ -243,9 +243,9 @@ def overflows(value: Any, d: dtype, floats: builtins.bool = True) -> builtins.bo
             return False
         return abs(value) > float(ml_dtypes.finfo(d.np).max)
     info = np.iinfo(d.np)
+    if isinstance(value, float):
+        return not math.isfinite(value) or not int(info.min) <= value <= int(info.max)
     lo = -int(info.max) if d._kind == "u" else int(info.min)
-    if isinstance(value, float) and not math.isfinite(value):
-        return True
     return not lo <= value <= int(info.max)
 
 

@@ -45,6 +45,29 @@ def from_array(arr: Any, dev: _device.device, requires_grad: bool = False, dtype
     return t
 
 
+class _Required:
+    """The default of a size argument torch requires but Python can't mark as required (``*size`` with ``size=``)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+REQUIRED: Any = _Required()
+
+
+def size_args(fname: str, args: tuple, size: Any) -> tuple:
+    """torch's size arguments: ints or one sequence as ``*args``, or the keyword ``size=``; one of them."""
+    if size is REQUIRED:
+        if not args:
+            raise TypeError(f'{fname}() missing 1 required positional arguments: "size"')
+        return args
+    if args:
+        raise TypeError(f"{fname}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return (size,)
+
+
 def parse_size(size: Sequence[Any], fname: str) -> tuple:
     """torch's ``*size`` parsing: varargs, one tuple/list/Size, or empty."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
@@ -291,20 +314,20 @@ def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requir
     return t
 
 
-def zeros(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
-          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    return _factory("zeros", size, 0, dtype, device, requires_grad, out)
+def zeros(*args: Any, size: Any = REQUIRED, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
+          device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    return _factory("zeros", size_args("zeros", args, size), 0, dtype, device, requires_grad, out)
 
 
-def ones(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
-         requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    return _factory("ones", size, 1, dtype, device, requires_grad, out)
+def ones(*args: Any, size: Any = REQUIRED, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
+         device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    return _factory("ones", size_args("ones", args, size), 1, dtype, device, requires_grad, out)
 
 
-def empty(*size: Any, out: Tensor | None = None, dtype: Any = None, layout: Any = None, device: Any = None,
-          requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
+def empty(*args: Any, size: Any = REQUIRED, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
+          device: Any = None, requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
     """torch.empty. NOTE: the memory is zero-filled; JAX has no uninitialised arrays."""
-    return _factory("empty", size, 0, dtype, device, requires_grad, out)
+    return _factory("empty", size_args("empty", args, size), 0, dtype, device, requires_grad, out)
 
 
 def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, layout: Any = None,
@@ -316,8 +339,14 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     return _factory("empty_strided", (tuple(size),), 0, dtype, device, requires_grad)
 
 
-def full(size: Sequence[int], fill_value: Any, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
-         device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def full(size: Sequence[int] = REQUIRED, fill_value: Any = REQUIRED, *, out: Tensor | None = None, dtype: Any = None,
+         layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    if size is REQUIRED:  # torch names both, whatever was given
+        raise TypeError('full() missing 2 required positional argument: "size", "fill_value"')
+    if fill_value is REQUIRED:
+        raise TypeError('full() missing 1 required positional arguments: "fill_value"')
+    if size is None:
+        raise TypeError("full(): argument 'size' (position 1) must be tuple of ints, not NoneType")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _factory("full", (tuple(size) if not isinstance(size, int) else (size,),), fill_value, dtype, device,

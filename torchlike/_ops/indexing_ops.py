@@ -754,8 +754,8 @@ def _weighted_bincount_op(input: RawTensor, weights: RawTensor, n: int, dt: Any)
 
 
 def _histc_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x = dyn[0]
-    bins, lo, hi = static
+    x, lo, hi = dyn
+    (bins,) = static
     if not x._dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{D.cpp_name(x._dtype)}'")
     if bins <= 0:
@@ -778,12 +778,13 @@ def _c_float(v: float) -> str:
 
 
 @defop(promote=None, out=True, differentiable=False, check=_histc_check)
-def histc(input: RawTensor, bins: int = 100, min: float = 0, max: float = 0) -> Any:
+def histc(input: RawTensor, bins: int = 100, min: Scalar = 0, max: Scalar = 0) -> Any:
     x = input.reshape(-1)
     acc = jnp.float64 if input.dtype == jnp.float64 else jnp.float32
     lo, hi = jnp.asarray(min, acc), jnp.asarray(max, acc)
-    if min == max and x.size:
-        lo, hi = jnp.min(x).astype(acc), jnp.max(x).astype(acc)
+    if x.size:  # min == max (compared as given, before the cast): the data's range
+        same = jnp.asarray(min, jnp.float64) == jnp.asarray(max, jnp.float64)
+        lo, hi = jnp.where(same, jnp.min(x).astype(acc), lo), jnp.where(same, jnp.max(x).astype(acc), hi)
     lo, hi = jnp.where(lo == hi, lo - 1, lo), jnp.where(lo == hi, hi + 1, hi)
     xf = x.astype(acc)
     pos = ((xf - lo) * bins / (hi - lo)).astype(jnp.int64)

@@ -21,7 +21,7 @@ from .._core.tensor import Tensor, wrap_dim
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims, special_ord
 from .linalg import matmul
-from .registry import OptRawTensor, RawTensor, ScalarOrStatic, TensorArg, defop, expose
+from .registry import OptRawTensor, OptScalar, RawTensor, ScalarOrStatic, TensorArg, defop, expose
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
            "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
@@ -286,7 +286,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None)
 
 
 def _tri_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    A, B = dyn
+    A, B = dyn[:2]
     _matrix_input("linalg.solve_triangular", A)
     if B.dim() < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
@@ -710,8 +710,13 @@ def _tolerances(S: Any, m: int, n: int, atol: Any, rtol: Any) -> Any:
 
 
 @defop(promote=None, method=False, grad_name="LinalgPinvBackward0", check=_pinv_check, out=True)
-def _pinv(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
-    return _pinv_body(A, atol, rtol, hermitian)
+def _pinv(A: RawTensor, atol: OptScalar, rtol: OptScalar, hermitian: bool) -> Any:
+    return _pinv_body(A, _real(atol, A), _real(rtol, A), hermitian)
+
+
+def _real(tol: Any, A: Any) -> Any:
+    """A traced Python-number tolerance in A's real dtype (as torch converts it); None stays None."""
+    return None if tol is None else jnp.asarray(tol, jnp.finfo(A.dtype).dtype)
 
 
 @defop(promote=None, method=False, grad_name="LinalgPinvBackward0", check=_pinv_check, out=True)
@@ -781,7 +786,7 @@ def pinv(
 
 
 def _tolerance_args(atol: Any, rtol: Any) -> tuple:
-    """(tensor-valued?, atol, rtol): Python floats for the static kernel, or both as tensors (or None)."""
+    """(tensor-valued?, atol, rtol): Python floats (traced kernel arguments), or both as tensors (or None)."""
     if isinstance(atol, Tensor) or isinstance(rtol, Tensor):
         from .creation import tensor
 
@@ -794,7 +799,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 
 
 def _lstsq_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    A, B = dyn
+    A, B = dyn[:2]
     _float_input("torch.linalg.lstsq", A)
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
@@ -811,12 +816,12 @@ def _lstsq_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             "torch.linalg.lstsq: input.size(-2) should match other.size(-1)" if vector
             else "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
         )  # fmt: skip
-    if static[1] not in (None, "gels", "gelsy", "gelsd", "gelss"):
+    if static[0] not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
 
 
 @defop(promote=None, method=False, grad_name="LinalgLstsqBackward0", check=_lstsq_check, returns=_LSTSQ)
-def _lstsq(A: RawTensor, B: RawTensor, rcond: Any, driver: str) -> Any:
+def _lstsq(A: RawTensor, B: RawTensor, rcond: OptScalar, driver: str) -> Any:
     vector = B.ndim == A.ndim - 1
     Bm = B[..., None] if vector else B
     m, n = A.shape[-2:]
@@ -824,7 +829,8 @@ def _lstsq(A: RawTensor, B: RawTensor, rcond: Any, driver: str) -> Any:
     Ab = jnp.broadcast_to(A, batch + A.shape[-2:])
     Bb = jnp.broadcast_to(Bm, batch + Bm.shape[-2:])
     U, S, Vh = jnp.linalg.svd(lax.stop_gradient(Ab), full_matrices=False)
-    cutoff = (jnp.finfo(A.dtype).eps * max(m, n) if rcond is None else rcond) * jnp.max(S, -1, keepdims=True)
+    rel = jnp.finfo(A.dtype).eps * max(m, n) if rcond is None else _real(rcond, A)
+    cutoff = rel * jnp.max(S, -1, keepdims=True)
     keep = S > cutoff
     sinv = jnp.where(keep, 1 / jnp.where(keep, S, 1), 0)
     # torch differentiates the solution as pinv(A) @ B, with pinv's closed-form backward
@@ -860,8 +866,8 @@ def _rank_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 
 @defop(promote=None, method=False, differentiable=False, check=_rank_check, out=True)
-def _matrix_rank(A: RawTensor, atol: Any, rtol: Any, hermitian: bool) -> Any:
-    return _matrix_rank_body(A, atol, rtol, hermitian)
+def _matrix_rank(A: RawTensor, atol: OptScalar, rtol: OptScalar, hermitian: bool) -> Any:
+    return _matrix_rank_body(A, _real(atol, A), _real(rtol, A), hermitian)
 
 
 @defop(promote=None, method=False, differentiable=False, check=_rank_check, out=True)

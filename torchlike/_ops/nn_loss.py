@@ -357,11 +357,25 @@ def _margin_ranking_loss(input1: TensorArg, input2: TensorArg, target: TensorArg
     return _reduce(_clamp_min0(-target * (input1 - input2) + margin), reduction)
 
 
-@defop(method=False, grad_name=_named("AddBackward0"))
-def _hinge_embedding_loss(input: TensorArg, target: TensorArg, margin: TensorOrScalar, reduction: str) -> Any:
+def _hinge_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    # torch computes in the input's type (margin - input fills the margin into it), integral ones included
+    if isinstance(dyn[2], (int, float)) and D.overflows(dyn[2], cdt):
+        raise D.overflow_error(cdt)
+    if cdt is D.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")  # fmt: skip
+    if static[0] == "mean" and not (cdt.is_floating_point or cdt.is_complex):
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {D.cpp_name(cdt)}")  # fmt: skip
+
+
+@defop(method=False, grad_name=_named("AddBackward0"), check=_hinge_check)
+def _hinge_embedding_loss(input: TensorArg, target: RawTensor, margin: Scalar, reduction: str) -> Any:
     zeros = jnp.zeros_like(input)
     margin_clamp = _clamp_min0(margin - input)
     loss = jnp.where(target != 1, margin_clamp, zeros) + jnp.where(target != -1, input, zeros)
+    if reduction == "sum" and not jnp.issubdtype(loss.dtype, jnp.inexact):
+        return jnp.sum(loss, dtype=jnp.int64)  # torch: integral sums are int64
     return _reduce(loss, reduction)
 
 

@@ -1009,14 +1009,12 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
 
 
 @defop(promote=None, method=False, grad_name="MulBackward0")
-def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, eps: Any) -> Any:
+def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, eps: Scalar) -> Any:
     _norm_shape_check(input, normalized_shape)
     acc = _acc(input)
     x = input.astype(acc)
-    if eps is None:
-        eps = float(jnp.finfo(input.dtype).eps)
     axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-    out = x * lax.rsqrt(jnp.mean(x * x, axis=axes, keepdims=True) + eps)
+    out = x * lax.rsqrt(jnp.mean(x * x, axis=axes, keepdims=True) + jnp.asarray(eps, acc))
     if weight is not None:
         out = out * weight.astype(acc)
     return out.astype(input.dtype)
@@ -1031,7 +1029,12 @@ def rms_norm(
         if isinstance(normalized_shape, int)
         else tuple(int(s) for s in normalized_shape)
     )
-    return _rms_norm(input, weight, shape, None if eps is None else float(eps))
+    dt = input.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{D.cpp_name(dt)}'")
+    if eps is None:  # torch: the epsilon of the type it computes in (float for half inputs)
+        eps = D.finfo(D.float32 if dt in (D.float16, D.bfloat16) else dt).eps
+    return _rms_norm(input, weight, shape, float(eps))
 
 
 # --- dropout (the masks are drawn by torchlike.nn.functional; these apply them) -------------------------------

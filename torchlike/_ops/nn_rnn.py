@@ -11,7 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .registry import OptRawTensor, RawTensor, TensorList, defop
+from .registry import OptRawTensor, RawTensor, Scalar, TensorList, defop
 
 
 def _gates(mode: str, xw: Any, h: Any, c: Any, w_hh: Any, b_hh: Any, w_hr: Any) -> tuple:
@@ -119,7 +119,7 @@ def _pack_rows(input: RawTensor, index: RawTensor) -> Any:
 
 
 @defop(promote=None, method=False, grad_name="CopySlices", saves=())
-def _unpack_rows(data: RawTensor, index: RawTensor, shape: tuple, padding_value: float) -> Any:
+def _unpack_rows(data: RawTensor, index: RawTensor, shape: tuple, padding_value: Scalar) -> Any:
     """A (T, B, *) tensor whose row t*B+b is ``data[index[t*B+b]]``, or padding where index is -1."""
     safe = jnp.where(index < 0, 0, index)
     rows = jnp.take(data, safe, axis=0)
@@ -129,7 +129,7 @@ def _unpack_rows(data: RawTensor, index: RawTensor, shape: tuple, padding_value:
 
 
 @defop(promote=None, method=False, grad_name="CopySlices", saves=())
-def _pad_sequence(sequences: TensorList, batch_first: bool, padding_value: float, padding_side: str) -> Any:
+def _pad_sequence(sequences: TensorList, batch_first: bool, padding_value: Scalar, padding_side: str) -> Any:
     longest = max(s.shape[0] for s in sequences)
     out = []
     for s in sequences:

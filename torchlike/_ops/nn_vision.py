@@ -18,7 +18,7 @@ from jax import lax
 
 from .._core.tensor import Tensor
 from ._common import special_ord
-from .registry import OptRawTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, defop, expose
+from .registry import OptRawTensor, OptScalar, RawTensor, Scalar, ScalarOrStatic, TensorArg, defop, expose
 
 __all__ = ["constant_pad_nd", "pixel_shuffle", "pixel_unshuffle", "grid_sampler", "native_channel_shuffle"]
 
@@ -413,8 +413,8 @@ def _values(value: Any, query: Any, enable_gqa: bool) -> Any:
 
 
 @defop(promote=None, method=False, grad_name=_sdpa_name)
-def _sdpa(query: RawTensor, key: RawTensor, value: RawTensor, attn_mask: OptRawTensor, is_causal: bool, scale: Any,
-          enable_gqa: bool, fused: bool = False) -> Any:  # fmt: skip
+def _sdpa(query: RawTensor, key: RawTensor, value: RawTensor, attn_mask: OptRawTensor, is_causal: bool,
+          scale: OptScalar, enable_gqa: bool, fused: bool = False) -> Any:  # fmt: skip
     """``fused`` (4-D inputs on a GPU): JAX's dot_product_attention, which uses cuDNN's fused
     attention where it can, instead of materialising the attention matrix."""
     if fused:
@@ -438,7 +438,7 @@ def _fused_attention(query: Any, key: Any, value: Any, attn_mask: Any, is_causal
 
 
 @defop(promote=None, method=False, grad_name="SoftmaxBackward0")
-def _sdpa_weights(query: RawTensor, key: RawTensor, attn_mask: OptRawTensor, is_causal: bool, scale: Any,
+def _sdpa_weights(query: RawTensor, key: RawTensor, attn_mask: OptRawTensor, is_causal: bool, scale: OptScalar,
                   enable_gqa: bool) -> Any:  # fmt: skip
     return attention_scores(query, key, attn_mask, is_causal, scale, enable_gqa)
 

@@ -19,6 +19,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor
 from ._common import inplace_variant
 from .registry import (
+    OptScalar,
     OptTensorOrScalar,
     RawTensor,
     Scalar,
@@ -500,26 +501,39 @@ sinc = _unary_float("sinc", jnp.sinc, namespaces=("torch", "Tensor", "special"))
 i0 = _unary_float("i0", _i0, namespaces=("torch", "Tensor", "special"))
 
 
-def _logit_fn(x: Any, eps: float | None) -> Any:
+def _logit_fn(x: Any, eps: Any) -> Any:
+    """torch's logit: with ``eps`` (a traced number) inputs below eps read as eps and inputs above 1 - eps as
+    1 - eps (in that order, so eps > 0.5 maps everything to one of the two); a negative eps clamps nothing."""
+    if eps is None:
+        lo = hi = None
+    else:
+        eps = jnp.asarray(eps, x.dtype)  # torch: 1 - eps is computed in the input's type
+        lo = jnp.where(eps < 0, -jnp.inf, eps).astype(x.dtype)
+        hi = jnp.where(eps < 0, jnp.inf, 1 - eps).astype(x.dtype)
+
     @jax.custom_jvp
-    def f(x: Any) -> Any:
-        z = x if eps is None else jnp.clip(x, eps, 1 - eps)
+    def f(x: Any, lo: Any, hi: Any) -> Any:
+        z = x if lo is None else jnp.where(x < lo, lo, jnp.where(x > hi, hi, x))
         return jnp.log(z / (1 - z))
 
     @f.defjvp
     def f_jvp(primals: tuple, tangents: tuple) -> tuple:
         # torch: outside [eps, 1 - eps] the gradient is 0 (NaN outside [0, 1] without eps)
-        (x,), (dx,) = primals, tangents
-        lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+        (x, lo, hi), (dx, _, _) = primals, tangents
         coef = jnp.where((x == 0) | (x == 1), jnp.inf, 1 / (x * (1 - x)))
-        coef = jnp.where((x < lo) | (x > hi), jnp.nan if eps is None else 0, coef)
-        return f(x), dx * coef.astype(x.dtype)
+        if lo is None:
+            coef = jnp.where((x < 0) | (x > 1), jnp.nan, coef)
+        else:
+            unclamped = jnp.isneginf(lo)
+            outside = jnp.where(unclamped, (x < 0) | (x > 1), (x < lo) | (x > hi))
+            coef = jnp.where(outside, jnp.where(unclamped, jnp.nan, 0), coef)
+        return f(x, lo, hi), dx * coef.astype(x.dtype)
 
-    return f(x)
+    return f(x, lo, hi)
 
 
 @defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True)
-def logit(input: TensorArg, eps: float | None = None) -> Any:
+def logit(input: TensorArg, eps: OptScalar = None) -> Any:
     return _logit_fn(input, eps)
 
 
@@ -821,9 +835,23 @@ def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
 
 
 @defop(inplace=True, out=True)
-def nan_to_num(input: TensorArg, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Any:
+def nan_to_num(input: TensorArg, nan: OptScalar = 0.0, posinf: OptScalar = None, neginf: OptScalar = None) -> Any:
     """torch.nan_to_num: infinities default to the dtype's largest finite values."""
-    return jnp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
+    if jnp.issubdtype(input.dtype, jnp.complexfloating):
+        return jax.lax.complex(_nan_to_num(input.real, nan, posinf, neginf), _nan_to_num(input.imag, nan, posinf, neginf))
+    if not jnp.issubdtype(input.dtype, jnp.floating):
+        return input
+    return _nan_to_num(input, nan, posinf, neginf)
+
+
+def _nan_to_num(x: Any, nan: Any, posinf: Any, neginf: Any) -> Any:
+    """Each element is tested once, as torch does (jnp.nan_to_num would turn a NaN replaced by a value that
+    overflows to inf into posinf's value)."""
+    info = jnp.finfo(x.dtype)
+    nan_v = jnp.asarray(0.0 if nan is None else nan, x.dtype)
+    pos_v = jnp.asarray(info.max if posinf is None else posinf, x.dtype)
+    neg_v = jnp.asarray(info.min if neginf is None else neginf, x.dtype)
+    return jnp.where(jnp.isnan(x), nan_v, jnp.where(x == jnp.inf, pos_v, jnp.where(x == -jnp.inf, neg_v, x)))
 
 
 # --- comparison and logic (results are bool) -------------------------------------------------------
@@ -917,18 +945,21 @@ def isreal(input: RawTensor) -> Any:
 
 
 @defop("isclose", promote=None, method=False, differentiable=False)
-def _isclose(input: RawTensor, other: RawTensor, rtol: float, atol: float, equal_nan: bool, fdt: Any) -> Any:
-    """torch's formula: equal, or finite |input - other| <= atol + |rtol * other|; bool compares as ``fdt``."""
+def _isclose(input: RawTensor, other: RawTensor, rtol: Scalar, atol: Scalar, equal_nan: bool, fdt: Any,
+             exact: bool) -> Any:  # fmt: skip
+    """torch's formula: equal, or finite |input - other| <= atol + |rtol * other|; bool compares as ``fdt``.
+    ``exact``: both tolerances are 0, where torch compares for equality only."""
     close = input == other
     floating = jnp.issubdtype(input.dtype, jnp.inexact)
     if equal_nan and floating:
         close = close | (jnp.isnan(input) & jnp.isnan(other))
-    if rtol == 0 and atol == 0:
+    if exact:
         return close
     if input.dtype == jnp.bool_:
         input, other = input.astype(fdt), other.astype(fdt)
         floating = True
     err_dt = input.dtype if floating else fdt
+    rtol, atol = jnp.asarray(rtol, err_dt), jnp.asarray(atol, err_dt)  # as torch's Python scalars: weakly typed
     allowed = atol + jnp.abs(rtol * other.astype(err_dt))
     actual = jnp.abs(input - other).astype(err_dt)
     return close | (jnp.isfinite(actual) & (actual <= allowed))
@@ -942,7 +973,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {float(rtol):g}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {float(atol):g}")
-    return _isclose(input, other, float(rtol), float(atol), bool(equal_nan), D.get_default_dtype().np)
+    rtol, atol = float(rtol), float(atol)
+    return _isclose(input, other, rtol, atol, bool(equal_nan), D.get_default_dtype().np, rtol == 0 and atol == 0)
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:

@@ -25,7 +25,7 @@ from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
 from . import registry
-from .creation import _dev, _factory
+from .creation import REQUIRED, _dev, _factory, size_args
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -424,6 +424,19 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
     return t
 
 
+def _random_size(fname: str, args: tuple, size: Any, kwargs: tuple) -> tuple:
+    """torch's size arguments of rand/randn: with no argument at all, its message lists both signatures."""
+    if not args and size is REQUIRED and all(v is None or v is False for v in kwargs):
+        sig = ("torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+               "bool requires_grad = False)")  # fmt: skip
+        raise TypeError(
+            f"{fname}() received an invalid combination of arguments - got (), but expected one of:\n"
+            f" * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = None, {sig}\n"
+            f" * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, {sig}\n"
+        )
+    return size_args(fname, args, size)
+
+
 def _new_filled(entry: registry.RandomDef, generator: Generator | None, out: Tensor | None, requires_grad: bool,
                 new: tuple) -> Tensor:  # fmt: skip
     """The factories' one body: ``new = (size, dtype, device, arguments)`` is a new tensor filled by the entry's
@@ -437,10 +450,18 @@ def _new_filled(entry: registry.RandomDef, generator: Generator | None, out: Ten
     return _finish(t, requires_grad, out)
 
 
-def _sized(*size: Any, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
-           layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> tuple:
-    """A tensor of ``size`` filled at the sampler's default parameters."""
-    return size, dtype, device, ()
+def _sized(fname: str) -> Callable:
+    """The argument function of ``fname`` (``rand``/``randn``): a tensor of the given size filled at the
+    sampler's default parameters; the size as ``*size`` or ``size=``, as torch takes it."""
+
+    def sized(*args: Any, size: Any = REQUIRED, generator: Generator | None = None, out: Tensor | None = None,
+              dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+              pin_memory: bool = False) -> tuple:  # fmt: skip
+        size = _random_size(fname, args, size, (generator, out, dtype, layout, device, requires_grad, pin_memory))
+        return size, dtype, device, ()
+
+    sized.__name__ = sized.__qualname__ = fname
+    return sized
 
 
 def _like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
@@ -449,8 +470,8 @@ def _like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any =
     return (input._shape,), dtype or input._dtype, device or input.device, ()
 
 
-rand = registry.defrandom(_new_filled, name="rand", fill=uniform_)(_sized)
-randn = registry.defrandom(_new_filled, name="randn", fill=normal_)(_sized)
+rand = registry.defrandom(_new_filled, name="rand", fill=uniform_)(_sized("rand"))
+randn = registry.defrandom(_new_filled, name="randn", fill=normal_)(_sized("randn"))
 rand_like = registry.defrandom(_new_filled, name="rand_like", fill=uniform_)(_like)
 randn_like = registry.defrandom(_new_filled, name="randn_like", fill=normal_)(_like)
 

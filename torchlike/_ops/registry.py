@@ -54,6 +54,11 @@ class ScalarOrStatic:
     ``bake(value)`` says the value changes the program (a norm's order 0, 1, 2, inf): then it is baked in."""
 
 
+class OptScalar:
+    """A Python number passed dynamically and uncast (the body casts it), or None: a None is passed as is, so
+    the kernel traces it apart (``logit``'s eps, ``scaled_dot_product_attention``'s scale)."""
+
+
 class RawTensor:
     """A tensor passed as is: no promotion, no cast (indices, masks)."""
 
@@ -80,6 +85,7 @@ _DYN = {
     "TensorOrStatic": "TSS",
     "Scalar": "S",
     "ScalarOrStatic": "SS",
+    "OptScalar": "OS",
     "RawTensor": "R",
     "TensorList": "TL",
     "OptTensor": "OT",
@@ -535,7 +541,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             arrays.append(items)
             tensors.append((i, a))
         elif a is None:
-            if kind != "OT" and kind != "OR" and kind != "OTS":
+            if kind != "OT" and kind != "OR" and kind != "OTS" and kind != "OS":
                 raise TypeError(f"{op.name}(): argument '{op.dyn_names[i]}' must be Tensor, not NoneType")
             arrays.append(None)
         else:

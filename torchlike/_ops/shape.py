@@ -14,7 +14,7 @@ from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
 from . import registry
 from ._common import _BY_TYPE_NAME, _broadcast_shape, _to_dtype, convert, dims, type_name  # noqa: F401
-from .registry import RawTensor, TensorArg, TensorList, defop
+from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
 
 
 def _cat_check(tensors: list, dim: int) -> tuple:
@@ -562,7 +562,7 @@ def diagonal_scatter(input: RawTensor, src: RawTensor, offset: int = 0, dim1: in
 
 
 @defop(promote=None, method=False, grad_name="FillBackward2", saves=())
-def _fill_diagonal(input: RawTensor, fill_value: Any, wrap: bool) -> Any:
+def _fill_diagonal(input: RawTensor, fill_value: Scalar, wrap: bool) -> Any:
     if input.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     if input.ndim > 2 and len(set(input.shape)) != 1:
@@ -586,6 +586,10 @@ def _wrapped_diag(shape: tuple) -> np.ndarray:
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     from ..autograd import grad_mode, graph
 
+    if isinstance(fill_value, Tensor):  # torch reads a one-element tensor as its number
+        fill_value = fill_value.item()
+    if D.overflows(fill_value, self._dtype):
+        raise D.overflow_error(self._dtype)
     if grad_mode._state.enabled and (self._rg or self._base_t is not None):
         graph.check_inplace(self)
     graph.commit_inplace(self, _fill_diagonal(self, fill_value, bool(wrap)))

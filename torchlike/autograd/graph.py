@@ -262,7 +262,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
             a = dyn[p]
-            if a is not None and (kinds is None or kinds[p] != "S"):
+            if a is not None and (kinds is None or (kinds[p] != "S" and kinds[p] != "OS")):
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
@@ -283,7 +283,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if not diff:
         return
     for q in range(p, len(dyn)):
-        if dyn[q] is not None and (kinds is None or kinds[q] != "S"):
+        if dyn[q] is not None and (kinds is None or (kinds[q] != "S" and kinds[q] != "OS")):
             in_edges.append(_NO_EDGE)
     name = op.grad_name
     cls = _node_classes.get(name) if type(name) is str else None

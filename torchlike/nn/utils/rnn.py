@@ -144,7 +144,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
         offset += n
     lengths = (index >= 0).sum(0).astype(np.int64)
     padded = R._unpack_rows(sequence.data, creation.tensor(index.reshape(-1), device=sequence.data.device),
-                            (max_len, b), float(padding_value))  # fmt: skip
+                            (max_len, b), _padding(padding_value, sequence.data))  # fmt: skip
     if batch_first:
         padded = padded.transpose(0, 1)
     lengths_t = creation.tensor(lengths)
@@ -166,7 +166,15 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
-    return R._pad_sequence(sequences, bool(batch_first), float(padding_value), padding_side)
+    return R._pad_sequence(sequences, bool(batch_first), _padding(padding_value, sequences[0]), padding_side)
+
+
+def _padding(value: Any, like: Any) -> float:
+    """``value`` as the float torch converts it from, checked to fit ``like``'s dtype as torch checks it."""
+    value = float(value)
+    if isinstance(like, Tensor) and D.overflows(value, like.dtype):
+        raise D.overflow_error(like.dtype)
+    return value
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False) -> list:
