@@ -1,7 +1,7 @@
 """Generic tests of the op table, driven by one sample-input table (no torch).
 
 For every public table op: the function, the Tensor method, the in-place method and ``out=`` agree; the
-in-place method returns ``self``; and for differentiable ops the gradient of ``sum(w * op(x))`` matches
+in-place method returns ``self``; the op gives the same result under ``torchlike.compile``; and for differentiable ops the gradient of ``sum(w * op(x))`` matches
 central finite differences in float64. Every public op must have a sample here (or a reason in SKIP).
 """
 
@@ -331,6 +331,41 @@ def test_function_method_inplace_out_agree(name):
             ret = fn(*args, **kwargs, out=outs)
             assert all(a is b for a, b in zip(ret, outs))
             _same(list(outs), list(expected), "out=")
+
+
+def _close(a: Any, b: Any, what: str) -> None:
+    """As ``_assert_same``, but floats to 1e-12: a compiled program may contract a multiply and an add
+    into one FMA where the op-by-op run rounds twice."""
+    if isinstance(a, tuple) and len(a) == 3 and isinstance(a[2], np.ndarray):
+        assert a[:2] == b[:2], f"{what}: {a[:2]} != {b[:2]}"
+        if a[2].dtype.kind in "fc":
+            np.testing.assert_allclose(a[2], b[2], rtol=1e-12, atol=1e-12, err_msg=what)
+        else:
+            np.testing.assert_array_equal(a[2], b[2], err_msg=what)
+    elif isinstance(a, tuple) and len(a) == 2 and isinstance(a[1], list):
+        assert len(a[1]) == len(b[1]), what
+        for x, y in zip(a[1], b[1]):
+            _close(x, y, what)
+    else:
+        assert a == b, f"{what}: {a!r} != {b!r}"
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_compiled_matches_eager(name):
+    """Every table op gives the same result inside ``torchlike.compile`` (traced into one program) as eagerly."""
+    args, kwargs = SAMPLES[name]()
+    fn = _function(name)
+    expected = fn(*args, **kwargs)
+    tensors = [i for i, a in enumerate(args) if isinstance(a, tl.Tensor)]
+
+    def body(*ts: tl.Tensor) -> Any:
+        call = list(args)
+        for i, t in zip(tensors, ts):
+            call[i] = t
+        return fn(*call, **kwargs)
+
+    got = tl.compile(body, fullgraph=True)(*(args[i] for i in tensors))  # traced whole: no eager fallback
+    _close(_values(got), _values(expected), "compiled")
 
 
 def _float_inputs(args: tuple) -> list:
