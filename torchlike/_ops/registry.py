@@ -15,6 +15,7 @@ Python scalars that meet tensors, and ``Scalar``-annotated numbers are dynamic a
 from __future__ import annotations
 
 import builtins
+import copy
 import inspect
 from typing import Any, Callable
 
@@ -116,7 +117,8 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "graph_inputs", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg", "__dict__",
+        "check", "kind_seq", "graph_inputs", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
+        "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -160,6 +162,8 @@ def defop(
     namespaces: tuple | None = None,
     inplace_in: tuple = ("Tensor",),
     inplace_arg: bool = False,
+    inplace_grad_name: str | None = None,
+    inplace_saves: tuple | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -179,6 +183,9 @@ def defop(
     inplace: ``Tensor.name_`` (a string renames its stem); see ``inplace_in``.
     grad_name: torch's backward node name (default ``<CamelName>Backward0``) or a callable of the
         static kwargs returning it.
+    inplace_grad_name, inplace_saves: the in-place variant's ``grad_name`` and ``saves`` where torch
+        declares its backward apart (``elu_`` gives ``EluBackward1``, which saves the result); default:
+        the op's own.
     saves: the parameter names torch saves for backward ("result" for the output), used only to
         reproduce torch's in-place version errors; ("*",) means every tensor input.
     dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
@@ -214,6 +221,8 @@ def defop(
         op.inplace = inplace or inplace_arg
         op.inplace_in = tuple(inplace_in) if inplace else ()
         op.inplace_arg = inplace_arg
+        op.inplace_grad_name = inplace_grad_name
+        op.inplace_saves = inplace_saves
         op.out = out
         op.grad_name = grad_name or (_camel(op.name) + "Backward0")
         op.differentiable = differentiable
@@ -236,6 +245,19 @@ def defop(
         return op.wrapper
 
     return deco
+
+
+def inplace_spec(op: OpDef) -> OpDef:
+    """The spec the in-place variant of ``op`` runs: ``op`` itself, or where it declares
+    ``inplace_grad_name``/``inplace_saves``, a copy recording those (sharing its kernels)."""
+    if op.inplace_grad_name is None and op.inplace_saves is None:
+        return op
+    spec = copy.copy(op)
+    spec.grad_name = op.inplace_grad_name or op.grad_name
+    spec.saves = op.saves if op.inplace_saves is None else op.inplace_saves
+    spec.wrapper = _generate_wrapper(spec, inspect.signature(op.fn), with_out=False, name=op.wrapper.__name__,
+                                     module=op.wrapper.__module__)  # fmt: skip
+    return spec
 
 
 SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
