@@ -107,6 +107,10 @@ _PROMOTED = frozenset((TENSOR, TENSOR_OR_SCALAR, TENSOR_OR_STATIC, TENSOR_LIST, 
 _TENSOR_ONLY = frozenset((TENSOR, RAW_TENSOR, OPT_TENSOR, OPT_RAW_TENSOR))
 # kinds that accept None
 _OPTIONAL = frozenset((OPT_TENSOR, OPT_RAW_TENSOR, OPT_TENSOR_OR_SCALAR))
+# kinds where a Python number is a torch Scalar argument, without an edge in the backward node's
+# next_functions (pow's exponent, clamp's bounds, a norm's order); a number where torch's schema has a
+# Tensor (add's other) is a wrapped number: an empty edge
+_SCALAR_NO_EDGE = frozenset((SCALAR, SCALAR_OR_STATIC, TENSOR_OR_STATIC, OPT_TENSOR_OR_SCALAR))
 # kinds cast to the compute dtype inside the kernel
 _CAST = frozenset((TENSOR, TENSOR_OR_SCALAR, TENSOR_OR_STATIC, SCALAR, TENSOR_LIST, OPT_TENSOR, OPT_TENSOR_OR_SCALAR))
 
@@ -208,7 +212,7 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
-        op.graph_inputs = tuple(k != SCALAR for k in op.kind_seq)  # torch gives a Scalar argument no edge
+        op.graph_inputs = tuple(k not in _SCALAR_NO_EDGE for k in op.kind_seq)
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
             params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT

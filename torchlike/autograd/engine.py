@@ -388,7 +388,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 g = creation.zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
                     "allow_unused=True if this is the desired behavior."
                 )
         out.append(g)

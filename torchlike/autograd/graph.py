@@ -257,7 +257,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     diff = []
     edges = []
     in_edges = []
-    inputs = getattr(op, "graph_inputs", None)  # per dynamic argument: does it get an edge
+    inputs = getattr(op, "graph_inputs", None)  # per dynamic argument: does a number there get an edge
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
@@ -426,6 +426,16 @@ def _refresh_saved(node: Node | None, t: Tensor, result: Tensor | None = None) -
             vc, v = t._vc, t._vc.v
         out.append((vc, v, d))
     node.saved = out
+
+def undefined_gradient(t: Tensor) -> None:
+    """Keep ``t``'s backward node (``grad_fn``, ``next_functions``, its saved-tensor checks) but let it pass
+    no gradient on, like a torch node whose formula returns an undefined tensor: its inputs' ``.grad``
+    stays None, and ``autograd.grad`` reports them unused."""
+    node = t._node
+    if node is not None:
+        node.diff = ()
+        node.edges = ()
+
 
 def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple) -> None:
     """Give ``out`` a one-output node ``kernel(*args)`` whose first ``len(sources)`` arguments come
