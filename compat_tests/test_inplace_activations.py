@@ -1,7 +1,8 @@
-"""Every in-place activation against torch: the grad_fn's name (torch records ``EluBackward1``,
-``LeakyReluBackward1``, ``ThresholdBackward1``, ``RreluWithNoiseBackward1`` for the in-place forms of
-elu/selu/celu, leaky_relu, threshold and rrelu), the gradient, and the version error raised when the
-result is modified again before backward (torch's ``...Backward1`` nodes save the result)."""
+"""Every in-place activation against torch, and a few other ops whose node names torch spells its own way:
+the grad_fn's name (the in-place forms of elu/selu/celu, leaky_relu, threshold and rrelu record
+``EluBackward1``, ``CeluBackward1``, ``LeakyReluBackward1``, ``ThresholdBackward1``,
+``RreluWithNoiseBackward1``), the gradient, and the version error raised when the result is modified again
+before backward (those ``...Backward1`` nodes, except threshold's, save the result)."""
 
 from __future__ import annotations
 
@@ -83,4 +84,30 @@ def test_inplace_activation_matches_torch(form: str, modify_after: bool) -> None
         assert got[2] == ref[2]
     else:
         assert not isinstance(got[2], tuple), got[2]
+        np.testing.assert_allclose(got[2], ref[2], rtol=1e-5, atol=1e-6)
+
+
+# grad_fn names torch spells its own way (Log1P, Deg2Rad), and conj_physical_'s separate in-place node
+NAMED = {
+    "log1p": lambda t, y: t.log1p(y),
+    "log1p_": lambda t, y: y.log1p_(),
+    "special.log1p": lambda t, y: t.special.log1p(y),
+    "deg2rad": lambda t, y: t.deg2rad(y),
+    "deg2rad_": lambda t, y: y.deg2rad_(),
+    "rad2deg": lambda t, y: y.rad2deg(),
+    "rad2deg_": lambda t, y: y.rad2deg_(),
+    "conj_physical_": lambda t, y: y.conj_physical_(),
+    "conj_physical_complex_": lambda t, y: (y * (1 + 1j)).conj_physical_(),
+}
+
+
+@pytest.mark.parametrize("modify_after", [False, True], ids=["plain", "result_modified"])
+@pytest.mark.parametrize("form", list(NAMED), ids=list(NAMED))
+def test_grad_fn_names_match_torch(form: str, modify_after: bool) -> None:
+    ref = _run(torch, NAMED[form], modify_after)
+    got = _run(torchlike, NAMED[form], modify_after)
+    assert got[0] == ref[0]
+    if isinstance(ref[2], tuple):
+        assert got[2] == ref[2]
+    else:
         np.testing.assert_allclose(got[2], ref[2], rtol=1e-5, atol=1e-6)
