@@ -121,7 +121,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "graph_inputs", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
+        "check", "kind_seq", "number_edges", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
         "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
 
@@ -212,7 +212,7 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
-        op.graph_inputs = tuple(k not in _SCALAR_NO_EDGE for k in op.kind_seq)
+        op.number_edges = tuple(k not in _SCALAR_NO_EDGE for k in op.kind_seq)
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
             params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT

@@ -257,12 +257,12 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     diff = []
     edges = []
     in_edges = []
-    inputs = getattr(op, "graph_inputs", None)  # per dynamic argument: does a number there get an edge
+    number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
             a = dyn[p]
-            if a is not None and (inputs is None or inputs[p]):
+            if a is not None and (number_edges is None or number_edges[p]):
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
@@ -283,7 +283,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if not diff:
         return
     for q in range(p, len(dyn)):
-        if dyn[q] is not None and (inputs is None or inputs[q]):
+        if dyn[q] is not None and (number_edges is None or number_edges[q]):
             in_edges.append(_NO_EDGE)
     name = op.grad_name
     cls = _node_classes.get(name) if type(name) is str else None
