@@ -57,6 +57,25 @@ _CASES = {
 }
 
 
+# A Python number is a wrapped tensor (an empty edge) where torch's schema takes a Tensor (add, mul), and a
+# Scalar without an edge where it takes a Scalar (pow's exponent, clamp's bounds, a norm's order).
+_CASES.update({
+    "add_number": lambda t: _leaf(t, 3) + 2,
+    "mul_number": lambda t: 2.5 * _leaf(t, 3),
+    "pow_int": lambda t: _leaf(t, 3).pow(3),
+    "pow_float": lambda t: _leaf(t, 3) ** 2.5,
+    "clamp_numbers": lambda t: t.clamp(_leaf(t, 3), 0.0, 1.0),
+    "clamp_max_number": lambda t: _leaf(t, 3).clamp(max=0.5),
+    "vector_norm_3": lambda t: t.linalg.vector_norm(_leaf(t, 2, 3), 3),
+    "vector_norm_0": lambda t: t.linalg.vector_norm(_leaf(t, 2, 3), 0),
+    "norm_p": lambda t: _leaf(t, 2, 3).norm(p=1.5, dim=1),
+    "dist": lambda t: t.dist(_leaf(t, 3), _leaf(t, 3, seed=1), 3),
+    "cdist": lambda t: t.cdist(_leaf(t, 2, 3), _leaf(t, 4, 3, seed=1), p=1.0),
+    "pdist": lambda t: t.nn.functional.pdist(_leaf(t, 4, 3), p=3),
+    "renorm": lambda t: _leaf(t, 2, 3).renorm(2, 0, 1.0),
+})  # fmt: skip
+
+
 def _mlp_loss(t):  # noqa: ANN001, ANN202
     t.manual_seed(0)
     net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))

@@ -203,10 +203,46 @@ Z = np.array([[0.0, 0.0], [3.0, -4.0]])
 
 @pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, float("inf"), float("-inf")])
 def test_vector_norm(ord):
-    # NOTE: torch's ord=0 backward gives no gradient (None); torchlike gives zeros, so it is not compared
+    # ord=0: torch's backward gives no gradient, so the inputs' .grad stay None (check compares that)
     check(lambda t, a, z: (t.linalg.vector_norm(a, ord), t.linalg.vector_norm(a, ord, dim=1), t.linalg.vector_norm(a, ord, (0, 1), True),
-                           t.linalg.vector_norm(z, ord, dim=1), _name(t.linalg.vector_norm(a, ord))), [A, Z],
-          grad=ord != 0)  # fmt: skip
+                           t.linalg.vector_norm(z, ord, dim=1), _name(t.linalg.vector_norm(a, ord))), [A, Z])  # fmt: skip
+
+
+def _order0_backward(lib, form):
+    """What backward through an order-0 norm gives: .grad (None in torch), autograd.grad's answers, the node."""
+    x = lib.tensor([[1.0, 0.0, -2.0], [0.0, 3.0, 0.5]], requires_grad=True)
+    y = form(lib, x)
+    node = (y.grad_fn.name(), [type(f).__name__ for f, _ in y.grad_fn.next_functions], y.requires_grad)
+    y.sum().backward()
+    plain = x.grad
+    mixed = lib.autograd.grad((form(lib, x) + x * 2.0).sum(), x)[0].numpy()  # other paths still give gradients
+    try:
+        lib.autograd.grad(form(lib, x).sum(), x)
+        unused = None
+    except RuntimeError as e:
+        unused = str(e)
+    allowed = lib.autograd.grad(form(lib, x).sum(), x, allow_unused=True)
+    zeros = lib.autograd.grad(form(lib, x).sum(), x, materialize_grads=True)[0].numpy()
+    return node, plain, mixed, unused, allowed, zeros
+
+
+@pytest.mark.parametrize("form", [
+    lambda t, x: t.linalg.vector_norm(x, 0),
+    lambda t, x: t.linalg.vector_norm(x, 0.0, dim=1, keepdim=True),
+    lambda t, x: t.linalg.vector_norm(x.double(), 0, dim=(0, 1)),
+    lambda t, x: t.linalg.norm(x.flatten(), 0),
+    lambda t, x: x.norm(p=0),
+    lambda t, x: t.norm(x, 0, dim=0),
+], ids=["vector_norm", "dim_keepdim", "float64", "linalg.norm", "Tensor.norm", "torch.norm_dim"])  # fmt: skip
+def test_order0_norm_has_no_gradient(form):
+    (r_node, r_plain, r_mixed, r_unused, r_allowed, r_zeros) = _order0_backward(torch, form)
+    (g_node, g_plain, g_mixed, g_unused, g_allowed, g_zeros) = _order0_backward(torchlike, form)
+    assert r_plain is None and g_plain is None
+    assert g_node == r_node
+    np.testing.assert_array_equal(g_mixed, r_mixed)
+    assert g_unused == r_unused
+    assert r_allowed == (None,) and g_allowed == (None,)
+    np.testing.assert_array_equal(g_zeros, r_zeros)
 
 
 def test_vector_norm_ties_and_dtype():

@@ -113,6 +113,24 @@ def test_warnings():
     assert _warnings(lambda: t.istft(spec, 8, window=_hann(t, 8), length=20)) == []
 
 
+def test_missing_window_warnings_point_at_the_caller():
+    # torch's full texts (its C++ TORCH_WARN_ONCE fires once per process, so they are written out here)
+    suffix = "To suppress this warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`."
+    x = torchlike.ones(20)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = torchlike.stft(x, 8, return_complex=True)
+        torchlike.istft(spec, 8)
+    assert [str(w.message) for w in caught] == [
+        "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. "
+        "Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral leakage."
+        + suffix,
+        "A window was not provided. A rectangular window will be applied.Please provide the same window used by stft "
+        "to make the inversion lossless." + suffix,
+    ]
+    assert [w.filename for w in caught] == [__file__, __file__]
+
+
 def test_grad_fn_names():
     def names(t, x):
         w = _hann(t, 8)

@@ -141,6 +141,10 @@ def to_dtype(obj: Any) -> dtype:
 
 # --- promotion -------------------------------------------------------------------
 
+# An operand's rank in promotion, the second item of the ``(dtype, rank)`` pairs the op table collects:
+# within a category, dimensioned tensors beat 0-dim tensors, which beat wrapped Python numbers.
+RANK_SCALAR, RANK_DIM0, RANK_DIMMED = 0, 1, 2
+
 _KIND_ORDER = "buifc"
 _INT_BY_RANK = (int8, int16, int32, int64)
 _COMPLEX_BY_RANK = (None, complex64, complex128)

@@ -16,7 +16,7 @@ from .._core.tensor import Tensor
 from . import creation, indexing, linalg, pointwise, reduction, return_types, shape, views  # noqa: F401
 from ._common import commit, inplace_variant  # noqa: F401  (commit: families import it from here)
 from . import _methods
-from .registry import EXPOSED, OPS, RANDOM, VIEWS, _generate_wrapper
+from .registry import EXPOSED, OPS, RANDOM, VIEWS, _generate_wrapper, inplace_spec
 
 # Every module of this package is an op family; importing them all fills the table.
 FAMILIES = [
@@ -86,7 +86,7 @@ def inplace_fn(op: Any) -> Callable:
     fn = op.__dict__.get("inplace_fn")
     if fn is None:
         stem = op.name if op.inplace is True else op.inplace
-        fn = op.inplace_fn = inplace_variant(op.wrapper, stem + "_")
+        fn = op.inplace_fn = inplace_variant(inplace_spec(op).wrapper, stem + "_")
     return fn
 
 

@@ -316,6 +316,31 @@ def _window_repr(window: Tensor | None) -> str:
     return "None" if window is None else f"{_type_name(window, 'tensor')}{{{list(window.shape)}}}"
 
 
+def _frame_args(name: str, input: Tensor, n_fft: int, hop_length: int | None, win_length: int | None,
+                window: Tensor | None, advice: str, flags: str) -> tuple:
+    """The argument handling stft and istft share: torch's warning for a missing window (``advice`` is its
+    middle sentence), the defaults ``hop_length = n_fft // 4`` and ``win_length = n_fft``, and the call as
+    torch's errors print it (``flags``: the arguments after ``window``, as printed). Returns
+    ``(hop, win, call)``."""
+    import warnings
+
+    if window is None:
+        warnings.warn(
+            f"A window was not provided. A rectangular window will be applied{advice}To suppress this warning and "
+            "use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+            UserWarning,
+            stacklevel=3,
+        )
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    style = "tensor" if name == "stft" else "type"  # torch.FloatTensor in stft's errors, CPUComplexFloatType in istft's
+    call = (
+        f"{name}({_type_name(input, style)}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, "
+        f"window={_window_repr(window)}, {flags})"
+    )
+    return hop, win, call
+
+
 def _padded_window(window: Any, n_fft: int, win_length: int, dtype: Any) -> Any:
     """The window (ones when absent) zero-padded on both sides to ``n_fft`` points, as torch centres it."""
     w = jnp.ones((win_length,), dtype) if window is None else window
@@ -391,38 +416,28 @@ def stft(
             UserWarning,
             stacklevel=2,
         )
-    if window is None:
-        warnings.warn(
-            "A window was not provided. A rectangular window will be applied,which is known to cause spectral "
-            "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
-            "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
-            "`window=torch.ones(n_fft, device=<device>)`.",
-            UserWarning,
-            stacklevel=2,
-        )
-    hop = n_fft >> 2 if hop_length is None else hop_length
-    win = n_fft if win_length is None else win_length
-    call = (
-        f"stft({_type_name(input, 'tensor')}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, "
-        f"win_length={win}, window={_window_repr(window)}, normalized={_flag(normalized)}, "
-        f"onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
-        f"align_to_window={_flag(align_to_window)}) : "
-    )
+    hop, win, call = _frame_args(
+        "stft", input, n_fft, hop_length, win_length, window,
+        ",which is known to cause spectral leakage. Other windows such as torch.hann_window or torch.hamming_window "
+        "are recommended to reduce spectral leakage.",
+        f"normalized={_flag(normalized)}, onesided={_flag(onesided)}, return_complex={_flag(return_complex)}, "
+        f"align_to_window={_flag(align_to_window)}",
+    )  # fmt: skip
     dt = input._dtype
     if not (dt.is_floating_point or dt.is_complex):
-        raise RuntimeError(call + "expected a tensor of floating point or complex values")
+        raise RuntimeError(call + " : expected a tensor of floating point or complex values")
     if input.dim() not in (1, 2):
-        raise RuntimeError(call + "expected a 1D or 2D tensor")
+        raise RuntimeError(call + " : expected a 1D or 2D tensor")
     length = input.shape[-1]
     if n_fft <= 0 or n_fft > length:
-        raise RuntimeError(call + f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+        raise RuntimeError(call + f" : expected 0 < n_fft < {length}, but got n_fft={n_fft}")
     if hop <= 0:
-        raise RuntimeError(call + f"expected hop_length > 0, but got hop_length={hop}")
+        raise RuntimeError(call + f" : expected hop_length > 0, but got hop_length={hop}")
     if win <= 0 or win > n_fft:
-        raise RuntimeError(call + f"expected 0 < win_length <= n_fft, but got win_length={win}")
+        raise RuntimeError(call + f" : expected 0 < win_length <= n_fft, but got win_length={win}")
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise RuntimeError(
-            call + f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
+            call + f" : expected a 1D window tensor of size equal to win_length={win}, but got window with size "
             f"{list(window.shape)}"
         )
     full = input._dtype.is_complex or complex_window
@@ -493,25 +508,16 @@ def istft(
     """torch.istft: the least-squares inverse of ``stft`` (overlap-add divided by the summed squared window)."""
     import warnings
 
-    if window is None:
-        warnings.warn(
-            "A window was not provided. A rectangular window will be applied.Please provide the same window used by "
-            "stft to make the inversion lossless.To suppress this warning and use a rectangular window, explicitly "
-            "set `window=torch.ones(n_fft, device=<device>)`.",
-            UserWarning,
-            stacklevel=2,
-        )
-    hop = n_fft >> 2 if hop_length is None else hop_length
-    win = n_fft if win_length is None else win_length
+    hop, win, call = _frame_args(
+        "istft", input, n_fft, hop_length, win_length, window,
+        ".Please provide the same window used by stft to make the inversion lossless.",
+        f"center={_flag(center)}, normalized={_flag(normalized)}, onesided={_flag(onesided)}, length={length}, "
+        f"return_complex={_flag(return_complex)}",
+    )  # fmt: skip
     if not input._dtype.is_complex:
         raise RuntimeError(
             "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
         )
-    call = (
-        f"istft({_type_name(input, 'type')}{list(input.shape)}, n_fft={n_fft}, hop_length={hop}, win_length={win}, "
-        f"window={_window_repr(window)}, center={_flag(center)}, normalized={_flag(normalized)}, "
-        f"onesided={_flag(onesided)}, length={length}, return_complex={_flag(return_complex)})"
-    )
     if input.numel() == 0:
         raise RuntimeError(call + " : input tensor cannot be empty.")
     if input.dim() not in (2, 3):  # torch counts the real view's trailing (re, im) dimension

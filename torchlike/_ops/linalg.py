@@ -410,7 +410,7 @@ def einsum(*args: Any) -> Any:
 
 def _autocast_list(op: Any, operands: list, *static: Any) -> list:
     """Autocast's cast of a tensor list (the table casts only tensor arguments it promotes)."""
-    promo = [(t._dtype, 2 if t._shape else 1) for t in operands]
+    promo = [(t._dtype, D.RANK_DIMMED if t._shape else D.RANK_DIM0) for t in operands]
     adj = registry.autocast(op, operands[0].device.type, None, promo, static)
     if adj is None:
         return operands

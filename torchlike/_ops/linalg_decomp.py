@@ -18,6 +18,7 @@ from jax import lax
 
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
+from ..autograd import graph
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims, special_ord
 from .linalg import matmul
@@ -1000,7 +1001,10 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     dt = D.to_dtype(dtype) if dtype is not None else None
     if dt is not None and not (x._dtype.is_floating_point or x._dtype.is_complex):
         _float_input("linalg.vector_norm", x)
-    return _vector_norm(x, float(ord), _static_dim(dim), bool(keepdim), dt, out=out)
+    result = _vector_norm(x, float(ord), _static_dim(dim), bool(keepdim), dt, out=out)
+    if ord == 0:  # torch: the order-0 norm (a count) has an undefined gradient, so x.grad stays None
+        graph.undefined_gradient(result)
+    return result
 
 
 def _matrix_dims(name: str, A: Tensor, dim: Any) -> tuple:

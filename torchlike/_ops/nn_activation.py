@@ -63,7 +63,7 @@ def hardtanh(input: TensorArg, min_val: Scalar = -1.0, max_val: Scalar = 1.0) ->
 
 
 @defop(namespaces=("nn.functional",), inplace=True, inplace_in=("nn.functional",), inplace_arg=True,
-       check=_float_kernel("leaky_relu_cpu"))  # fmt: skip
+       check=_float_kernel("leaky_relu_cpu"), inplace_grad_name="LeakyReluBackward1", inplace_saves=("result",))  # fmt: skip
 def leaky_relu(input: TensorArg, negative_slope: Scalar = 0.01) -> Any:
     return jnp.where(input > 0, input, input * negative_slope)
 
@@ -74,7 +74,7 @@ def _elu_body(x: Any, alpha: float, scale: float, input_scale: float) -> Any:
 
 
 @defop(namespaces=("nn.functional",), inplace=True, inplace_in=("nn.functional",), inplace_arg=True,
-       check=_float_kernel("elu_cpu"))  # fmt: skip
+       check=_float_kernel("elu_cpu"), inplace_grad_name="EluBackward1", inplace_saves=("result",))  # fmt: skip
 def elu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
     return _elu_body(input, alpha, 1.0, 1.0)
 
@@ -84,7 +84,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 @defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True,
-       grad_name="EluBackward0", check=_float_kernel("elu_cpu"))  # fmt: skip
+       grad_name="EluBackward0", check=_float_kernel("elu_cpu"), inplace_grad_name="EluBackward1",
+       inplace_saves=("result",))  # fmt: skip
 def selu(input: TensorArg) -> Any:
     return _elu_body(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
@@ -96,7 +97,7 @@ def _celu_check(cdt: Any, dyn: tuple, static: tuple) -> None:
 
 
 @defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True,
-       check=_celu_check)  # fmt: skip
+       check=_celu_check, inplace_grad_name="CeluBackward1", inplace_saves=("result",))  # fmt: skip
 def celu(input: TensorArg, alpha: Scalar = 1.0) -> Any:
     return _elu_body(input, alpha, 1.0, 1.0 / alpha)
 
@@ -196,7 +197,8 @@ def hardshrink(input: TensorArg, lambd: Scalar = 0.5) -> Any:
     return jnp.where((input > lambd) | (input < -lambd), input, jnp.zeros_like(input))
 
 
-@defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True)
+@defop(namespaces=("torch", "nn.functional"), inplace=True, inplace_in=("torch", "nn.functional"), inplace_arg=True,
+       inplace_grad_name="ThresholdBackward1")  # fmt: skip
 def threshold(input: TensorArg, threshold: Scalar, value: Scalar) -> Any:
     return jnp.where(input <= threshold, jnp.asarray(value, input.dtype), input)  # torch: NaN propagates
 
@@ -244,22 +246,26 @@ def prelu(input: TensorArg, weight: TensorArg) -> Any:
     return jnp.where(input > 0, input, w * input)
 
 
-@defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"))
+# torch: rrelu_ records RreluWithNoiseBackward1, which saves the result
+_RRELU_INPLACE = {"inplace": True, "inplace_in": (), "inplace_grad_name": "RreluWithNoiseBackward1",
+                  "inplace_saves": ("result",)}  # fmt: skip
+
+
+@defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"),
+       **_RRELU_INPLACE)  # fmt: skip
 def _rrelu_noise(input: TensorArg, noise: RawTensor) -> Any:
     """Leaky ReLU with one slope per element (drawn by torchlike.nn.functional.rrelu)."""
     return jnp.where(input > 0, input, input * noise.astype(input.dtype))
 
 
-@defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"))
+@defop(method=False, grad_name="RreluWithNoiseBackward0", check=_float_kernel("rrelu_with_noise_out_cpu"),
+       **_RRELU_INPLACE)  # fmt: skip
 def _rrelu_eval(input: TensorArg, slope: Scalar) -> Any:
     return jnp.where(input > 0, input, input * slope)
 
 
-def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          generator: Any = None) -> Tensor:  # fmt: skip
-    """torch.rrelu: in training, each non-positive element draws its slope from U(lower, upper), in order."""
-    if not training:
-        return _rrelu_eval(input, (lower + upper) / 2)
+def _rrelu_noise_of(input: Tensor, lower: float, upper: float, generator: Any) -> Tensor:
+    """rrelu's per-element slopes in training: each non-positive element draws from U(lower, upper), in order."""
     import numpy as np
 
     from . import random as R
@@ -272,16 +278,24 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     noise[neg] = draws
     from .creation import from_array
 
-    return _rrelu_noise(input, from_array(noise.astype(x.dtype), input.device))
+    return from_array(noise.astype(x.dtype), input.device)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:  # fmt: skip
+    """torch.rrelu: in training, each non-positive element draws its slope from U(lower, upper), in order."""
+    if not training:
+        return _rrelu_eval(input, (lower + upper) / 2)
+    return _rrelu_noise(input, _rrelu_noise_of(input, lower, upper, generator))
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:  # fmt: skip
-    from . import commit
+    from . import inplace_fn
 
-    out = rrelu(input, lower, upper, training, generator)
-    commit(input, out)
-    return input
+    if not training:
+        return inplace_fn(_rrelu_eval._op)(input, (lower + upper) / 2)
+    return inplace_fn(_rrelu_noise._op)(input, _rrelu_noise_of(input, lower, upper, generator))
 
 
 # --- softmax family --------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The op table: each torch operation is declared once, as a pure JAX function.
 
 ``@defop`` takes a function whose parameters carry torch's names and whose annotations say
-how each one is passed (see ``Kind``). From it the table derives the op's function in each namespace
+how each one is passed (the parameter kinds below). From it the table derives the op's function in each namespace
 it lists (``torchlike.<name>``, ``Tensor.<name>``, ``nn.functional.<name>``, ``linalg``, ``special``,
 ``fft``: the installer ``torchlike._ops.names`` generates them), its in-place forms and ``out=``; type
 promotion; autocast; and, through ``autograd.graph``, the backward (``jax.vjp`` of the same function).
@@ -15,6 +15,7 @@ Python scalars that meet tensors, and ``Scalar``-annotated numbers are dynamic a
 from __future__ import annotations
 
 import builtins
+import copy
 import inspect
 from typing import Any, Callable
 
@@ -25,6 +26,7 @@ from .._core import device as _device
 from .._core import dtype as D
 from .._core import lazy
 from .._core import tensor as T
+from .._core.dtype import RANK_DIM0, RANK_DIMMED, RANK_SCALAR
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from ..autograd import grad_mode, graph
@@ -79,20 +81,45 @@ class OptTensorOrScalar:
     """``Tensor | Number | None`` (``clamp``'s bounds), promoted when present."""
 
 
+# The kind of each dynamic parameter, named after its annotation class; ``call`` and ``kernel_function``
+# branch on these (module constants, so comparisons stay identity checks of interned strings).
+TENSOR = "tensor"
+TENSOR_OR_SCALAR = "tensor_or_scalar"
+TENSOR_OR_STATIC = "tensor_or_static"
+SCALAR = "scalar"
+SCALAR_OR_STATIC = "scalar_or_static"
+OPT_SCALAR = "opt_scalar"
+RAW_TENSOR = "raw_tensor"
+TENSOR_LIST = "tensor_list"
+OPT_TENSOR = "opt_tensor"
+OPT_RAW_TENSOR = "opt_raw_tensor"
+OPT_TENSOR_OR_SCALAR = "opt_tensor_or_scalar"
+
 _DYN = {
-    "TensorArg": "T",
-    "TensorOrScalar": "TS",
-    "TensorOrStatic": "TSS",
-    "Scalar": "S",
-    "ScalarOrStatic": "SS",
-    "OptScalar": "OS",
-    "RawTensor": "R",
-    "TensorList": "TL",
-    "OptTensor": "OT",
-    "OptRawTensor": "OR",
-    "OptTensorOrScalar": "OTS",
+    "TensorArg": TENSOR,
+    "TensorOrScalar": TENSOR_OR_SCALAR,
+    "TensorOrStatic": TENSOR_OR_STATIC,
+    "Scalar": SCALAR,
+    "ScalarOrStatic": SCALAR_OR_STATIC,
+    "OptScalar": OPT_SCALAR,
+    "RawTensor": RAW_TENSOR,
+    "TensorList": TENSOR_LIST,
+    "OptTensor": OPT_TENSOR,
+    "OptRawTensor": OPT_RAW_TENSOR,
+    "OptTensorOrScalar": OPT_TENSOR_OR_SCALAR,
 }
-_PROMOTED = {"T", "TS", "TSS", "TL", "OT", "OTS"}
+# kinds whose tensors take part in type promotion
+_PROMOTED = frozenset((TENSOR, TENSOR_OR_SCALAR, TENSOR_OR_STATIC, TENSOR_LIST, OPT_TENSOR, OPT_TENSOR_OR_SCALAR))
+# kinds that accept no Python number
+_TENSOR_ONLY = frozenset((TENSOR, RAW_TENSOR, OPT_TENSOR, OPT_RAW_TENSOR))
+# kinds that accept None
+_OPTIONAL = frozenset((OPT_TENSOR, OPT_RAW_TENSOR, OPT_TENSOR_OR_SCALAR, OPT_SCALAR))
+# kinds where a Python number is a torch Scalar argument, without an edge in the backward node's
+# next_functions (pow's exponent, clamp's bounds, a norm's order); a number where torch's schema has a
+# Tensor (add's other) is a wrapped number: an empty edge
+_SCALAR_NO_EDGE = frozenset((SCALAR, SCALAR_OR_STATIC, TENSOR_OR_STATIC, OPT_TENSOR_OR_SCALAR, OPT_SCALAR))
+# kinds cast to the compute dtype inside the kernel
+_CAST = frozenset((TENSOR, TENSOR_OR_SCALAR, TENSOR_OR_STATIC, SCALAR, TENSOR_LIST, OPT_TENSOR, OPT_TENSOR_OR_SCALAR))
 
 # --- the table ---------------------------------------------------------------------------------
 
@@ -101,7 +128,8 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg", "__dict__",
+        "check", "kind_seq", "number_edges", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
+        "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -145,6 +173,8 @@ def defop(
     namespaces: tuple | None = None,
     inplace_in: tuple = ("Tensor",),
     inplace_arg: bool = False,
+    inplace_grad_name: str | None = None,
+    inplace_saves: tuple | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -164,6 +194,9 @@ def defop(
     inplace: ``Tensor.name_`` (a string renames its stem); see ``inplace_in``.
     grad_name: torch's backward node name (default ``<CamelName>Backward0``) or a callable of the
         static kwargs returning it.
+    inplace_grad_name, inplace_saves: the in-place variant's ``grad_name`` and ``saves`` where torch
+        declares its backward apart (``elu_`` gives ``EluBackward1``, which saves the result); default:
+        the op's own.
     saves: the parameter names torch saves for backward ("result" for the output), used only to
         reproduce torch's in-place version errors; ("*",) means every tensor input.
     dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
@@ -186,9 +219,10 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
+        op.number_edges = tuple(k not in _SCALAR_NO_EDGE for k in op.kind_seq)
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
-            params[n].default if op.kinds[n] == "S" and params[n].default is not params[n].empty else _NO_DEFAULT
+            params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT
             for n in op.dyn_names
         )
         op.static_names = tuple(n for n, k in op.kinds.items() if k is None)
@@ -198,6 +232,8 @@ def defop(
         op.inplace = inplace or inplace_arg
         op.inplace_in = tuple(inplace_in) if inplace else ()
         op.inplace_arg = inplace_arg
+        op.inplace_grad_name = inplace_grad_name
+        op.inplace_saves = inplace_saves
         op.out = out
         op.grad_name = grad_name or (_camel(op.name) + "Backward0")
         op.differentiable = differentiable
@@ -220,6 +256,19 @@ def defop(
         return op.wrapper
 
     return deco
+
+
+def inplace_spec(op: OpDef) -> OpDef:
+    """The spec the in-place variant of ``op`` runs: ``op`` itself, or where it declares
+    ``inplace_grad_name``/``inplace_saves``, a copy recording those (sharing its kernels)."""
+    if op.inplace_grad_name is None and op.inplace_saves is None:
+        return op
+    spec = copy.copy(op)
+    spec.grad_name = op.inplace_grad_name or op.grad_name
+    spec.saves = op.saves if op.inplace_saves is None else op.inplace_saves
+    spec.wrapper = _generate_wrapper(spec, inspect.signature(op.fn), with_out=False, name=op.wrapper.__name__,
+                                     module=op.wrapper.__module__)  # fmt: skip
+    return spec
 
 
 SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
@@ -471,24 +520,24 @@ def _to_scalar(x: Any) -> Any:
     return x
 
 
-# (promote mode, ((dtype, priority), ...)) -> compute dtype. A plain dict, cleared when it grows past
+# (promote mode, ((dtype, rank), ...)) -> compute dtype. A plain dict, cleared when it grows past
 # _PROMO_LIMIT: the combinations a program meets are few, and an LRU's bookkeeping costs per op.
 _promo_cache: dict = {}
 _PROMO_LIMIT = 4096
 
 
 def _promote_key(op: OpDef, promo: tuple) -> D.dtype:
-    """torch's result type of the promoted arguments (cached by their (dtype, priority) tuple)."""
-    dims = tuple(d for d, p in promo if p == 2)
-    zeros = tuple(d for d, p in promo if p == 1)
-    scalars = tuple(d for d, p in promo if p == 0)
+    """torch's result type of the promoted arguments (cached by their (dtype, rank) pairs)."""
+    dims = tuple(d for d, r in promo if r == RANK_DIMMED)
+    zeros = tuple(d for d, r in promo if r == RANK_DIM0)
+    scalars = tuple(d for d, r in promo if r == RANK_SCALAR)
     cdt = D.result_type_from(dims, zeros, scalars)
     return D.get_default_dtype() if cdt is None else cdt
 
 
 def _arg_error(op: OpDef, i: int, a: Any, kind: str) -> TypeError:
     name = op.dyn_names[i]
-    if kind in ("T", "R", "OT", "OR"):
+    if kind in _TENSOR_ONLY:
         return TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(a).__name__}")
     return TypeError(f"{op.name}(): argument '{name}' must be Number, not {type(a).__name__}")
 
@@ -524,8 +573,8 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             tensors.append((i, a))
             any_rg = any_rg or a._rg
             if kind in _PROMOTED:
-                promo.append((a._dtype, 2 if a._shape else 1))
-        elif kind == "TL":
+                promo.append((a._dtype, RANK_DIMMED if a._shape else RANK_DIM0))
+        elif kind == TENSOR_LIST:
             items = []
             for t in a:
                 if not isinstance(t, Tensor):
@@ -537,11 +586,11 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                     device = _merge_device(device, dev, t)
                 items.append(t._peek())
                 any_rg = any_rg or t._rg
-                promo.append((t._dtype, 2 if t._shape else 1))
+                promo.append((t._dtype, RANK_DIMMED if t._shape else RANK_DIM0))
             arrays.append(items)
             tensors.append((i, a))
         elif a is None:
-            if kind != "OT" and kind != "OR" and kind != "OTS" and kind != "OS":
+            if kind not in _OPTIONAL:
                 raise TypeError(f"{op.name}(): argument '{op.dyn_names[i]}' must be Tensor, not NoneType")
             arrays.append(None)
         else:
@@ -551,17 +600,17 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
                 a = _to_scalar(a)
                 if not isinstance(a, _SCALAR_TYPES) and not _is_traced_scalar(a):
                     raise _arg_error(op, i, a, kind)
-            if kind == "TS" or kind == "OTS":
-                promo.append((D.scalar_dtype(a), 0))
-            elif kind == "TSS":
-                promo.append((D.scalar_dtype(a), 0))
+            if kind == TENSOR_OR_SCALAR or kind == OPT_TENSOR_OR_SCALAR:
+                promo.append((D.scalar_dtype(a), RANK_SCALAR))
+            elif kind == TENSOR_OR_STATIC:
+                promo.append((D.scalar_dtype(a), RANK_SCALAR))
                 if op.bake is None or op.bake(a):
                     baked = (baked or ()) + ((i, type(a), a),)
                     a = None
-            elif kind == "SS" and type(a) in _SCALAR_TYPES and (op.bake is None or op.bake(a)):
+            elif kind == SCALAR_OR_STATIC and type(a) in _SCALAR_TYPES and (op.bake is None or op.bake(a)):
                 baked = (baked or ()) + ((i, type(a), a),)
                 a = None
-            elif kind == "S" and a == op.scalar_defaults[i] and type(a) is type(op.scalar_defaults[i]):
+            elif kind == SCALAR and a == op.scalar_defaults[i] and type(a) is type(op.scalar_defaults[i]):
                 # the default (alpha=1) is baked in: one kernel without the extra argument
                 baked = (baked or ()) + ((i, type(a), a),)
                 a = None
@@ -649,7 +698,6 @@ def _kernel_error(kernel: Callable, arrays: list, e: Exception) -> Any:
     raise e
 
 
-_TENSOR_ONLY = frozenset(("T", "R", "OT", "OR"))
 _LazyArray = lazy.LazyArray
 
 
@@ -727,10 +775,10 @@ def kernel_function(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple,
     cast = []
     for n in names:
         k = op.kinds[n]
-        cast.append(cdt is not None and k in ("T", "TS", "TSS", "S", "TL", "OT", "OTS"))
+        cast.append(cdt is not None and k in _CAST)
     np_dt = cdt.np if cdt is not None else None
     target = precast.np if precast is not None else None
-    raw = tuple(op.kinds[n] in ("R", "OR") for n in names)
+    raw = tuple(op.kinds[n] == RAW_TENSOR or op.kinds[n] == OPT_RAW_TENSOR for n in names)
     kinds = op.kind_seq
 
     def kernel(*args):
@@ -738,7 +786,7 @@ def kernel_function(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple,
         for i, (n, c, a) in enumerate(zip(names, cast, args)):
             if i in baked_at:
                 a = baked_at[i]
-                if c and kinds[i] == "S":  # a baked default is cast like the dynamic value would be
+                if c and kinds[i] == SCALAR:  # a baked default is cast like the dynamic value would be
                     a = jax.numpy.asarray(a, np_dt)
             else:
                 if target is not None and (raw[i] or c):

@@ -146,7 +146,9 @@ def _check_versions(nodes: list) -> None:
                 what = f"[torch.{D.cpp_name(dt)}Tensor [{', '.join(map(str, shape))}]]"
                 if producer is not None:
                     pname = type(producer).__name__
-                    base = pname[: pname.rfind("Backward")] if "Backward" in pname else pname
+                    stem, found, nr_fn = pname.rpartition("Backward")
+                    # torch: EluBackward0 reads "Elu", EluBackward1 "Elu1"
+                    base = stem + ("" if nr_fn == "0" else nr_fn) if found else pname
                     what += f", which is output {nr} of {base},"
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
@@ -386,7 +388,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 g = creation.zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
                     "allow_unused=True if this is the desired behavior."
                 )
         out.append(g)

@@ -257,12 +257,12 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     diff = []
     edges = []
     in_edges = []
-    kinds = getattr(op, "kind_seq", None)
+    number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
             a = dyn[p]
-            if a is not None and (kinds is None or (kinds[p] != "S" and kinds[p] != "OS")):
+            if a is not None and (number_edges is None or number_edges[p]):
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
@@ -283,7 +283,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if not diff:
         return
     for q in range(p, len(dyn)):
-        if dyn[q] is not None and (kinds is None or (kinds[q] != "S" and kinds[q] != "OS")):
+        if dyn[q] is not None and (number_edges is None or number_edges[q]):
             in_edges.append(_NO_EDGE)
     name = op.grad_name
     cls = _node_classes.get(name) if type(name) is str else None
@@ -426,6 +426,16 @@ def _refresh_saved(node: Node | None, t: Tensor, result: Tensor | None = None) -
             vc, v = t._vc, t._vc.v
         out.append((vc, v, d))
     node.saved = out
+
+def undefined_gradient(t: Tensor) -> None:
+    """Keep ``t``'s backward node (``grad_fn``, ``next_functions``, its saved-tensor checks) but let it pass
+    no gradient on, like a torch node whose formula returns an undefined tensor: its inputs' ``.grad``
+    stays None, and ``autograd.grad`` reports them unused."""
+    node = t._node
+    if node is not None:
+        node.diff = ()
+        node.edges = ()
+
 
 def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple) -> None:
     """Give ``out`` a one-output node ``kernel(*args)`` whose first ``len(sources)`` arguments come
