@@ -47,8 +47,10 @@ def names(space: str) -> dict[str, Any]:
                 raise TypeError(f"{space}.{public} is declared twice: by op {op.name} and by registry.expose")
             found.setdefault(public, _function_for(op, space, public))
         if space in op.inplace_in:
-            stem = (key if op.inplace is True or alias else op.inplace)
-            found.setdefault(stem + "_", inplace_fn(op))
+            stem = (key if op.inplace is True or alias else op.inplace) + "_"
+            # torch.abs_(x) is x.abs_(): where the method table has its own in-place form, both use it
+            special = _methods.TENSOR_METHODS.get(stem) if space == "torch" else None
+            found.setdefault(stem, special or inplace_fn(op))
     for entry in RANDOM.values():
         for public in entry.exposed.get(space, ()):
             if public in EXPOSED[space]:

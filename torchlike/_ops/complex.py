@@ -95,7 +95,7 @@ def resolve_conj(input: Tensor) -> Tensor:
     return input.clone() if is_conj(input) else input
 
 
-@defop(promote=None, inplace=True, out=True, inplace_grad_name="ConjPhysicalBackward1")
+@defop(inplace_in=("Tensor", "torch"), promote=None, inplace=True, out=True, inplace_grad_name="ConjPhysicalBackward1")
 def conj_physical(input: TensorArg) -> Any:
     """A conjugated copy (not a view)."""
     return jnp.conj(input)

@@ -244,7 +244,7 @@ def addmm(input: RawTensor, mat1: RawTensor, mat2: RawTensor, *, beta: Scalar = 
     return _scaled_sum(input, jnp.matmul(mat1, mat2), beta, alpha)
 
 
-@defop(promote=None, inplace=True, out=True)
+@defop(inplace_in=("Tensor", "torch"), promote=None, inplace=True, out=True)
 def addmv(input: RawTensor, mat: RawTensor, vec: RawTensor, *, beta: Scalar = 1, alpha: Scalar = 1) -> Any:
     if mat.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")

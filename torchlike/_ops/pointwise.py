@@ -319,7 +319,7 @@ def _float_power_checked(self: Tensor, exponent: Any) -> Tensor:
 float_power_ = inplace_variant(_float_power_checked, "float_power_")
 
 
-@defop(inplace=True, out=True, check=_neg_check, aliases=("negative",), saves=())
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, check=_neg_check, aliases=("negative",), saves=())
 def neg(input: TensorArg) -> Any:
     return -input
 
@@ -338,7 +338,7 @@ def _abs0(x: Any) -> Any:
 _abs0.defjvp(lambda p, t: (_abs0(p[0]), t[0] * _sign(p[0])))
 
 
-@defop(inplace=True, out=True, aliases=("absolute",), dtypes="nobool")
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, aliases=("absolute",), dtypes="nobool")
 def abs(input: TensorArg) -> Any:
     if jnp.issubdtype(input.dtype, jnp.floating):
         return _abs0(input)
@@ -380,12 +380,12 @@ def signbit(input: RawTensor) -> Any:
     return jnp.signbit(input)
 
 
-@defop(promote="float", inplace=True, out=True)
+@defop(inplace_in=("Tensor", "torch"), promote="float", inplace=True, out=True)
 def reciprocal(input: TensorArg) -> Any:
     return 1 / input
 
 
-@defop(inplace=True, out=True, grad_name="PowBackward0")
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, grad_name="PowBackward0")
 def square(input: TensorArg) -> Any:
     return input * input if input.dtype != jnp.bool_ else input.astype(jnp.int64)
 
@@ -396,6 +396,7 @@ def _unary_float(name: str, f: Any, **kw: Any) -> Any:
 
     body.__name__ = name
     body.__doc__ = f"torch.{name}; integer and bool inputs give the default float dtype."
+    kw.setdefault("inplace_in", ("Tensor", "torch"))  # torch.sqrt_ as Tensor.sqrt_, for most of these
     return defop(name, promote="float", inplace=True, out=True, **kw)(body)
 
 
@@ -492,9 +493,9 @@ sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",),
                         namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
 erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))
 erfc = _unary_float("erfc", jsp.erfc, namespaces=("torch", "Tensor", "special"))
-erfinv = _unary_float("erfinv", jsp.erfinv, namespaces=("torch", "Tensor", "special"))
-lgamma = _unary_float("lgamma", _lgamma, namespaces=("torch", "Tensor", "special:gammaln"))
-digamma = _unary_float("digamma", _digamma, namespaces=("torch", "Tensor", "special", "special:psi"))
+erfinv = _unary_float("erfinv", jsp.erfinv, namespaces=("torch", "Tensor", "special"), inplace_in=("Tensor",))
+lgamma = _unary_float("lgamma", _lgamma, namespaces=("torch", "Tensor", "special:gammaln"), inplace_in=("Tensor",))
+digamma = _unary_float("digamma", _digamma, namespaces=("torch", "Tensor", "special", "special:psi"), inplace_in=("Tensor",))
 deg2rad = _unary_float("deg2rad", jnp.deg2rad, grad_name="Deg2RadBackward0")
 rad2deg = _unary_float("rad2deg", jnp.rad2deg, grad_name="Rad2DegBackward0")
 sinc = _unary_float("sinc", jnp.sinc, namespaces=("torch", "Tensor", "special"))
@@ -532,7 +533,7 @@ def _logit_fn(x: Any, eps: Any) -> Any:
     return f(x, lo, hi)
 
 
-@defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True)
+@defop(inplace_in=("Tensor", "torch"), promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True)
 def logit(input: TensorArg, eps: OptScalar = None) -> Any:
     return _logit_fn(input, eps)
 
@@ -544,7 +545,8 @@ def _rounding(name: str, f: Any, kernel: str, aliases: tuple = ()) -> Any:
         return f(input)
 
     body.__name__ = name
-    return defop(name, inplace=True, out=True, dtypes="nocomplex", check=_no_bool(kernel), aliases=aliases)(body)
+    return defop(name, inplace=True, out=True, dtypes="nocomplex", check=_no_bool(kernel), aliases=aliases,
+                 inplace_in=("Tensor", "torch"))(body)  # fmt: skip
 
 
 floor = _rounding("floor", jnp.floor, "floor_vml_cpu")
@@ -557,7 +559,7 @@ def _frac_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise _not_implemented("frac_cpu", cdt)
 
 
-@defop(inplace=True, out=True, check=_frac_check)
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, check=_frac_check)
 def frac(input: TensorArg) -> Any:
     return input - jnp.trunc(input)
 
@@ -571,7 +573,7 @@ def _round_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise _not_implemented("round_cpu" if static[0] != 0 else "round_vml_cpu", cdt)
 
 
-@defop(namespaces=("torch", "Tensor", "special"), inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex",
+@defop(inplace_in=("Tensor", "torch"), namespaces=("torch", "Tensor", "special"), inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex",
        check=_round_check)  # fmt: skip
 def round(input: TensorArg, *, decimals: int = 0) -> Any:
     """torch.round: half to even; with decimals, torch scales by 10**|decimals| in the input's dtype."""
@@ -624,18 +626,18 @@ def _clamp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
 
 
-@defop(inplace=True, out=True, grad_name=_clamp_name, check=_clamp_check, aliases=("clip",), dtypes="nocomplex")
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, grad_name=_clamp_name, check=_clamp_check, aliases=("clip",), dtypes="nocomplex")
 def clamp(input: TensorArg, min: OptTensorOrScalar = None, max: OptTensorOrScalar = None) -> Any:
     """torch.clamp: the result dtype promotes ``input`` with the bounds; NaN bounds give NaN."""
     return _clamp(input, min, max)
 
 
-@defop(inplace=True, out=True, dtypes="nocomplex", grad_name=_by_tensors("ClampMinBackward1", "", "ClampMinBackward0"))
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, dtypes="nocomplex", grad_name=_by_tensors("ClampMinBackward1", "", "ClampMinBackward0"))
 def clamp_min(input: TensorArg, min: TensorOrScalar) -> Any:
     return _clamp(input, min, None)
 
 
-@defop(inplace=True, out=True, dtypes="nocomplex", grad_name=_by_tensors("ClampMaxBackward1", "", "ClampMaxBackward0"))
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, dtypes="nocomplex", grad_name=_by_tensors("ClampMaxBackward1", "", "ClampMaxBackward0"))
 def clamp_max(input: TensorArg, max: TensorOrScalar) -> Any:
     return _clamp(input, None, max)
 
@@ -727,12 +729,12 @@ def _gcd_check(name: str) -> Callable:
     return check
 
 
-@defop(inplace=True, out=True, differentiable=False, check=_gcd_check("gcd"))
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, differentiable=False, check=_gcd_check("gcd"))
 def gcd(input: TensorArg, other: TensorArg) -> Any:
     return jnp.gcd(input, other)
 
 
-@defop(inplace=True, out=True, differentiable=False, check=_gcd_check("lcm"))
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, differentiable=False, check=_gcd_check("lcm"))
 def lcm(input: TensorArg, other: TensorArg) -> Any:
     return jnp.lcm(input, other)
 
@@ -827,14 +829,14 @@ def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
     return _xlogy(x, y), (dx * gx + dy * x / y).astype(x.dtype)
 
 
-@defop(promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True,
+@defop(inplace_in=("Tensor", "torch"), promote="float", namespaces=("torch", "Tensor", "special"), inplace=True, out=True,
        grad_name=_by_tensors("XlogyBackward0", "XlogyBackward1", "XlogyBackward2"))  # fmt: skip
 def xlogy(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     x, y = jnp.broadcast_arrays(input, other)
     return _xlogy(x, y)
 
 
-@defop(inplace=True, out=True)
+@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True)
 def nan_to_num(input: TensorArg, nan: OptScalar = 0.0, posinf: OptScalar = None, neginf: OptScalar = None) -> Any:
     """torch.nan_to_num: infinities default to the dtype's largest finite values."""
     if jnp.issubdtype(input.dtype, jnp.complexfloating):
