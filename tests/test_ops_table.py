@@ -280,14 +280,19 @@ def _same(a: Any, b: Any, what: str) -> None:
     _assert_same(va, vb, what)
 
 
-def _assert_same(a: Any, b: Any, what: str) -> None:
+def _assert_same(a: Any, b: Any, what: str, close: bool = False) -> None:
+    """Equal values, dtypes and shapes; with ``close``, floats to 1e-12 (a compiled program may contract a
+    multiply and an add into one FMA where the op-by-op run rounds twice)."""
     if isinstance(a, tuple) and len(a) == 3 and isinstance(a[2], np.ndarray):
         assert a[:2] == b[:2], f"{what}: {a[:2]} != {b[:2]}"
-        np.testing.assert_array_equal(a[2], b[2], err_msg=what)
+        if close and a[2].dtype.kind in "fc":
+            np.testing.assert_allclose(a[2], b[2], rtol=1e-12, atol=1e-12, err_msg=what)
+        else:
+            np.testing.assert_array_equal(a[2], b[2], err_msg=what)
     elif isinstance(a, tuple) and len(a) == 2 and isinstance(a[1], list):
         assert len(a[1]) == len(b[1]), what
         for x, y in zip(a[1], b[1]):
-            _assert_same(x, y, what)
+            _assert_same(x, y, what, close)
     else:
         assert a == b, f"{what}: {a!r} != {b!r}"
 
@@ -333,23 +338,6 @@ def test_function_method_inplace_out_agree(name):
             _same(list(outs), list(expected), "out=")
 
 
-def _close(a: Any, b: Any, what: str) -> None:
-    """As ``_assert_same``, but floats to 1e-12: a compiled program may contract a multiply and an add
-    into one FMA where the op-by-op run rounds twice."""
-    if isinstance(a, tuple) and len(a) == 3 and isinstance(a[2], np.ndarray):
-        assert a[:2] == b[:2], f"{what}: {a[:2]} != {b[:2]}"
-        if a[2].dtype.kind in "fc":
-            np.testing.assert_allclose(a[2], b[2], rtol=1e-12, atol=1e-12, err_msg=what)
-        else:
-            np.testing.assert_array_equal(a[2], b[2], err_msg=what)
-    elif isinstance(a, tuple) and len(a) == 2 and isinstance(a[1], list):
-        assert len(a[1]) == len(b[1]), what
-        for x, y in zip(a[1], b[1]):
-            _close(x, y, what)
-    else:
-        assert a == b, f"{what}: {a!r} != {b!r}"
-
-
 @pytest.mark.parametrize("name", CHECKED)
 def test_compiled_matches_eager(name):
     """Every table op gives the same result inside ``torchlike.compile`` (traced into one program) as eagerly."""
@@ -365,7 +353,7 @@ def test_compiled_matches_eager(name):
         return fn(*call, **kwargs)
 
     got = tl.compile(body, fullgraph=True)(*(args[i] for i in tensors))  # traced whole: no eager fallback
-    _close(_values(got), _values(expected), "compiled")
+    _assert_same(_values(got), _values(expected), "compiled", close=True)
 
 
 def _float_inputs(args: tuple) -> list:
