@@ -73,6 +73,8 @@ _CASES.update({
     "cdist": lambda t: t.cdist(_leaf(t, 2, 3), _leaf(t, 4, 3, seed=1), p=1.0),
     "pdist": lambda t: t.nn.functional.pdist(_leaf(t, 4, 3), p=3),
     "renorm": lambda t: _leaf(t, 2, 3).renorm(2, 0, 1.0),
+    "ldexp": lambda t: t.ldexp(_leaf(t, 3), t.tensor([1, 2, 3])),
+    "ldexp_": lambda t: (_leaf(t, 3) * 1).ldexp_(t.tensor([1, 2, 3])),
 })  # fmt: skip
 
 

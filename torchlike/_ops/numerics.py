@@ -523,7 +523,7 @@ def frexp(input: RawTensor) -> Any:
     return mantissa, exponent.astype(jnp.int32)
 
 
-@defop(inplace_in=("Tensor", "torch"), promote="float", out=True, inplace=True, grad_name="MulBackward0")
+@defop(inplace_in=("Tensor", "torch"), promote="float", out=True, inplace=True, grad_name="LdexpBackward0")
 def ldexp(input: TensorArg, other: TensorArg) -> Any:
     return input * jnp.exp2(other)
 
