@@ -161,7 +161,22 @@ MORE_CASES = {
     "pad_sequence": (lambda x, y, v: torchlike.nn.utils.rnn.pad_sequence([x[0], x[1, :3]], padding_value=v), True),
     "pad_packed_sequence": (lambda x, y, v: _packed(x, v), True),
     "fill_diagonal_": (lambda x, y, v: (x * 1).fill_diagonal_(v), True),
+    "var_correction": (lambda x, y, v: x.var(correction=v), True),
+    "std_correction": (lambda x, y, v: x.std(1, correction=v * 4), True),
+    "var_mean_correction": (lambda x, y, v: sum(torchlike.var_mean(x, 0, correction=v * 3)), True),
+    "std_mean_correction": (lambda x, y, v: sum(torchlike.std_mean(x, correction=v * 20)), True),
+    "cov_correction": (lambda x, y, v: torchlike.cov(x, correction=-_int(v)), True),
+    "cov_correction_aweights": (lambda x, y, v: torchlike.cov(x, correction=-_int(v), aweights=y[0].abs()), True),
+    "round_decimals": (lambda x, y, v: torchlike.round(x * 1e3, decimals=_int(v) - 40), False),
+    "round_decimals_half": (lambda x, y, v: (x.half() * 100).round(decimals=_int(v) - 40), False),
+    "nonzero_static_fill_value": (lambda x, y, v: torchlike.nonzero_static(x > 0, size=20, fill_value=_int(v)), False),
 }
+
+
+def _int(v):
+    """50 distinct integers from 50 values of _run_fifty, never 0 (nor 40, round's 0 after the shift)."""
+    i = round((v - 0.301) * 100)
+    return i + 1 if i < 39 else i + 2
 
 
 @pytest.mark.parametrize("name", sorted(MORE_CASES))

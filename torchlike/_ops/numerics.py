@@ -621,15 +621,15 @@ def _cov(x: Any, correction: Any, fweights: Any, aweights: Any) -> Any:
         w = aweights if w is None else w * aweights
     if w is None:
         avg = x.mean(1)
-        w_sum = jnp.asarray(n, x.real.dtype)
-        norm = w_sum - correction
+        norm = n - jnp.asarray(correction, jnp.int64)  # torch: an int64 count minus the correction
     else:
         w = w.astype(x.real.dtype)
         w_sum = w.sum()
         avg = (x * w).sum(1) / w_sum
-        norm = w_sum - correction
+        c = jnp.asarray(correction).astype(w.dtype)
+        norm = w_sum - c
         if aweights is not None:  # torch: only where correction != 0 (a traced int64)
-            norm = jnp.where(correction != 0, w_sum - correction * (w * aweights).sum() / w_sum, norm)
+            norm = jnp.where(c != 0, w_sum - c * (w * aweights).sum() / w_sum, norm)
     norm = jnp.where(norm <= 0, 0, norm).astype(x.real.dtype)
     xc = x - avg[:, None]
     c = (xc @ (xc * w if w is not None else xc).T.conj()) / norm
