@@ -6,7 +6,6 @@ written so that its JAX gradient is torch's (marked ``# torch:``).
 
 from __future__ import annotations
 
-import builtins
 import math
 from typing import Any, Callable
 

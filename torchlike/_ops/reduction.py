@@ -8,7 +8,6 @@ index (they gather with ``take_along_axis``); std's gradient is 0 where std is 0
 
 from __future__ import annotations
 
-import builtins
 import functools
 import warnings
 from typing import Any, Callable
