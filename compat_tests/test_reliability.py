@@ -454,6 +454,22 @@ def test_nonzero_static_fill_value_matches_torch(fill_value, size):
         compare(f, [x], dtype=dtype, grad=False)
 
 
+@pytest.mark.parametrize("norm_type", [2.0, 1, 0, _INF, -_INF, 1.5, 3, 0.5, -1.5, 2.0001, 7, _NAN])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_clip_grad_norm_orders_match_torch(norm_type, dtype):
+    """The special orders are their own kernels, any other is traced: the total norm and the scaled gradients."""
+    rng = np.random.RandomState(11)
+    g1, g2 = rng.uniform(-2, 2, (3, 4)), rng.uniform(-1, 1, (5,))
+
+    def f(t, a, b):
+        ps = [t.zeros(3, 4, dtype=a.dtype, requires_grad=True), t.zeros(5, dtype=a.dtype, requires_grad=True)]
+        ps[0].grad, ps[1].grad = a.clone(), b.clone()
+        total = t.nn.utils.clip_grad_norm_(ps, 1.3, norm_type=norm_type)
+        return total, ps[0].grad, ps[1].grad, t.nn.utils.get_total_norm([a, b], norm_type)
+
+    check(f, [g1, g2], dtype=dtype, grad=False)
+
+
 # --- bounded caches -----------------------------------------------------------------------------------
 
 

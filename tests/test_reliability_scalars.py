@@ -208,3 +208,17 @@ def test_none_and_values_are_two_programs():
         outs.append(torchlike.linalg.pinv(x, rtol=v).sum().item())
     assert outs[:3] == outs[6:9]
     assert outs[3:6] != outs[9:12]
+
+
+def test_clip_grad_norm_general_orders_compile_once():
+    """clip_grad_norm_'s norm_type: 0, 1, 2 and inf are their own kernels; any other order is an argument."""
+
+    def step(v):
+        ps = [torchlike.zeros(4, 5, requires_grad=True), torchlike.zeros(3, requires_grad=True)]
+        ps[0].grad, ps[1].grad = torchlike.tensor(_X), torchlike.tensor(_Y[0, :3])
+        total = torchlike.nn.utils.clip_grad_norm_(ps, 0.5, norm_type=1 + 3 * v)
+        return total.item() + ps[0].grad.sum().item()
+
+    results, compiled = _run_fifty(step)
+    assert compiled == 0, f"new norm orders compiled {compiled} programs"
+    assert len(set(results)) == len(results)
