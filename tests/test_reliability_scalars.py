@@ -167,6 +167,8 @@ MORE_CASES = {
     "std_mean_correction": (lambda x, y, v: sum(torchlike.std_mean(x, correction=v * 20)), True),
     "cov_correction": (lambda x, y, v: torchlike.cov(x, correction=-_int(v)), True),
     "cov_correction_aweights": (lambda x, y, v: torchlike.cov(x, correction=-_int(v), aweights=y[0].abs()), True),
+    "cov_correction_both_weights": (lambda x, y, v: torchlike.cov(
+        x, correction=-_int(v), fweights=torchlike.tensor([1, 2, 0, 3, 1]), aweights=y[0].abs()), True),
     "round_decimals": (lambda x, y, v: torchlike.round(x * 1e3, decimals=_int(v) - 40), False),
     "round_decimals_half": (lambda x, y, v: (x.half() * 100).round(decimals=_int(v) - 40), False),
     "nonzero_static_fill_value": (lambda x, y, v: torchlike.nonzero_static(x > 0, size=20, fill_value=_int(v)), False),

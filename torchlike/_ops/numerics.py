@@ -618,7 +618,7 @@ def _cov(x: Any, correction: Any, fweights: Any, aweights: Any) -> Any:
     if fweights is not None:
         w = fweights
     if aweights is not None:
-        w = aweights if w is None else w * aweights
+        w = aweights if w is None else w.astype(aweights.dtype) * aweights  # torch: int64 * float -> float
     if w is None:
         avg = x.mean(1)
         norm = n - jnp.asarray(correction, jnp.int64)  # torch: an int64 count minus the correction

@@ -21,7 +21,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor
 from . import return_types
 from ._common import _vector_norm_impl, dims, special_ord
-from .registry import OptScalar, RawTensor, ScalarOrStatic, TensorArg, copy_to_out, defop
+from .registry import RawTensor, ScalarOrStatic, TensorArg, copy_to_out, defop
 
 __all__ = ["max", "min", "median", "nanmedian", "var", "std", "var_mean", "std_mean"]
 
@@ -468,7 +468,7 @@ _sqrt0.defjvp(lambda p, t: (_sqrt0(p[0]), t[0] * jnp.where(p[0] == 0, 0, 0.5 / _
 
 def _var(x: Any, dim: Any, correction: Any, keepdim: bool) -> tuple:
     """(var, mean) with torch's divisor ``n - correction if n > correction else 0`` (a NaN correction gives 0);
-    ``correction`` is a traced 0-d array (int64 or float64), the divisor is computed in its type and cast to
+    ``correction`` is a traced 0-d array (int64 or float64) or a baked 0/1, the divisor is computed in its type and cast to
     the result's, as a Python number's would be."""
     axes = _axes(dim, x.ndim)
     n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
@@ -481,25 +481,35 @@ def _var(x: Any, dim: Any, correction: Any, keepdim: bool) -> tuple:
     return _keep_all(v, x, axes, keepdim), _keep_all(mean, x, axes, keepdim)
 
 
+def _common_correction(c: Any) -> bool:
+    """0 and 1 (unbiased=False/True, the default) are baked: the usual calls keep a kernel without the extra
+    argument; any other correction is traced."""
+    return c == 0 or c == 1
+
+
 # The table ops take (dim, correction, keepdim); the public functions map torch's overloads onto them (a
 # ``False`` in the dim position means unbiased=False, and must not share a kernel with dim=0).
-@defop("_var", promote=None, out=True, method=False, grad_name="VarBackward0", check=_var_check("std and var"))
-def _var_op(input: RawTensor, dim: Any, correction: OptScalar, keepdim: bool, name: str) -> Any:
+@defop("_var", promote=None, out=True, method=False, grad_name="VarBackward0", check=_var_check("std and var"),
+       bake=_common_correction)
+def _var_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     return _var(input, dim, correction, keepdim)[0]
 
 
-@defop("_std", promote=None, out=True, method=False, grad_name="StdBackward0", check=_var_check("std and var"))
-def _std_op(input: RawTensor, dim: Any, correction: OptScalar, keepdim: bool, name: str) -> Any:
+@defop("_std", promote=None, out=True, method=False, grad_name="StdBackward0", check=_var_check("std and var"),
+       bake=_common_correction)
+def _std_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     return _sqrt0(_var(input, dim, correction, keepdim)[0])
 
 
-@defop("_var_mean", promote=None, method=False, grad_name="VarMeanBackward0", check=_var_check("var_mean"))
-def _var_mean_op(input: RawTensor, dim: Any, correction: OptScalar, keepdim: bool, name: str) -> Any:
+@defop("_var_mean", promote=None, method=False, grad_name="VarMeanBackward0", check=_var_check("var_mean"),
+       bake=_common_correction)
+def _var_mean_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     return _var(input, dim, correction, keepdim)
 
 
-@defop("_std_mean", promote=None, method=False, grad_name="StdMeanBackward0", check=_var_check("std_mean"))
-def _std_mean_op(input: RawTensor, dim: Any, correction: OptScalar, keepdim: bool, name: str) -> Any:
+@defop("_std_mean", promote=None, method=False, grad_name="StdMeanBackward0", check=_var_check("std_mean"),
+       bake=_common_correction)
+def _std_mean_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     v, m = _var(input, dim, correction, keepdim)
     return _sqrt0(v), m
 
