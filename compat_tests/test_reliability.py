@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from _harness import assert_same, check, check_raises, compare, per_node_backward  # noqa: F401
+from _harness import _np, assert_same, check, check_raises, compare, per_node_backward, run_both  # noqa: F401
 
 import torchlike
 
@@ -339,6 +339,135 @@ def test_new_float_values_compile_nothing():
         for g in warm:
             g(1.3 + i * 1e-4)
     assert torchlike.compile_stats()["compiles"] == before
+
+
+# --- the last static scalars, traced now: std/var's and cov's correction, round's decimals, nonzero_static's
+# fill_value (tests/test_reliability_scalars.py counts the compiles); values, gradients, warnings and errors
+
+
+def _warned(lib, fn):
+    """``fn(lib)``'s warnings, without torch's "(Triggered internally at ...)" tail."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn(lib)
+    return [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+# 0 and 1 (the defaults' values), fractions, divisors of 0 or below (inf/nan and torch's warning), negative,
+# bools (torch reads them as 0/1), inf, NaN (torch's divisor is then 0) and a huge float
+_CORRECTIONS = (0, 1, 0.5, 2, 3, 4.5, 5, 12, -1, -2.5, True, False, _INF, -_INF, _NAN, 1e300)
+
+
+@pytest.mark.parametrize("correction", _CORRECTIONS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_std_var_correction_matches_torch(correction, dtype):
+    x = np.random.RandomState(6).uniform(-2, 2, (3, 4))
+    c = correction
+
+    def f(t, a):
+        return (a.var(correction=c), a.std(1, correction=c), t.var(a, 0, correction=c, keepdim=True),
+                t.var_mean(a, 0, correction=c), t.std_mean(a, (0, 1), correction=c, keepdim=True))  # fmt: skip
+
+    # gradients where every divisor is positive: at a divisor of 0 torch's formula 2 * (x - mean) / 0 gives
+    # +-inf, the autodiff of torchlike's sum((x - mean)**2) / 0 gives NaN (the mean's inf - inf)
+    compare(f, [x], dtype=dtype, grad=bool(c < 3))
+    xc = (x + 1j * x[::-1]).astype(np.complex64)
+    compare(lambda t, a: (a.var(1, correction=c), t.std_mean(a, correction=c)), [xc], grad=False)
+    ref, got = (_warned(lib, lambda t: f(t, t.tensor(x))) for lib in LIBS)
+    assert got == ref
+
+
+@pytest.mark.parametrize("correction", [0, 1, 2, 4, 5, 9, -3, True, 0.5, 2**63, -(2**63) - 1])
+@pytest.mark.parametrize("weights", ["none", "fweights", "aweights", "both"])
+def test_cov_correction_matches_torch(correction, weights):
+    rng = np.random.RandomState(7)
+    x = rng.uniform(-2, 2, (3, 5))
+    fw, aw = np.array([1, 2, 0, 3, 1]), rng.uniform(0.1, 2, 5)
+
+    def f(t, a):
+        kw = {"fweights": t.tensor(fw)} if weights in ("fweights", "both") else {}
+        if weights in ("aweights", "both"):
+            kw["aweights"] = t.tensor(aw, dtype=a.dtype)
+        return t.cov(a, correction=correction, **kw), t.cov(a[0], correction=correction, **kw)
+
+    compare(f, [x], dtype="float64")
+    compare(f, [x], dtype="float32")
+    if isinstance(correction, int) and not isinstance(correction, bool) and abs(correction) < 2**63:
+        ref, got = (_warned(lib, lambda t: f(t, t.tensor(x))) for lib in LIBS)
+        assert got == ref
+
+
+def test_cov_weights_summing_to_zero_raise_as_torch():
+    x = np.random.RandomState(8).uniform(-2, 2, (2, 3))
+    check_raises(lambda t, a: t.cov(a, aweights=t.zeros(3, dtype=a.dtype)), [x])
+    check_raises(lambda t, a: t.cov(a, correction=0, fweights=t.zeros(3, dtype=t.int64)), [x])
+
+
+# values where rounding is hard: exact halves at each scale, ties near them, huge, tiny, signed zeros, inf, NaN
+_ROUND_X = np.concatenate([
+    np.random.RandomState(9).uniform(-1e3, 1e3, 200), np.random.RandomState(10).uniform(-1, 1, 200),
+    np.arange(-40, 40) * 0.005 + 0.0025, np.arange(-20, 20) * 5.0 + 2.5,
+    [0.0, -0.0, _INF, -_INF, _NAN, 1e38, -3e38, 1.5, 2.5, 0.125, 1234567.891, 6e-8, 65504.0, 1e-30],
+])  # fmt: skip
+
+
+@pytest.mark.parametrize("decimals", [-400, -309, -40, -39, -10, -3, -1, 0, 1, 2, 3, 4, 7, 9, 16, 22, 23, 38, 39, 300,
+                                      308, 309, 400])  # fmt: skip
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_round_decimals_matches_torch_exactly(decimals, dtype):
+    """torch's nearbyint(x * 10**d) / 10**d (x / 10**-d, * 10**-d for d < 0) in its op-math dtype, bit for bit
+    (signed zeros too; NaN for NaN)."""
+    f = lambda t, a: (t.round(a, decimals=decimals), a.round(decimals=decimals))  # noqa: E731
+    check(f, [_ROUND_X], dtype=dtype, rtol=0, atol=0, grad=False)
+    (ref, _), (got, _) = run_both(f, [_ROUND_X], dtype=dtype)
+    for r, g in zip(ref, got):
+        r, g = _np(r), _np(g)
+        np.testing.assert_array_equal(np.signbit(g) & ~np.isnan(g), np.signbit(r) & ~np.isnan(r))  # NaN's sign aside
+    # the in-place and out= forms, and the gradient (zero, torch's RoundBackward1; RoundBackward0 for 0)
+    compare(lambda t, a: (a * 1).round_(decimals=decimals), [_ROUND_X[:20]], dtype=dtype)
+    compare(lambda t, a: t.round(a, decimals=decimals, out=t.empty_like(a)), [_ROUND_X[:20]], dtype=dtype, grad=False)
+    x = torchlike.tensor(_ROUND_X[:3], requires_grad=True)
+    assert x.round(decimals=decimals).grad_fn.name() == ("RoundBackward0" if decimals == 0 else "RoundBackward1")
+
+
+# (not decimals=0 on integers: torch raises for an explicit decimals=0 and not for no decimals, which torchlike
+# does not tell apart)
+@pytest.mark.parametrize("decimals", [1, -2, 1.5, True, None, 2**63])
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool", "float32"])
+def test_round_decimals_on_integers_and_bad_decimals_as_torch(decimals, dtype):
+    """torch's errors; for None the registry's TypeError comes first, with its own message."""
+    compare(lambda t, a: t.round(a, decimals=decimals), [np.array([-3, 0, 7, 15])], dtype=dtype, grad=False,
+            match_message=decimals is not None)  # fmt: skip
+
+
+@pytest.mark.parametrize("fill_value", [-1, 0, 7, -(2**63), 2**63 - 1, 2**63, 1.5, True, None])
+@pytest.mark.parametrize("size", [0, 2, 5, 9])
+def test_nonzero_static_fill_value_matches_torch(fill_value, size):
+    x = np.array([[0, 1.5, 0], [2, 0, -3], [0, 0, 1]])
+
+    def f(t, a):
+        return (t.nonzero_static(a, size=size, fill_value=fill_value), (a > 0).nonzero_static(size=size, fill_value=fill_value),
+                t.nonzero_static(a[0, 1], size=size, fill_value=fill_value),
+                t.nonzero_static(a[:0], size=size, fill_value=fill_value))  # fmt: skip
+
+    for dtype in ("float32", "int64", "bool"):
+        compare(f, [x], dtype=dtype, grad=False)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1, 0, _INF, -_INF, 1.5, 3, 0.5, -1.5, 2.0001, 7, _NAN])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_clip_grad_norm_orders_match_torch(norm_type, dtype):
+    """The special orders are their own kernels, any other is traced: the total norm and the scaled gradients."""
+    rng = np.random.RandomState(11)
+    g1, g2 = rng.uniform(-2, 2, (3, 4)), rng.uniform(-1, 1, (5,))
+
+    def f(t, a, b):
+        ps = [t.zeros(3, 4, dtype=a.dtype, requires_grad=True), t.zeros(5, dtype=a.dtype, requires_grad=True)]
+        ps[0].grad, ps[1].grad = a.clone(), b.clone()
+        total = t.nn.utils.clip_grad_norm_(ps, 1.3, norm_type=norm_type)
+        return total, ps[0].grad, ps[1].grad, t.nn.utils.get_total_norm([a, b], norm_type)
+
+    check(f, [g1, g2], dtype=dtype, grad=False)
 
 
 # --- bounded caches -----------------------------------------------------------------------------------

@@ -161,7 +161,24 @@ MORE_CASES = {
     "pad_sequence": (lambda x, y, v: torchlike.nn.utils.rnn.pad_sequence([x[0], x[1, :3]], padding_value=v), True),
     "pad_packed_sequence": (lambda x, y, v: _packed(x, v), True),
     "fill_diagonal_": (lambda x, y, v: (x * 1).fill_diagonal_(v), True),
+    "var_correction": (lambda x, y, v: x.var(correction=v), True),
+    "std_correction": (lambda x, y, v: x.std(1, correction=v * 4), True),
+    "var_mean_correction": (lambda x, y, v: sum(torchlike.var_mean(x, 0, correction=v * 3)), True),
+    "std_mean_correction": (lambda x, y, v: sum(torchlike.std_mean(x, correction=v * 20)), True),
+    "cov_correction": (lambda x, y, v: torchlike.cov(x, correction=-_int(v)), True),
+    "cov_correction_aweights": (lambda x, y, v: torchlike.cov(x, correction=-_int(v), aweights=y[0].abs()), True),
+    "cov_correction_both_weights": (lambda x, y, v: torchlike.cov(
+        x, correction=-_int(v), fweights=torchlike.tensor([1, 2, 0, 3, 1]), aweights=y[0].abs()), True),
+    "round_decimals": (lambda x, y, v: torchlike.round(x * 1e3, decimals=_int(v) - 40), False),
+    "round_decimals_half": (lambda x, y, v: (x.half() * 100).round(decimals=_int(v) - 40), False),
+    "nonzero_static_fill_value": (lambda x, y, v: torchlike.nonzero_static(x > 0, size=20, fill_value=_int(v)), False),
 }
+
+
+def _int(v):
+    """50 distinct integers from 50 values of _run_fifty, never 0 (nor 40, round's 0 after the shift)."""
+    i = round((v - 0.301) * 100)
+    return i + 1 if i < 39 else i + 2
 
 
 @pytest.mark.parametrize("name", sorted(MORE_CASES))
@@ -193,3 +210,17 @@ def test_none_and_values_are_two_programs():
         outs.append(torchlike.linalg.pinv(x, rtol=v).sum().item())
     assert outs[:3] == outs[6:9]
     assert outs[3:6] != outs[9:12]
+
+
+def test_clip_grad_norm_general_orders_compile_once():
+    """clip_grad_norm_'s norm_type: 0, 1, 2 and inf are their own kernels; any other order is an argument."""
+
+    def step(v):
+        ps = [torchlike.zeros(4, 5, requires_grad=True), torchlike.zeros(3, requires_grad=True)]
+        ps[0].grad, ps[1].grad = torchlike.tensor(_X), torchlike.tensor(_Y[0, :3])
+        total = torchlike.nn.utils.clip_grad_norm_(ps, 0.5, norm_type=1 + 3 * v)
+        return total.item() + ps[0].grad.sum().item()
+
+    results, compiled = _run_fifty(step)
+    assert compiled == 0, f"new norm orders compiled {compiled} programs"
+    assert len(set(results)) == len(results)

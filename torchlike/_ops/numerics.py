@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any
 
 import jax
@@ -17,6 +18,7 @@ from . import registry, return_types
 from ._common import special_ord
 from .registry import (
     OptRawTensor,
+    OptScalar,
     OptTensor,
     RawTensor,
     Scalar,
@@ -562,7 +564,11 @@ def renorm(input: RawTensor, p: ScalarOrStatic, dim: int, maxnorm: Scalar) -> An
 
 
 def _cov_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    x, fw, aw = dyn
+    x, correction, fw, aw = dyn
+    if not isinstance(correction, int) or isinstance(correction, bool):
+        raise TypeError(f"cov(): argument 'correction' must be int, not {type(correction).__name__}")
+    if not -(2**63) <= correction < 2**63:
+        raise ValueError("Overflow when unpacking long long")
     if x.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {x.dim()} "
                            "dimensions")  # fmt: skip
@@ -584,6 +590,23 @@ def _cov_check(cdt: Any, dyn: tuple, static: tuple) -> None:
                                f"{D.cpp_name(w._dtype)} dtype")  # fmt: skip
         if w.numel() and bool((np.asarray(w._data()) < 0).any()):
             raise RuntimeError(f"cov(): {name} cannot be negative")
+    # torch's checks of the weights' sum and of the degrees of freedom, on the host (the kernel has the values)
+    if fw is None and aw is None:
+        norm = n - correction
+    else:
+        w = np.ones(n)
+        for t in (fw, aw):
+            if t is not None:
+                w = w * np.asarray(t._data(), np.float64).reshape(-1)
+        w_sum = w.sum()
+        if w_sum == 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        norm = w_sum - correction
+        if aw is not None and correction != 0:
+            norm = w_sum - correction * (w * np.asarray(aw._data(), np.float64).reshape(-1)).sum() / w_sum
+    if norm <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=5)  # fmt: skip
 
 
 def _cov(x: Any, correction: Any, fweights: Any, aweights: Any) -> Any:
@@ -595,19 +618,18 @@ def _cov(x: Any, correction: Any, fweights: Any, aweights: Any) -> Any:
     if fweights is not None:
         w = fweights
     if aweights is not None:
-        w = aweights if w is None else w * aweights
+        w = aweights if w is None else w.astype(aweights.dtype) * aweights  # torch: int64 * float -> float
     if w is None:
         avg = x.mean(1)
-        w_sum = jnp.asarray(n, x.real.dtype)
-        norm = w_sum - correction
+        norm = n - jnp.asarray(correction, jnp.int64)  # torch: an int64 count minus the correction
     else:
         w = w.astype(x.real.dtype)
         w_sum = w.sum()
         avg = (x * w).sum(1) / w_sum
-        if aweights is not None and correction != 0:
-            norm = w_sum - correction * (w * aweights).sum() / w_sum
-        else:
-            norm = w_sum - correction
+        c = jnp.asarray(correction).astype(w.dtype)
+        norm = w_sum - c
+        if aweights is not None:  # torch: only where correction != 0 (a traced int64)
+            norm = jnp.where(c != 0, w_sum - c * (w * aweights).sum() / w_sum, norm)
     norm = jnp.where(norm <= 0, 0, norm).astype(x.real.dtype)
     xc = x - avg[:, None]
     c = (xc @ (xc * w if w is not None else xc).T.conj()) / norm
@@ -615,7 +637,7 @@ def _cov(x: Any, correction: Any, fweights: Any, aweights: Any) -> Any:
 
 
 @defop(promote=None, check=_cov_check, grad_name="SqueezeBackward0")
-def cov(input: RawTensor, *, correction: int = 1, fweights: OptRawTensor = None, aweights: OptRawTensor = None) -> Any:
+def cov(input: RawTensor, *, correction: OptScalar = 1, fweights: OptRawTensor = None, aweights: OptRawTensor = None) -> Any:
     return _cov(input, correction, fweights, aweights)
 
 

@@ -6,7 +6,7 @@ written so that its JAX gradient is torch's (marked ``# torch:``).
 
 from __future__ import annotations
 
-import builtins
+import math
 from typing import Any, Callable
 
 import jax
@@ -23,6 +23,7 @@ from .registry import (
     OptTensorOrScalar,
     RawTensor,
     Scalar,
+    ScalarOrStatic,
     TensorArg,
     TensorOrScalar,
     TensorOrStatic,
@@ -565,28 +566,50 @@ def frac(input: TensorArg) -> Any:
 
 
 def _round_name(static: tuple, dyn: tuple) -> str:
-    return "RoundBackward0" if static[0] == 0 else "RoundBackward1"
+    return "RoundBackward0" if dyn[1] == 0 else "RoundBackward1"
 
 
 def _round_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
-    if _integral(cdt) and (static[0] != 0 or cdt is D.bool):
-        raise _not_implemented("round_cpu" if static[0] != 0 else "round_vml_cpu", cdt)
+    d = dyn[1]
+    if not isinstance(d, int) or isinstance(d, bool):
+        got = "Tensor, decimals=" + type(d).__name__
+        raise TypeError(f"round() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, *, Tensor out = None)\n * (Tensor input, *, int decimals, Tensor out = None)\n")  # fmt: skip
+    if not -(2**63) <= d < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    if _integral(cdt) and (d != 0 or cdt is D.bool):
+        raise _not_implemented("round_cpu" if d != 0 else "round_vml_cpu", cdt)
 
 
-@defop(inplace_in=("Tensor", "torch"), namespaces=("torch", "Tensor", "special"), inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex",
-       check=_round_check)  # fmt: skip
-def round(input: TensorArg, *, decimals: int = 0) -> Any:
-    """torch.round: half to even; with decimals, torch scales by 10**|decimals| in the input's dtype."""
+def _pow10(k: int) -> float:
+    try:
+        return 10.0**k  # C's pow(10, k), as torch's std::pow(10, decimals)
+    except OverflowError:
+        return math.inf
+
+
+# 10**k for k = 0..309 (inf from 309): torch's power of ten, looked up by a traced |decimals|
+_TEN_POWERS = np.array([_pow10(k) for k in range(310)], np.float64)
+
+
+@defop(namespaces=("torch", "Tensor", "special"), inplace=True, out=True, grad_name=_round_name, dtypes="nocomplex",
+       check=_round_check, bake=lambda d: d == 0, inplace_in=("Tensor", "torch"))  # fmt: skip
+def round(input: TensorArg, *, decimals: ScalarOrStatic = 0) -> Any:
+    """torch.round: half to even. With decimals (a traced int64; 0 is its own program), torch's
+    ``nearbyint(x * 10**d) / 10**d`` (``nearbyint(x / 10**-d) * 10**-d`` for d < 0) in the op-math dtype
+    (float for half and bfloat16), the power of ten computed in double and cast to it."""
     if _is_int_array(input):
         return input
-    if decimals == 0:
+    if isinstance(decimals, int) and decimals == 0:
         return jnp.round(input)
-    # torch divides by the power of ten; the barrier keeps XLA from turning that into a multiplication
-    # by its (inexact) reciprocal
-    scale = lax.optimization_barrier(jnp.asarray(10.0 ** builtins.abs(decimals), input.dtype))
-    if decimals > 0:
-        return jnp.round(input * scale) / scale
-    return jnp.round(input / scale) * scale
+    dt = input.dtype
+    op_dt = jnp.float32 if dt == jnp.float16 or dt == jnp.bfloat16 else dt
+    k = jnp.clip(jnp.abs(decimals), 0, _TEN_POWERS.size - 1)
+    # the barrier keeps XLA from turning the division into a multiplication by an (inexact) reciprocal
+    scale = lax.optimization_barrier(jnp.asarray(_TEN_POWERS)[k].astype(op_dt))
+    x = input.astype(op_dt)
+    out = jnp.where(decimals > 0, jnp.round(x * scale) / scale, jnp.round(x / scale) * scale)
+    return out.astype(dt)
 
 
 # --- clamp ---------------------------------------------------------------------------------------------

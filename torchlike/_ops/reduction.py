@@ -8,7 +8,6 @@ index (they gather with ``take_along_axis``); std's gradient is 0 where std is 0
 
 from __future__ import annotations
 
-import builtins
 import functools
 import warnings
 from typing import Any, Callable
@@ -443,11 +442,11 @@ def _var_check(label: str) -> Callable:
         x = dyn[0]
         if not (x._dtype.is_floating_point or x._dtype.is_complex):
             raise RuntimeError(f"{label} only support floating point and complex dtypes")
-        dim, correction = static[0], static[1]
+        dim, correction = static[0], dyn[1]
         axes = _axes(dim, x.dim())
         n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes])) if x.dim() else 1
         if n - correction <= 0:
-            name = label.split()[0] if label.endswith("mean") else static[3]
+            name = label.split()[0] if label.endswith("mean") else static[2]
             warnings.warn(
                 f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
                 "(input numel divided by output numel).",
@@ -468,36 +467,49 @@ _sqrt0.defjvp(lambda p, t: (_sqrt0(p[0]), t[0] * jnp.where(p[0] == 0, 0, 0.5 / _
 
 
 def _var(x: Any, dim: Any, correction: Any, keepdim: bool) -> tuple:
-    """(var, mean) with torch's divisor max(n - correction, 0)."""
+    """(var, mean) with torch's divisor ``n - correction if n > correction else 0`` (a NaN correction gives 0);
+    ``correction`` is a traced 0-d array (int64 or float64) or a baked 0/1, the divisor is computed in its type and cast to
+    the result's, as a Python number's would be."""
     axes = _axes(dim, x.ndim)
     n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
     m = jnp.mean(x, axis=axes, keepdims=True)
     d = x - m
     sq = jnp.real(d * jnp.conj(d)) if jnp.issubdtype(x.dtype, jnp.complexfloating) else d * d
-    v = jnp.sum(sq, axis=axes, keepdims=keepdim) / builtins.max(n - correction, 0)
+    divisor = jnp.where(n > correction, n - correction, 0).astype(sq.dtype)
+    v = jnp.sum(sq, axis=axes, keepdims=keepdim) / divisor
     mean = m if keepdim else jnp.squeeze(m, axes if axes is not None else tuple(range(x.ndim)))
     return _keep_all(v, x, axes, keepdim), _keep_all(mean, x, axes, keepdim)
 
 
+def _common_correction(c: Any) -> bool:
+    """0 and 1 (unbiased=False/True, the default) are baked: the usual calls keep a kernel without the extra
+    argument; any other correction is traced."""
+    return c == 0 or c == 1
+
+
 # The table ops take (dim, correction, keepdim); the public functions map torch's overloads onto them (a
 # ``False`` in the dim position means unbiased=False, and must not share a kernel with dim=0).
-@defop("_var", promote=None, out=True, method=False, grad_name="VarBackward0", check=_var_check("std and var"))
-def _var_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+@defop("_var", promote=None, out=True, method=False, grad_name="VarBackward0", check=_var_check("std and var"),
+       bake=_common_correction)
+def _var_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     return _var(input, dim, correction, keepdim)[0]
 
 
-@defop("_std", promote=None, out=True, method=False, grad_name="StdBackward0", check=_var_check("std and var"))
-def _std_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+@defop("_std", promote=None, out=True, method=False, grad_name="StdBackward0", check=_var_check("std and var"),
+       bake=_common_correction)
+def _std_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     return _sqrt0(_var(input, dim, correction, keepdim)[0])
 
 
-@defop("_var_mean", promote=None, method=False, grad_name="VarMeanBackward0", check=_var_check("var_mean"))
-def _var_mean_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+@defop("_var_mean", promote=None, method=False, grad_name="VarMeanBackward0", check=_var_check("var_mean"),
+       bake=_common_correction)
+def _var_mean_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     return _var(input, dim, correction, keepdim)
 
 
-@defop("_std_mean", promote=None, method=False, grad_name="StdMeanBackward0", check=_var_check("std_mean"))
-def _std_mean_op(input: RawTensor, dim: Any, correction: Any, keepdim: bool, name: str) -> Any:
+@defop("_std_mean", promote=None, method=False, grad_name="StdMeanBackward0", check=_var_check("std_mean"),
+       bake=_common_correction)
+def _std_mean_op(input: RawTensor, dim: Any, correction: ScalarOrStatic, keepdim: bool, name: str) -> Any:
     v, m = _var(input, dim, correction, keepdim)
     return _sqrt0(v), m
 

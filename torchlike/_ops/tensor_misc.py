@@ -13,7 +13,7 @@ import numpy as np
 from .._core.tensor import Tensor
 from ..autograd import grad_mode
 from . import registry
-from .registry import RawTensor, TensorArg, defop
+from .registry import OptScalar, RawTensor, TensorArg, defop
 
 __all__ = ["resize_as_", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "empty_permuted", "resolve_neg", "is_neg"]
 
@@ -143,15 +143,24 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
 
 
 def _nonzero_static_check(cdt: Any, dyn: tuple, static: tuple) -> None:
+    fill = dyn[1]
+    if not isinstance(fill, int) or isinstance(fill, bool):
+        raise TypeError(f"nonzero_static(): argument 'fill_value' must be int, not {type(fill).__name__}")
+    if not -(2**63) <= fill < 2**63:
+        raise ValueError("Overflow when unpacking long long")
     if static[0] < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
 
 
 @defop(promote=None, out=True, differentiable=False, check=_nonzero_static_check)
-def nonzero_static(input: RawTensor, *, size: int, fill_value: int = -1) -> Any:
+def nonzero_static(input: RawTensor, *, size: int, fill_value: OptScalar = -1) -> Any:
+    """``fill_value`` is a traced int64: the rows past the count of nonzeros take it."""
     x = input if input.ndim else input.reshape(1)
-    idx = jnp.nonzero(x, size=size, fill_value=fill_value)
-    out = jnp.stack(idx, -1).astype(jnp.int64) if idx else jnp.zeros((size, 0), jnp.int64)
+    idx = jnp.nonzero(x, size=size)
+    if not idx:
+        return jnp.zeros((size, 0), jnp.int64)
+    out = jnp.stack(idx, -1).astype(jnp.int64)
+    out = jnp.where(jnp.arange(size)[:, None] < jnp.count_nonzero(x), out, jnp.asarray(fill_value, jnp.int64))
     return out if input.ndim else out[:, :0]
 
 

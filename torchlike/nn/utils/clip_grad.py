@@ -12,13 +12,16 @@ from ..._core import tensor as T
 from ..._core.kernel_cache import LRU
 from ..._core.tensor import Tensor
 from ..._ops import creation
+from ..._ops._common import special_ord
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
 
-def _tensor_norm(g: Any, p: float) -> Any:
+def _tensor_norm(g: Any, p: Any) -> Any:
     a = jnp.abs(g)
+    if not isinstance(p, float):  # a traced general order
+        return jnp.sum(a**p) ** (1.0 / p)
     if p == math.inf:
         return jnp.max(a) if a.size else jnp.zeros((), a.dtype)
     if p == -math.inf:
@@ -41,15 +44,19 @@ _norm_kernels: LRU = LRU()
 
 
 def _total_norm_kernel(p: float) -> Any:
-    k = _norm_kernels.get(p)
+    """One kernel per special order (0, 1, 2, +-inf: each its own reduction); one kernel for every other
+    order, which it takes as a (weakly typed, so computed in the gradients' dtype) argument."""
+    key = p if special_ord(p) else None
+    k = _norm_kernels.get(key)
     if k is None:
 
-        def total(grads: list) -> Any:
-            norms = [_tensor_norm(g, p) for g in grads]
+        def total(grads: list, q: Any) -> Any:
+            order = p if key is not None else q
+            norms = [_tensor_norm(g, order) for g in grads]
             dt = jnp.result_type(*norms)
-            return _tensor_norm(jnp.stack([n.astype(dt) for n in norms]), p)
+            return _tensor_norm(jnp.stack([n.astype(dt) for n in norms]), order)
 
-        k = _norm_kernels[p] = jax.jit(total)
+        k = _norm_kernels[key] = jax.jit(total)
     return k
 
 
@@ -63,7 +70,7 @@ def get_total_norm(tensors: Any, norm_type: float = 2.0, error_if_nonfinite: boo
     norm_type = float(norm_type)
     if not tensors:
         return creation.tensor(0.0)
-    total = _total_norm_kernel(norm_type)([t._data() for t in tensors])
+    total = _total_norm_kernel(norm_type)([t._data() for t in tensors], norm_type)
     if error_if_nonfinite and not bool(jnp.isfinite(total)):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
