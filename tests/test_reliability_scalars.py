@@ -224,3 +224,33 @@ def test_clip_grad_norm_general_orders_compile_once():
     results, compiled = _run_fifty(step)
     assert compiled == 0, f"new norm orders compiled {compiled} programs"
     assert len(set(results)) == len(results)
+
+
+_KEY_STREAM_DRAWS = {
+    "uniform_": lambda t, v, g: t.uniform_(-v, v, generator=g),
+    "normal_": lambda t, v, g: t.normal_(v, 2 * v, generator=g),
+    "exponential_": lambda t, v, g: t.exponential_(1 + v, generator=g),
+    "log_normal_": lambda t, v, g: t.log_normal_(v, v, generator=g),
+    "cauchy_": lambda t, v, g: t.cauchy_(v, v, generator=g),
+    "geometric_": lambda t, v, g: t.geometric_(v, generator=g),
+    "bernoulli_": lambda t, v, g: t.bernoulli_(v, generator=g),
+    "random_": lambda t, v, g: t.random_(int(100 * v), 100, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_KEY_STREAM_DRAWS))
+def test_key_stream_draw_parameters_compile_once(name):
+    """A CUDA generator's draws (jax.random key stream; here on the CPU): the distribution's numbers are
+    arguments of one kernel, so new means, scales, probabilities or bounds compile nothing."""
+    g = torchlike.Generator()
+    g._cpu, g._seed, g._counter = None, 5, 0  # the CUDA generators' key stream, on the CPU
+    draw = _KEY_STREAM_DRAWS[name]
+
+    def step(v):
+        t = torchlike.empty(64)
+        draw(t, v, g)
+        return t.sum().item()
+
+    results, compiled = _run_fifty(step)
+    assert compiled == 0, f"{name}: new values compiled {compiled} programs"
+    assert len(set(results)) > 1

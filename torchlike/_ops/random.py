@@ -207,26 +207,35 @@ _draw_kernels: dict = {}
 
 
 def _key_stream_draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, params: dict) -> Any:
-    """A draw from ``gen``'s key stream as one kernel of (seed, counter): a single dispatch eagerly, and a
-    node of the pending graph in lazy mode (the counter is an argument, so every step reuses the program)."""
-    try:
-        key = (kind, shape, dt, tuple(sorted(params.items())), gen.device)
-        k = _draw_kernels.get(key)
-    except TypeError:  # an array-valued parameter (bernoulli's p): drawn as before
-        return _jax_draw(kind, gen._next_key(), shape, dt, **params)
+    """A draw from ``gen``'s key stream as one kernel of (seed, counter, parameters): a single dispatch
+    eagerly, and a node of the pending graph in lazy mode. The counter and the distribution's numbers are
+    arguments (Python numbers stay weakly typed), so every step and every new mean, std or bound reuses the
+    program; only a parameter's absence (None) or its kind (int or float) selects another one."""
+    names = tuple(params)
+    values = []
+    for v in params.values():
+        if v is None or type(v) is bool:
+            values.append(v)
+        elif isinstance(v, (int, float)):  # numpy scalars become Python numbers (weakly typed in the kernel)
+            values.append(float(v) if isinstance(v, float) else int(v))
+        else:  # an array-valued parameter (bernoulli's p): drawn as before
+            return _jax_draw(kind, gen._next_key(), shape, dt, **params)
+    key = (kind, shape, dt, names, tuple(None if v is None else type(v) for v in values), gen.device)
+    k = _draw_kernels.get(key)
     if k is None:
         if len(_draw_kernels) > 1024:
             _draw_kernels.clear()
 
-        def k(seed: Any, counter: Any) -> Any:
-            return _jax_draw(kind, jax.random.fold_in(jax.random.PRNGKey(seed), counter), shape, dt, **params)
+        def k(seed: Any, counter: Any, values: tuple) -> Any:
+            key = jax.random.fold_in(jax.random.PRNGKey(seed), counter)
+            return _jax_draw(kind, key, shape, dt, **dict(zip(names, values)))
 
         dev = gen.device
         placed = None if dev.type == "cpu" else jax.sharding.SingleDeviceSharding(_device.jax_device(dev))
         k = _draw_kernels[key] = jax.jit(k, out_shardings=placed)
     counter = gen._counter
     gen._counter += 1
-    return lazy.call(k, (np.int64(gen._seed & 0xFFFFFFFF), np.int64(counter)))
+    return lazy.call(k, (np.int64(gen._seed & 0xFFFFFFFF), np.int64(counter), tuple(values)))
 
 
 def _jax_draw(kind: str, key: Any, shape: tuple, dt: D.dtype, **p: Any) -> Any:
