@@ -147,6 +147,16 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "`ViewBackward0`, ...), but hooks cannot be registered on those shown nodes (NotImplementedError).",
         "torchlike runs such an op as one kernel with one backward node.",
     ),
+    "nondifferentiable_edges": (
+        "autograd", "Tensor inputs that are never differentiated (`where`'s condition, the indices of `gather`, "
+        "`index_select` and `embedding`, `masked_fill`'s mask) appear in `grad_fn.next_functions` as `(None, 0)`, "
+        "where torch leaves them out; `pow(number, tensor)` shows an extra such entry and `clamp` with a tensor "
+        "`min` lacks torch's trailing one. In-place comparisons (`eq_`, ...) and random fills (`normal_`, ...) of a "
+        "tensor that requires grad record no `grad_fn` (torch records one whose gradient is zero). Gradients are "
+        "the same.",
+        "The op spec records one edge per tensor argument; it does not yet declare which parameters torch's "
+        "derivative table leaves out.",
+    ),
     "pinned_memory": (
         "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",
         "JAX manages host-device transfers itself; torchlike keeps no page-locked buffers.",
