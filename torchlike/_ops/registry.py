@@ -365,34 +365,36 @@ def defrandom(body: Callable | None = None, *, name: str | None = None, namespac
     return deco
 
 
+def _parameter_text(params: list) -> tuple:
+    """The source text of a generated function's parameter list (``["x", "*", "dim=_d_dim"]``) and the
+    defaults it names (``{"_d_dim": None}``), for ``exec``: the generated wrappers keep torch's signatures and
+    bind their arguments in C."""
+    parts, defaults, star = [], {}, False
+    for p in params:
+        text = p.name
+        if p.kind is p.VAR_POSITIONAL:
+            text, star = "*" + p.name, True
+        elif p.kind is p.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        if p.default is not p.empty:
+            defaults[f"_d_{p.name}"] = p.default
+            text += f"=_d_{p.name}"
+        parts.append(text)
+    return parts, defaults
+
+
 def _forwarding_function(name: str, sig: inspect.Signature, call: str, ns: dict, module: str,
                          drop: str | None = None) -> Callable:  # fmt: skip
     """A function ``name`` with signature ``sig`` (less parameter ``drop``) returning ``call`` formatted with
     its arguments forwarded (positional ones by position, keyword-only ones by name). Generated, so argument
     binding stays in C."""
-    parts, forward, defaults = [], [], {}
-    star = False
-    for p in sig.parameters.values():
-        if p.name == drop:
-            continue
-        text = p.name
-        if p.kind is p.VAR_POSITIONAL:
-            text = "*" + p.name
-            star = True
-            forward.append(text)
-        elif p.kind is p.KEYWORD_ONLY:
-            if not star:
-                parts.append("*")
-                star = True
-            forward.append(f"{p.name}={p.name}")
-        elif p.kind is p.POSITIONAL_OR_KEYWORD:
-            forward.append(p.name)
-        else:
-            raise TypeError(f"random op {name}: parameter {p} is not supported")
-        if p.default is not p.empty:
-            defaults[f"_d_{p.name}"] = p.default
-            text += f"=_d_{p.name}"
-        parts.append(text)
+    params = [p for p in sig.parameters.values() if p.name != drop]
+    if any(p.kind not in (p.VAR_POSITIONAL, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+        raise TypeError(f"random op {name}: positional-only and **kwargs parameters are not supported")
+    parts, defaults = _parameter_text(params)
+    forward = [f"*{p.name}" if p.kind is p.VAR_POSITIONAL else f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY
+               else p.name for p in params]  # fmt: skip
     src = f"def {name}({', '.join(parts)}):\n    return {call.format(', '.join(forward))}\n"
     ns = {**ns, **defaults}
     exec(src, ns)
@@ -418,20 +420,10 @@ def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool, inplace
     calls it when true (``nn.functional``'s form).
     """
     params = list(sig.parameters.values())
-    defaults: dict[str, Any] = {}
-    parts = []
-    seen_kwonly = False
-    for p in params:
-        text = p.name
-        if p.kind is p.VAR_POSITIONAL:
-            raise TypeError(f"op {op.name}: *args are not supported in op bodies")
-        if p.kind is p.KEYWORD_ONLY and not seen_kwonly:
-            parts.append("*")
-            seen_kwonly = True
-        if p.default is not p.empty:
-            defaults[f"_d_{p.name}"] = p.default
-            text += f"=_d_{p.name}"
-        parts.append(text)
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        raise TypeError(f"op {op.name}: *args are not supported in op bodies")
+    parts, defaults = _parameter_text(params)
+    seen_kwonly = "*" in parts
     first_inplace = ""
     if inplace is not None:
         if "inplace" in sig.parameters:
