@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import torchlike
-from torchlike.compat._cli import main
+from torchlike._cli import main
 from torchlike.compat._compare import RunResult, compare_runs
 from torchlike.compat._lines import unified_diff
 from torchlike.compat._report import format_result, html_report, markdown_report
@@ -108,13 +108,33 @@ def test_env(capsys: pytest.CaptureFixture[str]) -> None:
 def test_env_cache_folder_and_lazy_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from torchlike.compat._env import collect_env
 
-    monkeypatch.setenv("TORCHLIKE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TORCHLIKE_LAZY", "1")
     info = collect_env()
-    assert info["cache folder"] == f"{tmp_path / 'cache'} (not created yet)"
+    import jax
     import torchlike.lazy as lazy
 
     assert info["lazy mode"] == f"{'on' if lazy.enabled() else 'off'} (torchlike.lazy.enabled(); TORCHLIKE_LAZY=1)"
+    folder = jax.config.jax_compilation_cache_dir
+    assert info["cache folder"].startswith(folder if folder else "off"), info["cache folder"]
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"XDG_CACHE_HOME": "{tmp}/xdg"}, r"{tmp}/xdg/torchlike/jax \(\d+ files, [\d.]+ MB\)"),
+        ({"TORCHLIKE_CACHE_DIR": "{tmp}/mine"}, r"{tmp}/mine \(\d+ files, [\d.]+ MB\)"),
+        ({"TORCHLIKE_CACHE": "0"}, r"off \(TORCHLIKE_CACHE=0\)"),
+    ],
+)
+def test_env_reports_the_cache_folder_in_use(tmp_path: Path, env: dict, expected: str) -> None:
+    # each in its own process: the folder is chosen once, when torchlike is imported
+    env = {k: v.format(tmp=tmp_path) for k, v in env.items()}
+    base = {k: v for k, v in os.environ.items() if k not in ("TORCHLIKE_CACHE", "TORCHLIKE_CACHE_DIR", "XDG_CACHE_HOME")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlike", "env", "--json"], env={**base, **env}, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(expected.format(tmp=re.escape(str(tmp_path))), json.loads(proc.stdout)["cache folder"])
 
 
 def test_run_passes_help_to_the_script(tmp_path: Path) -> None:
@@ -198,3 +218,27 @@ def test_compare_command_prints_the_diff(tmp_path: Path) -> None:
     proc = _torchlike("compare", "two.py", "--context", "1", cwd=tmp_path)
     assert proc.returncode == 1
     assert "  diff:\n    --- torch\n    +++ torchlike\n    @@ -8,2 +8,2 @@\n     7\n    -A\n    +B\n" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args, code",
+    [(["--help"], 0), (["run", "--help"], 0), (["compare", "--help"], 0), (["coverage", "--help"], 0),
+     (["env", "--help"], 0), (["--version"], 0), ([], 2), (["bogus"], 2), (["run"], 2), (["coverage", "no_such.py"], 2)],
+)  # fmt: skip
+def test_help_and_usage_errors_answer_before_jax_loads(args: list[str], code: int) -> None:
+    # -X importtime lists every module the process imported: help must not pay for JAX (~6 s on 2 cores)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "torchlike", *args], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == code, proc.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+    assert "torchlike" in imported and "jax" not in imported
+    assert (proc.stdout if code == 0 else proc.stderr).strip()
+
+
+def test_the_cli_still_runs_commands_after_the_early_parse(tmp_path: Path) -> None:
+    (tmp_path / "s.py").write_text("import torch\nprint(torch.ones(2).sum().item())\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "torchlike", "run", "s.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert (proc.returncode, proc.stdout) == (0, "2.0\n"), proc.stderr

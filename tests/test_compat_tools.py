@@ -20,7 +20,7 @@ import pytest
 
 from torchlike import compat
 from torchlike.compat import first_divergence, lines_match, missing_attribute_error
-from torchlike.compat._cli import _parse_compare, main
+from torchlike._cli import _parse_compare, main
 from torchlike.compat._compare import (
     DIVERGED,
     EXCEPTION,

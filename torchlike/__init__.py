@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import sys as _sys
 
-import jax as _jax
+
+def _is_cli() -> bool:
+    """Whether this process is `python -m torchlike ...` or the `torchlike` script."""
+    argv0 = _sys.argv[0] if _sys.argv else ""
+    if argv0 == "-m":  # runpy is importing the package on its way to __main__
+        orig = getattr(_sys, "orig_argv", [])
+        return any(a == "-m" and b == __name__ or a == "-m" + __name__ for a, b in zip(orig, orig[1:] + [""]))
+    return argv0.rsplit("/", 1)[-1].rsplit("\\", 1)[-1] == __name__
+
+
+if _is_cli():  # --help, --version and usage errors answer before JAX loads
+    from ._cli import answer_early as _answer_early
+
+    _answer_early()
+
+import jax as _jax  # noqa: E402
 
 # torch's int64/float64 need JAX's x64 mode; torch's float32 matmuls are full precision;
 # torch's default device is the CPU even when JAX sees a GPU.

@@ -2,7 +2,7 @@
 
 import sys
 
-from torchlike.compat._cli import main
+from torchlike._cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

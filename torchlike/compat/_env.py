@@ -24,14 +24,32 @@ def _version(distribution: str) -> str | None:
         return None
 
 
-def default_cache_dir() -> str:
-    """The compile cache folder: `$TORCHLIKE_CACHE_DIR`, else `~/.cache/torchlike`."""
-    return os.environ.get("TORCHLIKE_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "torchlike")
-
-
 def _home_as_tilde(path: str) -> str:
     home = os.path.expanduser("~")
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+def _cache_folder() -> str:
+    """The persistent compile cache this process uses (what `torchlike._cache.configure` set up at
+    import, or the user's own `jax_compilation_cache_dir`), with its size; or why there is none."""
+    import jax
+
+    from torchlike import _cache
+
+    path = jax.config.jax_compilation_cache_dir
+    if not path:
+        if _cache.cache_dir() is None:
+            return f"off (TORCHLIKE_CACHE={os.environ.get('TORCHLIKE_CACHE', '')})"
+        return f"off ({_home_as_tilde(_cache.cache_dir() or '')} could not be created)"
+    files = size = 0
+    try:
+        for entry in os.scandir(path):
+            if entry.is_file():
+                files += 1
+                size += entry.stat().st_size
+    except OSError:
+        return f"{_home_as_tilde(path)} (not readable)"
+    return f"{_home_as_tilde(path)} ({files} files, {size / 2**20:.1f} MB)"
 
 
 def _lazy_mode() -> str:
@@ -56,7 +74,6 @@ def collect_env() -> dict[str, object]:
 
     import torchlike
 
-    cache = default_cache_dir()
     return {
         "torchlike": torchlike.__version__,
         "Python": sys.version.replace("\n", " "),
@@ -69,7 +86,7 @@ def collect_env() -> dict[str, object]:
         "JAX devices": [str(d) for d in jax.devices()],
         "CUDA available (torchlike.cuda.is_available())": torchlike.cuda.is_available(),
         "lazy mode": _lazy_mode(),
-        "cache folder": _home_as_tilde(cache) + ("" if os.path.isdir(cache) else " (not created yet)"),
+        "cache folder": _cache_folder(),
         "optional extras": {name: _version(name) or f"not installed ({use})" for name, use in OPTIONAL.items()},
     }
 

@@ -29,7 +29,7 @@ def child_env_pythonpath(pythonpath: str | None) -> str:
 
 
 # Frames of these modules are the runner's, not the script's: tracebacks leave them out.
-_RUNNER_MODULES = {"runpy", __name__, "torchlike.compat._cli", "torchlike.compat._alias"}
+_RUNNER_MODULES = {"runpy", __name__, "torchlike._cli", "torchlike.compat._alias"}
 
 
 def _without_runner_frames(tb: types.TracebackType | None) -> types.TracebackType | None:

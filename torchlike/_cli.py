@@ -138,21 +138,41 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    code = _dispatch(argv, execute=True)
+    assert code is not None
+    return code
+
+
+def answer_early() -> None:
+    """Answer `--help`, `--version` and usage errors before JAX is imported (~0.1 s instead of ~7 s).
+
+    ``torchlike/__init__.py`` calls this first when the process is ``python -m torchlike ...`` or the
+    ``torchlike`` script; a command that does real work returns here and the import goes on.
+    """
+    code = _dispatch(list(sys.argv[1:]), execute=False)
+    if code is not None:
+        sys.stdout.flush()
+        raise SystemExit(code)
+
+
+def _dispatch(argv: list[str], execute: bool) -> int | None:
+    """Parse ``argv`` and run its command; with ``execute=False``, stop (returning None) where a
+    command would start real work, so only what argparse answers alone comes back."""
     parser, commands = build_parser()
     try:
         if argv and argv[0] == "run":  # its arguments go to the script: never let argparse read them
-            return _run(commands["run"], argv[1:])
+            return _run(commands["run"], argv[1:], execute)
         if argv and argv[0] == "compare":
-            return _compare(commands["compare"], argv[1:])
+            return _compare(commands["compare"], argv[1:], execute)
         args = parser.parse_args(argv)
         if args.version:
-            import torchlike
-
-            print(f"torchlike {torchlike.__version__}")
+            print(f"torchlike {_version()}")
             return 0
         if args.command == "coverage":
-            return _coverage(commands["coverage"], args)
+            return _coverage(commands["coverage"], args, execute)
         if args.command == "env":
+            if not execute:
+                return None
             from torchlike.compat._env import collect_env, format_env
 
             info = collect_env()
@@ -168,27 +188,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _run(parser: argparse.ArgumentParser, args: list[str]) -> int:
-    from torchlike.compat._run import run_module, run_script
+def _version() -> str:
+    """torchlike's version, read from version.py's text: importing it would load JAX (torch.version.cuda)."""
+    text = (Path(__file__).parent / "version.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"', text, re.M)
+    return match.group(1) if match else "unknown"
 
+
+def _run(parser: argparse.ArgumentParser, args: list[str], execute: bool = True) -> int | None:
     if not args:
         parser.error("a script or -m module is needed")
     first = args[0]
     if first in ("-h", "--help"):
         parser.print_help()
         return 0
-    if first == "-m":
-        if len(args) < 2:
-            parser.error("argument -m: expected a module name")
-        return run_module(args[1], args[2:])
-    if first.startswith("-m"):  # `-mmodule`, as python accepts
-        return run_module(first[2:], args[1:])
-    if first == "--":
-        if len(args) < 2:
-            parser.error("a script is needed after --")
-        return run_script(args[1], args[2:])
-    if first.startswith("-") and first != "-":
+    if first == "-m" and len(args) < 2:
+        parser.error("argument -m: expected a module name")
+    if first == "--" and len(args) < 2:
+        parser.error("a script is needed after --")
+    if first.startswith("-") and first not in ("-", "--") and not first.startswith("-m"):
         parser.error(f"unrecognized option {first!r} (options of the script go after the script)")
+    if not execute:
+        return None
+    from torchlike.compat._run import run_module, run_script
+
+    if first.startswith("-m"):  # `-m module`, or `-mmodule` as python accepts
+        return run_module(args[1], args[2:]) if first == "-m" else run_module(first[2:], args[1:])
+    if first == "--":
+        return run_script(args[1], args[2:])
     return run_script(first, args[1:])
 
 
@@ -242,10 +269,7 @@ def _parse_compare(args: list[str]) -> tuple[dict[str, str], str | None, list[st
     return options, target, script_args
 
 
-def _compare(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    from torchlike.compat._compare import CompareResult, compare_script, find_scripts, script_options
-    from torchlike.compat._report import format_result, format_summary, write_report
-
+def _compare(parser: argparse.ArgumentParser, argv: list[str], execute: bool = True) -> int | None:
     try:
         options, target, script_args = _parse_compare(argv)
     except ValueError as e:
@@ -262,6 +286,13 @@ def _compare(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         ignore = re.compile(args.ignore) if args.ignore is not None else None
     except re.error as e:
         parser.error(f"argument --ignore: {e}")
+    if not os.path.exists(target):
+        parser.error(f"no such file or directory: {target}")
+    if not execute:
+        return None
+    from torchlike.compat._compare import CompareResult, compare_script, find_scripts, script_options
+    from torchlike.compat._report import format_result, format_summary, write_report
+
     if os.path.isdir(target):
         scripts = find_scripts(target)
         if not scripts:
@@ -298,12 +329,14 @@ def _compare(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-def _coverage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from torchlike.compat._coverage import coverage_json, format_coverage, scan
-
+def _coverage(parser: argparse.ArgumentParser, args: argparse.Namespace, execute: bool = True) -> int | None:
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         parser.error(f"no such file or directory: {', '.join(missing)}")
+    if not execute:
+        return None
+    from torchlike.compat._coverage import coverage_json, format_coverage, scan
+
     names, errors = scan(args.paths)
     if args.json:
         print(json.dumps(coverage_json(names, errors), indent=2))
