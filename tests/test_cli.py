@@ -111,6 +111,7 @@ def test_env_cache_folder_and_lazy_setting(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("TORCHLIKE_LAZY", "1")
     info = collect_env()
     import jax
+
     import torchlike.lazy as lazy
 
     assert info["lazy mode"] == f"{'on' if lazy.enabled() else 'off'} (torchlike.lazy.enabled(); TORCHLIKE_LAZY=1)"
