@@ -130,9 +130,15 @@ def test_env_cache_folder_and_lazy_setting(monkeypatch: pytest.MonkeyPatch, tmp_
 def test_env_reports_the_cache_folder_in_use(tmp_path: Path, env: dict, expected: str) -> None:
     # each in its own process: the folder is chosen once, when torchlike is imported
     env = {k: v.format(tmp=tmp_path) for k, v in env.items()}
-    base = {k: v for k, v in os.environ.items() if k not in ("TORCHLIKE_CACHE", "TORCHLIKE_CACHE_DIR", "XDG_CACHE_HOME")}
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("TORCHLIKE_CACHE", "TORCHLIKE_CACHE_DIR", "XDG_CACHE_HOME")
+    }
     proc = subprocess.run(
-        [sys.executable, "-m", "torchlike", "env", "--json"], env={**base, **env}, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "torchlike", "env", "--json"],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert re.fullmatch(expected.format(tmp=re.escape(str(tmp_path))), json.loads(proc.stdout)["cache folder"])
