@@ -123,6 +123,33 @@ class _Program:
         self.key = (tuple(entries), self.roots, self.wanted)
 
 
+class _Spent:
+    """An array argument of a node that saved nothing, after its backward ran: shape and dtype only."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: Any) -> None:
+        self.shape, self.dtype = shape, dtype
+
+
+def _spend(args: list | None) -> list | None:
+    if args is None:
+        return None
+
+    def one(x: Any) -> Any:
+        return _Spent(tuple(x.shape), x.dtype) if isinstance(x, (jax.Array, np.ndarray, lazy.LazyArray)) else x
+
+    return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
+
+
+def _revive(args: list) -> list:
+    """Zeros in place of spent arrays (values the node's gradient does not read)."""
+    def one(x: Any) -> Any:
+        return jnp.zeros(x.shape, x.dtype) if type(x) is _Spent else x
+
+    return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
+
+
 def _arg_sig(args: list) -> tuple:
     sig = []
     for a in args:
@@ -405,6 +432,9 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         wanted_edges = [edge_of(t) for t in inputs]
     prog = _Program(root_edges, wanted_edges)
     _check_versions(prog.nodes)
+    for n in prog.nodes:
+        if n.freed and n.args is not None:
+            n.args = _revive(n.args)
     node_args = [n.args for n in prog.nodes]
     device = grads[0]._buf.device if grads else None
 
@@ -422,8 +452,10 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
     if not retain_graph:
         for n in prog.nodes:
-            if n.needs_saved:
-                n.args = None
+            # torch: a node that saved nothing holds no tensor after backward (it may run again: its
+            # gradient depends on shapes only). Keeping the arrays kept every step's activations alive
+            # for as long as the loss was referenced, and made them outputs of the lazy program.
+            n.args = None if n.needs_saved else _spend(n.args)
             n.freed = True
             if n.kernel is None:
                 n._freed = True
