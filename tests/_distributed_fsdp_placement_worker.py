@@ -16,24 +16,22 @@ import os
 import jax
 import numpy as np
 
-assert len(jax.local_devices(backend="cpu")) == 2, "needs XLA_FLAGS=--xla_force_host_platform_device_count=2"
-
 import torchlike as torch
 from torchlike import nn
 from torchlike._core import device as _device
 from torchlike.distributed import device_mesh as _mesh_mod
+from torchlike.distributed.device_mesh import DeviceMesh
+from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP
+from torchlike.distributed.fsdp import ShardingStrategy
+from torchlike.distributed.fsdp.wrap import ModuleWrapPolicy
 
+assert len(jax.local_devices(backend="cpu")) == 2, "needs XLA_FLAGS=--xla_force_host_platform_device_count=2"
 FAKE = os.environ.get("FAKE_CUDA") == "1"
-if FAKE:
+if FAKE:  # read through the modules at call time, so patching them here is enough
     cpus = tuple(jax.local_devices(backend="cpu"))
     _device._gpus = lambda: cpus
     _device.from_jax = lambda j: _device.device("cuda", cpus.index(j))
     _mesh_mod._platform = lambda device_type: "cpu"
-
-from torchlike.distributed.device_mesh import DeviceMesh  # noqa: E402
-from torchlike.distributed.fsdp import FullyShardedDataParallel as FSDP  # noqa: E402
-from torchlike.distributed.fsdp import ShardingStrategy  # noqa: E402
-from torchlike.distributed.fsdp.wrap import ModuleWrapPolicy  # noqa: E402
 
 V, D = 64, 32
 DEV = "cuda:0" if FAKE else "cpu"
@@ -101,7 +99,9 @@ def state_tensors(opt):
 
 
 ref = build()
-_, ref_losses, ref_params = train(ref, lambda: {k: v.detach().cpu().numpy() for k, v in ref.state_dict().items()}, to=DEV)
+_, ref_losses, ref_params = train(
+    ref, lambda: {k: v.detach().cpu().numpy() for k, v in ref.state_dict().items()}, to=DEV
+)
 
 result = {"fake_cuda": FAKE}
 for name, strategy in (("full_shard", ShardingStrategy.FULL_SHARD), ("no_shard", ShardingStrategy.NO_SHARD)):
