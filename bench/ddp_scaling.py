@@ -20,7 +20,7 @@ Variants (``--variants``), each in fresh processes:
 GPU, 12 steps, 3 of them warm-up) for torch DDP, torch FSDP, torchlike DDP, torchlike
 DataParallel+compile and torchlike FSDP on ``--gpus`` (default 1,2): tokens/s, scaling efficiency,
 per-GPU peak memory, the losses of every step against torch DDP's at the same GPU count, with torch
-FSDP vs torch DDP as the torch-vs-torch noise floor; then a memory model (a 24-layer d=1024 GPT, one
+FSDP vs torch DDP as the torch-vs-torch noise floor; then a memory model (an 8-layer d=2048 GPT, one
 short sequence per GPU, so parameters and AdamW state dominate) on the most GPUs for torchlike FSDP,
 torchlike DDP, torch FSDP and torch DDP. 1-GPU runs share the machine, each pinned to a free GPU (``--pair``);
 each run has ``--timeout`` seconds (170) and none runs past ``--budget-s`` (480): a failed, late or
@@ -64,8 +64,9 @@ MULTICAST_OFF = {
 }
 TINY = dict(layers=2, d=64, heads=4, seq=32, batch=0, vocab=128)
 GPT12 = dict(layers=12, d=768, heads=12, seq=1024, batch=0, vocab=8192)  # issue 24's weak-scaling model (~98M)
-# parameters and AdamW state dominate memory (~320M parameters, 16 bytes each): the FSDP memory check
-MEMORY = dict(layers=24, d=1024, heads=16, seq=128, batch=0, vocab=8192)
+# parameters and AdamW state dominate memory (~420M parameters, 16 bytes each): the FSDP memory check.
+# Few wide layers: XLA's compile time grows with the layer count, and the run must fit a short budget.
+MEMORY = dict(layers=8, d=2048, heads=16, seq=128, batch=0, vocab=8192)
 TINY_MEMORY = dict(layers=2, d=128, heads=4, seq=16, batch=0, vocab=128)
 
 
@@ -320,7 +321,7 @@ class _Job:
     """One run: a variant on n GPUs, started as a process group (killed whole on a timeout)."""
 
     def __init__(self, a: argparse.Namespace, variant: str, n: int, outdir: str, gpu: int | None) -> None:
-        self.variant, self.n, self.outdir = variant, n, outdir
+        self.args, self.variant, self.n, self.outdir = a, variant, n, outdir
         cmd, env = _command(a, variant, n, outdir)
         if gpu is not None:  # a 1-GPU run pinned to its own GPU, next to another one
             env["CUDA_VISIBLE_DEVICES"] = str(gpu)
@@ -356,8 +357,8 @@ class _Job:
         return {"variant": self.variant, "gpus": self.n, "error": why + "\n" + "\n".join(tail), "wall_s": wall}
 
 
-def _run(a: argparse.Namespace, jobs: list, outdir: str, deadline: float) -> list:
-    """Run ``jobs`` [(variant, n)] in order. With ``--pair``, 1-GPU runs share the machine: each is
+def _run(a: argparse.Namespace, jobs: list, deadline: float) -> list:
+    """Run ``jobs`` [(args, variant, n, outdir)] in order. With ``--pair``, 1-GPU runs share the machine: each is
     pinned to a free GPU of 0 and 1 as soon as one is free; a multi-GPU run waits for the machine to
     be empty and runs alone. A run gets at most ``--timeout`` seconds and never passes ``deadline``;
     a failing, late or skipped run is recorded and the rest go on."""
@@ -370,7 +371,7 @@ def _run(a: argparse.Namespace, jobs: list, outdir: str, deadline: float) -> lis
             for slot, job in list(running.items()):
                 if block or job.proc.poll() is not None or time.perf_counter() > job.until:
                     row = job.finish(job.until)
-                    row["model_name"] = a.model
+                    row["model_name"] = job.args.model
                     rows.append(row)
                     _print_row(row)
                     del running[slot]
@@ -378,20 +379,21 @@ def _run(a: argparse.Namespace, jobs: list, outdir: str, deadline: float) -> lis
             time.sleep(0.2)
 
     while queue:
-        v, n = queue[0]
+        ja, v, n, outdir = queue[0]
         if deadline - time.perf_counter() < a.min_run_s:
-            for sv, sn in queue:
-                rows.append({"variant": sv, "gpus": sn, "error": "skipped: out of time", "wall_s": 0.0})
+            for sa, sv, sn, _ in queue:
+                rows.append({"variant": sv, "gpus": sn, "model_name": sa.model, "error": "skipped: out of time",
+                             "wall_s": 0.0})  # fmt: skip
                 print(f"{sv:22s} {sn:4d} SKIPPED (the time budget is spent)", flush=True)
             break
         shared = a.pair and n == 1
         free = [g for g in (0, 1) if g not in running] if shared and None not in running else []
         if shared and free:
             queue.pop(0)
-            job = _Job(a, v, n, outdir, free[0])
+            job = _Job(ja, v, n, outdir, free[0])
         elif not running:
             queue.pop(0)
-            job = _Job(a, v, n, outdir, None)
+            job = _Job(ja, v, n, outdir, None)
         else:
             reap(block=False)
             continue
@@ -403,7 +405,7 @@ def _run(a: argparse.Namespace, jobs: list, outdir: str, deadline: float) -> lis
 
 
 def _print_row(row: dict) -> None:
-    v, n = row["variant"], row["gpus"]
+    v, n = row["variant"] + (" (memory)" if row.get("model_name") == "memory" else ""), row["gpus"]
     if "error" in row:
         print(f"{v:22s} {n:4d} FAILED ({row['wall_s']:.0f} s): " + row["error"].replace("\n", "\n    "), flush=True)
         return
@@ -484,7 +486,9 @@ def _checks(rows: list, gpus: list, losses: dict, memory: dict | None) -> list:
         line(ok, f"torchlike DDP peak <= 1.2 x torch DDP's at {n} GPU(s): "
                  f"{l and round(l['peak_mem_bytes_per_gpu'] / 2**30, 2)} vs {t and round(t['peak_mem_bytes_per_gpu'] / 2**30, 2)} GiB")  # fmt: skip
     hi = gpus[-1]
-    line(("torchlike-fsdp", hi) in by, f"torchlike FSDP runs at {hi} GPUs")
+    ran = next((r for r in rows if r["variant"] == "torchlike-fsdp" and r["gpus"] == hi), None)
+    skipped = ran is None or ran.get("error", "").startswith("skipped")
+    line(None if skipped else "error" not in ran, f"torchlike FSDP runs at {hi} GPUs")
     if memory is not None:
         m = {r["variant"]: r for r in memory["rows"] if "error" not in r and r["gpus"] == hi}
         f, d = m.get("torchlike-fsdp"), m.get("torchlike-ddp")
@@ -522,7 +526,7 @@ def main() -> None:
     )
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     p.add_argument("--model", choices=["default", "gpt12", "memory"], default=None,
-                   help="default: 6L d512 seq 256; gpt12: 12L d768 seq 1024; memory: 24L d1024 seq 128")
+                   help="default: 6L d512 seq 256; gpt12: 12L d768 seq 1024; memory: 8L d2048 seq 128")
     p.add_argument("--tiny", action="store_true", help="a 2-layer d=64 GPT (smoke runs)")
     p.add_argument("--must-show", action="store_true", help="issue 32's matrix (see the module doc)")
     p.add_argument("--out", default=None)
@@ -569,17 +573,25 @@ def main() -> None:
     mem_args = argparse.Namespace(**{**vars(a), "model": "memory", "steps": 3, "warmup": 1,
                                      "scaling": "weak", "batch_per_gpu": 1})  # fmt: skip
     hi = max(gpus)
-    # the order is the priority when the budget runs short: 1-GPU runs (paired), then the 2-GPU runs
-    # sharing GPUs, the long (torchlike: compiles) runs start first, so the short ones fill in beside them
+    # The order is the priority when the budget runs short. Sharing GPUs, the long (torchlike:
+    # compiles) 1-GPU runs start first, so the short ones fill in beside them. torch FSDP on the most
+    # GPUs only gives the noise floor there, so it and the torch memory rows come last.
     first = sorted(variants, key=lambda v: not v.startswith("torchlike-")) if a.pair else variants
-    main_jobs = [(v, gpus[0]) for v in first] + [(v, n) for n in gpus[1:] for v in variants]
-    mem_jobs = [(v, hi) for v in ("torchlike-fsdp", "torchlike-ddp", "torch-fsdp", "torch-ddp")] if must else []
+    late = {"torch-fsdp"} if must else set()
+    jobs = [(a, v, gpus[0], outdir) for v in first]
+    jobs += [(a, v, n, outdir) for n in gpus[1:] for v in variants if v not in late]
+    if must:
+        jobs += [(mem_args, v, hi, mem_outdir) for v in ("torchlike-fsdp", "torchlike-ddp")]
+    jobs += [(a, v, n, outdir) for n in gpus[1:] for v in variants if v in late]
+    if must:
+        jobs += [(mem_args, v, hi, mem_outdir) for v in ("torch-fsdp", "torch-ddp")]
+    if must:
+        print(f"(memory) rows: the memory model ({'tiny' if a.tiny else '8L d2048'}, one sequence of "
+              f"{(TINY_MEMORY if a.tiny else MEMORY)['seq']} per GPU, {hi} GPUs)", flush=True)
     print(_HEADER, flush=True)
-    rows = _run(a, main_jobs, outdir, deadline)
-    mem_rows: list = []
-    if mem_jobs:
-        print(f"memory model ({'tiny' if a.tiny else '24L d1024'}, one sequence of {TINY_MEMORY['seq'] if a.tiny else MEMORY['seq']} per GPU, {hi} GPUs):", flush=True)
-        mem_rows = _run(mem_args, mem_jobs, mem_outdir, deadline)
+    all_rows = _run(a, jobs, deadline)
+    rows = [r for r in all_rows if r.get("model_name") != "memory"]
+    mem_rows = [r for r in all_rows if r.get("model_name") == "memory"]
     _derive(a, rows, gpus, outdir)
     losses = _loss_diffs(rows)
     memory = None
