@@ -104,6 +104,14 @@ def test_a_kept_loss_holds_no_activation_after_backward():
     y.backward()
     y.backward()
     assert v.grad.tolist() == [2.0, 2.0, 2.0]
+    # only the differentiable inputs are dropped: a dropout mask (an argument, not an input) stays
+    torch.manual_seed(0)
+    d = torch.ones(64, requires_grad=True)
+    z = torch.nn.functional.dropout(d, 0.5).sum()
+    z.backward()
+    first = d.grad.clone()
+    z.backward()
+    assert (d.grad == 2 * first).all() and 0 < first.count_nonzero() < 64
 
 
 def test_backward_twice_raises():

@@ -132,14 +132,27 @@ class _Spent:
         self.shape, self.dtype = shape, dtype
 
 
-def _spend(args: list | None) -> list | None:
-    if args is None:
-        return None
+# ops that declare no saves (saves only drive torch's version errors) but whose gradient reads the
+# values of their differentiable inputs: nansum (the NaN mask), lerp with a tensor weight, kron
+_READS_INPUTS = frozenset({"NansumBackward0", "LerpBackward1", "UnsafeViewBackward0"})
 
-    def one(x: Any) -> Any:
-        return _Spent(tuple(x.shape), x.dtype) if isinstance(x, (jax.Array, np.ndarray, lazy.LazyArray)) else x
 
-    return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
+def _spend(n: Node) -> list | None:
+    """The arguments of ``n`` with its differentiable inputs' arrays dropped (shape and dtype kept):
+    such a node's gradient is linear in them. Non-differentiable arguments (masks, noise) stay."""
+    args = n.args
+    if args is None or type(n).__name__ in _READS_INPUTS:
+        return args
+    out = list(args)
+    for pos, j in n.diff:
+        a = out[pos]
+        if j is None:
+            if isinstance(a, (jax.Array, np.ndarray, lazy.LazyArray)):
+                out[pos] = _Spent(tuple(a.shape), a.dtype)
+        elif isinstance(a[j], (jax.Array, np.ndarray, lazy.LazyArray)):
+            a = out[pos] = list(a)
+            a[j] = _Spent(tuple(a[j].shape), a[j].dtype)
+    return out
 
 
 def _revive(args: list) -> list:
@@ -452,10 +465,10 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
     if not retain_graph:
         for n in prog.nodes:
-            # torch: a node that saved nothing holds no tensor after backward (it may run again: its
-            # gradient depends on shapes only). Keeping the arrays kept every step's activations alive
-            # for as long as the loss was referenced, and made them outputs of the lazy program.
-            n.args = None if n.needs_saved else _spend(n.args)
+            # torch: a node that saved nothing holds no input after backward (it may run again: its
+            # gradient depends on their shapes only). Keeping the arrays kept every step's activations
+            # alive for as long as the loss was referenced, and made them outputs of the lazy program.
+            n.args = None if n.needs_saved else _spend(n)
             n.freed = True
             if n.kernel is None:
                 n._freed = True
