@@ -75,6 +75,45 @@ def test_no_growth_over_many_steps():
     assert count() <= base + 2
 
 
+def test_a_kept_loss_holds_no_activation_after_backward():
+    """torch frees what a graph saved at backward; nodes that saved nothing (views, adds, splits)
+    hold no tensor either. A training loop that keeps its losses (``losses.append(loss)``) kept
+    every step's activations alive here (issue 32: 59 GiB on a GPT), and in lazy mode they became
+    outputs of every step's program."""
+    import jax
+
+    w = torch.ones(64, 64, requires_grad=True)
+    x = torch.ones(32, 64)
+    losses = []
+    arrays = []
+    for _ in range(6):
+        h = (x @ w).view(32, 8, 8).transpose(0, 1).reshape(8, 256)
+        a, b = h.split(128, dim=1)
+        loss = (a + b).tanh().sum()
+        loss.backward()
+        losses.append(loss)  # the graph stays reachable through loss.grad_fn
+        del h, a, b, loss
+        w.grad = None
+        torch.lazy.mark_step() if torch.lazy.enabled() else None
+        gc.collect()
+        arrays.append(sum(1 for a in jax.live_arrays() if a.shape in ((32, 64), (8, 256), (8, 128), (32, 8, 8))))
+    assert arrays[-1] == arrays[1], arrays
+    # torch: a graph of nodes that saved nothing may run backward again, from shapes alone
+    v = torch.ones(3, requires_grad=True)
+    y = (v + 1).view(3, 1).sum()
+    y.backward()
+    y.backward()
+    assert v.grad.tolist() == [2.0, 2.0, 2.0]
+    # only the differentiable inputs are dropped: a dropout mask (an argument, not an input) stays
+    torch.manual_seed(0)
+    d = torch.ones(64, requires_grad=True)
+    z = torch.nn.functional.dropout(d, 0.5).sum()
+    z.backward()
+    first = d.grad.clone()
+    z.backward()
+    assert (d.grad == 2 * first).all() and 0 < first.count_nonzero() < 64
+
+
 def test_backward_twice_raises():
     w = torch.ones(3, requires_grad=True)
     y = (w * w).sum()

@@ -290,8 +290,8 @@ def test_fsdp1_and_distributed_checkpoint_across_device_counts(tmp_path):
 def test_lazy_ddp_step_is_one_program_with_the_all_reduce(tmp_path):
     """In lazy mode DDP's gradient all-reduce is recorded into the pending graph: buffer broadcast,
     forward, backward, all-reduce and SGD update run as one SPMD program over the two processes (one
-    flush per step),
-    and the parameters equal a model trained on the global batch (a no_sync step included)."""
+    flush per step), and the parameters equal a model trained on the global batch (a no_sync step
+    included). In the steady state the step is one compiled program and live memory does not grow."""
     cmd = [sys.executable, "-m", "torchlike.distributed.run", "--nproc-per-node", "2",
            "--master-port", str(_free_port()), os.path.join(HERE, "_distributed_ddp_lazy_worker.py")]  # fmt: skip
     proc = subprocess.run(cmd, cwd=ROOT, env=_env(TORCHLIKE_LAZY="1"), capture_output=True, text=True, timeout=240)
@@ -299,7 +299,40 @@ def test_lazy_ddp_step_is_one_program_with_the_all_reduce(tmp_path):
     results = [json.loads(l[len("RESULT ") :]) for l in proc.stdout.splitlines() if l.startswith("RESULT ")]
     assert sorted(r["rank"] for r in results) == [0, 1]
     for r in results:
-        assert r["flushes"] == [1] * 6, r
+        assert r["flushes"] == [1] * 10 and r["programs"] == [1] * 10, r
         assert r["param_diff"] < 1e-6, r
         assert r["spmd_compiled"] >= 1 and r["compile_failures"] == 0, r
-        assert r["calls"] == [7, 7], r  # the buffers, broadcast inside the program, are rank 0's
+        assert r["calls"] == [11, 11], r  # the buffers, broadcast inside the program, are rank 0's
+        # steady state (issue 32): each step is the one compiled SPMD program, nothing new compiles, and
+        # the live arrays stay constant although the loop keeps every loss (and with it its graph)
+        assert r["hot"][5:] == [1] * 5 and len(set(r["compiled_after_step"][5:])) == 1, r
+        assert len(set(r["live_arrays"][1:])) == 1, r
+
+
+@pytest.mark.parametrize("lazy", ["0", "1"])
+def test_fsdp_over_two_devices_with_host_batches_and_sharded_memory(lazy):
+    """Issue 32: FSDP1 on 2 devices as bench/ddp_scaling.py runs it (model on the first device, host
+    token batches), with the CPU devices dressed as GPUs so the batch's ``cpu`` meets parameters on
+    ``cuda:0`` (before the fix: torch's two-devices error from F.embedding); then each device holds
+    half the parameters, gradients and AdamW state that NO_SHARD (DDP's replicated layout) holds."""
+    results = {}
+    for fake in ("1", "0"):
+        proc = subprocess.run(
+            [sys.executable, os.path.join(HERE, "_distributed_fsdp_placement_worker.py")],
+            env=_env(XLA_FLAGS="--xla_force_host_platform_device_count=2", TORCHLIKE_LAZY=lazy, FAKE_CUDA=fake),
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
+        results[fake] = json.loads(line[len("RESULT ") :])
+    for fake, device in (("1", "cuda:0"), ("0", "cpu")):
+        full, rep = results[fake]["full_shard"], results[fake]["no_shard"]
+        for r in (full, rep):
+            assert r["loss_max_diff"] < 1e-5 and r["param_max_diff"] < 1e-4, r
+            assert r["param_devices"] == [device] and r["output_device"] == device, r
+            assert r["output_spec"] == "P('dim_0',)", r  # the batch is split over the two devices
+        assert full["param_specs"] == full["grad_specs"] == full["state_specs"] == ["P('dim_0',)"], full
+        assert rep["param_specs"] == rep["grad_specs"] == rep["state_specs"] == ["P()"], rep
+        for key in ("param_bytes", "grad_bytes", "state_bytes"):
+            assert full[key][0] == full[key][1] and 2 * full[key][1] == rep[key][1], (key, full, rep)
+        assert rep["param_bytes"] == [full["total_param_bytes"]] * 2

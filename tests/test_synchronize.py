@@ -28,6 +28,21 @@ def test_device_barrier_waits_on_the_cpu():
     assert y.is_ready()
 
 
+def test_device_barrier_asks_the_devices_own_backend(monkeypatch):
+    # On a GPU host jax.live_arrays() lists the GPU backend's arrays only, so a barrier on the CPU
+    # device that asked the default backend waited for nothing (the H200 failure of the test above).
+    real = jax.live_arrays
+    monkeypatch.setattr(jax, "live_arrays", lambda platform=None: real(platform) if platform == "cpu" else [])
+    dev = jax.devices("cpu")[0]
+    x = jax.device_put(jnp.full((600, 600), 0.01, jnp.float32), dev)
+    _slow(x).block_until_ready()
+    y = _slow(x)
+    if y.is_ready():
+        pytest.skip("the CPU ran the program synchronously: nothing to wait for")
+    device_barrier(dev)
+    assert y.is_ready()
+
+
 def test_device_barrier_ignores_donated_arrays():
     dev = jax.devices("cpu")[0]
     f = jax.jit(lambda a: a + 1, donate_argnums=0)

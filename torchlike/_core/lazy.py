@@ -670,7 +670,9 @@ def _build_spmd(prog: _Program, leaves: list, structs: list) -> None:
         return [o.reshape(1) if o.ndim == 0 else o for o in _run_plan(plan, live, xs)]
 
     in_specs = tuple(P() if sc else P(axis) for sc in scalar)
-    fn = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=P(axis), check_vma=False))
+    # donated like the single-device program's: parameters, gradients and optimizer state are updated in place
+    fn = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=P(axis), check_vma=False),
+                 donate_argnums=prog.donate)
     _spmd_tracing = True
     try:
         prog.compiled = fn.lower(*_spmd_args(mesh, leaves, scalar)).compile()

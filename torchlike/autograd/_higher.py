@@ -96,6 +96,7 @@ def run(prog: Any, grads: list) -> tuple:
                 args[pos][j] = p
         name = type(node).__name__
         outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
+        _reads_its_inputs(outs)
         for tgt, g in zip(prog.entries[i][2], outs):
             if g is not None:
                 send(tgt, g)
@@ -106,3 +107,10 @@ def run(prog: Any, grads: list) -> tuple:
                 wanted[w] = leaf[tgt[1]]
     return leaf, wanted
 
+
+def _reads_its_inputs(outs: Any) -> None:
+    """A recorded VJP's gradient reads its inputs' values: like torch's saved tensors, they are freed
+    by a backward through it, and a second backward raises."""
+    for o in outs:
+        if isinstance(o, Tensor) and o._node is not None:
+            o._node.needs_saved = True

@@ -123,6 +123,46 @@ class _Program:
         self.key = (tuple(entries), self.roots, self.wanted)
 
 
+class _Spent:
+    """An array argument of a node that saved nothing, after its backward ran: shape and dtype only."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: Any) -> None:
+        self.shape, self.dtype = shape, dtype
+
+
+# ops that declare no saves (saves only drive torch's version errors) but whose gradient reads the
+# values of their differentiable inputs: nansum (the NaN mask), lerp with a tensor weight, kron
+_READS_INPUTS = frozenset({"NansumBackward0", "LerpBackward1", "UnsafeViewBackward0"})
+
+
+def _spend(n: Node) -> list | None:
+    """The arguments of ``n`` with its differentiable inputs' arrays dropped (shape and dtype kept):
+    such a node's gradient is linear in them. Non-differentiable arguments (masks, noise) stay."""
+    args = n.args
+    if args is None or type(n).__name__ in _READS_INPUTS:
+        return args
+    out = list(args)
+    for pos, j in n.diff:
+        a = out[pos]
+        if j is None:
+            if isinstance(a, (jax.Array, np.ndarray, lazy.LazyArray)):
+                out[pos] = _Spent(tuple(a.shape), a.dtype)
+        elif isinstance(a[j], (jax.Array, np.ndarray, lazy.LazyArray)):
+            a = out[pos] = list(a)
+            a[j] = _Spent(tuple(a[j].shape), a[j].dtype)
+    return out
+
+
+def _revive(args: list) -> list:
+    """Zeros in place of spent arrays (values the node's gradient does not read)."""
+    def one(x: Any) -> Any:
+        return jnp.zeros(x.shape, x.dtype) if type(x) is _Spent else x
+
+    return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
+
+
 def _arg_sig(args: list) -> tuple:
     sig = []
     for a in args:
@@ -405,6 +445,9 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         wanted_edges = [edge_of(t) for t in inputs]
     prog = _Program(root_edges, wanted_edges)
     _check_versions(prog.nodes)
+    for n in prog.nodes:
+        if n.freed and n.args is not None:
+            n.args = _revive(n.args)
     node_args = [n.args for n in prog.nodes]
     device = grads[0]._buf.device if grads else None
 
@@ -422,8 +465,10 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
     if not retain_graph:
         for n in prog.nodes:
-            if n.needs_saved:
-                n.args = None
+            # torch: a node that saved nothing holds no input after backward (it may run again: its
+            # gradient depends on their shapes only). Keeping the arrays kept every step's activations
+            # alive for as long as the loss was referenced, and made them outputs of the lazy program.
+            n.args = None if n.needs_saved else _spend(n)
             n.freed = True
             if n.kernel is None:
                 n._freed = True

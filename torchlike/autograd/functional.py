@@ -55,6 +55,9 @@ def _run(transform: Callable, func: Callable, inputs: tuple, extra: tuple, creat
         from .._ops import registry
 
         result = registry.apply_pure("FunctionalBackward", kernel, args)
+        for o in jax.tree_util.tree_leaves(result, is_leaf=lambda x: isinstance(x, T.Tensor)):
+            if isinstance(o, T.Tensor) and o._node is not None:
+                o._node.needs_saved = True  # its gradient reads the inputs' values (torch saves them)
     else:
         arrays = kernel(*[a._data() for a in args])
         result = jax.tree_util.tree_map(lambda a: T.make(a, devices[0]), arrays)

@@ -84,12 +84,14 @@ def device_barrier(jdev: Any) -> None:
     still be observed. This is the one place where work queued elsewhere (a lazy engine) must be
     flushed before waiting.
     """
+    # NOTE: jax.live_arrays() lists the default backend's arrays only; on a GPU host a CPU device's
+    # arrays live in the CPU backend, so ask the device's own platform.
     import jax
 
     from .._core import lazy
 
     lazy.flush("synchronize")
-    for a in jax.live_arrays():
+    for a in jax.live_arrays(jdev.platform):
         if not a.is_deleted() and jdev in a.sharding.device_set:
             a.block_until_ready()
     jax.effects_barrier()

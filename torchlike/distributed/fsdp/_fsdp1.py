@@ -278,7 +278,9 @@ class FullyShardedDataParallel(Module):
             arrays.append(jnp.zeros((pad,), arrays[0].dtype))
         spec = P(axis) if self._sharded() else P()
         arr = jax.device_put(jnp.concatenate(arrays), NamedSharding(jmesh, spec))
-        flat = Parameter(T.make(arr, flat_params[0]._buf.device, flat_params[0]._dtype), requires_grad=rgs.pop())
+        # the flat parameter reports the mesh's first device (torch's compute device), where its shards live
+        home = _device.from_jax(jmesh.devices.flat[0])
+        flat = Parameter(T.make(arr, home, flat_params[0]._dtype), requires_grad=rgs.pop())
         for e in self._entries:
             if e.attr in e.module._parameters:
                 del e.module._parameters[e.attr]

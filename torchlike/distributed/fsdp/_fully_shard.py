@@ -45,19 +45,28 @@ class FSDPModule:
 _depth = [0]  # how many fully_shard-ed modules' forwards are running (the outermost splits the batch)
 
 
-def _split(x: Any, mesh: Any, axis: str, n: int) -> Any:
+def _split(x: Any, mesh: Any, axis: str, n: int, device: Any = None) -> Any:
+    """``x``'s tensors split along dim 0 over ``mesh`` (replicated where dim 0 does not divide).
+
+    torch: FSDP's root moves its inputs to the compute device, so a host batch comes out on the
+    mesh's first device (``cuda:0``), where the parameters report they are; keeping the input's own
+    label (``cpu``) made the first op raise torch's two-devices error on 2 GPUs.
+    """
+    from ..._core import device as _device
     from ..._core.tensor import Tensor
 
+    if device is None:
+        device = _device.from_jax(mesh.devices.flat[0])
     if isinstance(x, Tensor):
         if x.dim() == 0 or x.shape[0] % n:
-            return _place(x, NamedSharding(mesh, P()), x.device)
-        return _place(x, NamedSharding(mesh, P(axis, *[None] * (x.dim() - 1))), x.device)
+            return _place(x, NamedSharding(mesh, P()), device)
+        return _place(x, NamedSharding(mesh, P(axis, *[None] * (x.dim() - 1))), device)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
-        return type(x)(*[_split(v, mesh, axis, n) for v in x])
+        return type(x)(*[_split(v, mesh, axis, n, device) for v in x])
     if isinstance(x, (list, tuple)):
-        return type(x)(_split(v, mesh, axis, n) for v in x)
+        return type(x)(_split(v, mesh, axis, n, device) for v in x)
     if isinstance(x, dict):
-        return type(x)((k, _split(v, mesh, axis, n)) for k, v in x.items())
+        return type(x)((k, _split(v, mesh, axis, n, device)) for k, v in x.items())
     return x
 
 
