@@ -94,3 +94,30 @@ def test_functional_inplace_keeps_autograd_right():
         F.hardtanh(x, 1.0, 0.0)
     z = tl.tensor([-1.0, 1.0])
     assert F.silu(z, inplace=False) is not z and F.silu(z, inplace=True) is z
+
+
+@pytest.mark.parametrize("route", ["defop", "defop alias", "expose", "defrandom", "defview"])
+def test_a_second_declaration_of_a_name_is_an_error(route):
+    """The table keeps one entry per name: a second one raises instead of replacing the first."""
+    declare = {
+        "defop": lambda: registry.defop("add")(lambda input: input),
+        "defop alias": lambda: registry.defop("_test_alias", aliases=("mul",))(lambda input: input),
+        "expose": lambda: registry.expose("nn.functional", "softmax")(lambda input: input),
+        "defrandom": lambda: registry.defrandom(name="rand")(lambda size: size),
+        "defview": lambda: registry.defview("narrow")(lambda input: input),
+    }[route]
+    before = (dict(registry.OPS), dict(registry.EXPOSED["nn.functional"]), dict(registry.RANDOM), dict(registry.VIEWS))
+    with pytest.raises(TypeError, match="is declared twice"):
+        declare()
+    assert (registry.OPS, registry.EXPOSED["nn.functional"], registry.RANDOM, registry.VIEWS) == before
+
+
+def test_two_functions_under_one_public_name_is_an_error():
+    """A family's ``__all__`` and a table op may not both put a name in a namespace (narrow_copy once had two)."""
+    registry.defop("_test_clash", namespaces=("torch:narrow",))(lambda input: input)
+    try:
+        with pytest.raises(TypeError, match="torch.narrow is declared twice: by view narrow and by op _test_clash|"
+                                            "torch.narrow is declared twice: by op _test_clash and by view narrow"):
+            _ops.names.__wrapped__("torch")
+    finally:
+        del registry.OPS["_test_clash"]

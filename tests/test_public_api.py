@@ -53,3 +53,16 @@ def test_no_public_name_lost_or_changed():
     assert not lost, f"public names lost: {lost}"
     assert not changed, "public signatures changed:\n" + "\n".join(changed)
 
+
+def test_narrow_copy_is_one_op():
+    """torch.narrow_copy and Tensor.narrow_copy are the one table op (a composite twin once shadowed it)."""
+    from torchlike._ops import registry
+
+    op = registry.OPS["narrow_copy"]
+    assert torchlike.narrow_copy._op is op and torchlike.Tensor.narrow_copy._op is op
+    x = torchlike.arange(12.0).reshape(3, 4)
+    assert torchlike.narrow_copy(x, 1, 1, 2).tolist() == x.narrow_copy(1, 1, 2).tolist() == [[1, 2], [5, 6], [9, 10]]
+    out = torchlike.empty(2, 4)
+    assert torchlike.narrow_copy(x, 0, 1, 2, out=out) is out and out.tolist() == x[1:].tolist()
+    with pytest.raises(RuntimeError, match=r"start \(2\) \+ length \(2\) exceeds dimension size \(3\)\."):
+        torchlike.narrow_copy(x, 0, 2, 2)

@@ -969,7 +969,7 @@ def isreal(input: RawTensor) -> Any:
     return jnp.isreal(input)
 
 
-@defop("isclose", promote=None, method=False, differentiable=False)
+@defop(promote=None, differentiable=False)
 def _isclose(input: RawTensor, other: RawTensor, rtol: Scalar, atol: Scalar, equal_nan: bool, fdt: Any,
              exact: bool) -> Any:  # fmt: skip
     """torch's formula: equal, or finite |input - other| <= atol + |rtol * other|; bool compares as ``fdt``.

@@ -210,6 +210,8 @@ def defop(
     def deco(fn: Callable) -> Callable:
         op = OpDef()
         op.name = name or fn.__name__
+        for key in (op.name, *aliases):
+            _refuse_twice(OPS, key, "op", fn)
         op.fn = fn
         sig = inspect.signature(fn)
         op.params = list(sig.parameters.values())
@@ -252,7 +254,7 @@ def defop(
         op.out_dtype = out_dtype
         op.bake = bake
         for alias in aliases:
-            OPS.setdefault(alias, op)
+            OPS[alias] = op
         return op.wrapper
 
     return deco
@@ -272,6 +274,14 @@ def inplace_spec(op: OpDef) -> OpDef:
 
 
 SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
+
+
+def _refuse_twice(table: dict, name: str, what: str, fn: Callable) -> None:
+    """A second declaration of a name would silently replace the first: raise instead."""
+    if name in table:
+        first = table[name]
+        where = getattr(getattr(first, "fn", first), "__module__", "?")
+        raise TypeError(f"{what} {name} is declared twice: in {where} and in {getattr(fn, '__module__', '?')}")
 
 
 def _exposed(name: str, namespaces: tuple | None, method: bool | None) -> dict[str, tuple]:
@@ -303,6 +313,7 @@ def expose(space: str, name: str | None = None) -> Callable:
     what the function does."""
 
     def deco(fn: Callable) -> Callable:
+        _refuse_twice(EXPOSED[space], name or fn.__name__, f"{space} function", fn)
         EXPOSED[space][name or fn.__name__] = fn
         return fn
 
@@ -342,6 +353,7 @@ def defrandom(body: Callable | None = None, *, name: str | None = None, namespac
     def deco(fn: Callable) -> Callable:
         entry = RandomDef()
         entry.name = name or fn.__name__
+        _refuse_twice(RANDOM, entry.name, "random op", fn)
         entry.fn, entry.body = fn, body
         entry.__dict__.update(static)
         entry.exposed = _exposed(entry.name, namespaces, None)
@@ -875,6 +887,7 @@ def defview(name: str | None = None, *, method: bool = True, function: bool = Tr
 
     def deco(fn: Callable) -> Callable:
         op_name = name or fn.__name__
+        _refuse_twice(VIEWS, op_name, "view", fn)
         gname = grad_name or (_camel(op_name) + "Backward0")
 
         def wrapper(input: Tensor, *args: Any, **kwargs: Any) -> Any:

@@ -40,7 +40,8 @@ def _copy_of(view_name: str) -> Callable:
     return copy
 
 
-_VIEWS_WITH_COPY = ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select", "split",
+# narrow_copy is a table op (shape.py): torch.narrow_copy and Tensor.narrow_copy run the same kernel
+_VIEWS_WITH_COPY = ("alias", "as_strided", "detach", "diagonal", "expand", "permute", "select", "split",
                     "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
                     "view_as_real", "view_as_complex")  # fmt: skip
 for _v in _VIEWS_WITH_COPY:
