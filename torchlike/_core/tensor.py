@@ -321,16 +321,6 @@ class Tensor:
         """A stable identity for the memory: the buffer's id plus the byte offset."""
         return id(self._buf) + self.storage_offset() * self._dtype.itemsize
 
-    def storage(self) -> Any:
-        from .storage import TypedStorage, UntypedStorage
-
-        return TypedStorage(wrap_storage=UntypedStorage._of(self), dtype=self._dtype)
-
-    def untyped_storage(self) -> Any:
-        from .storage import UntypedStorage
-
-        return UntypedStorage._of(self)
-
     @property
     def _version(self) -> int:
         return self._vc.v
