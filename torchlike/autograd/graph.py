@@ -13,6 +13,10 @@ import itertools
 import weakref
 from typing import Any, Callable
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+
 from .._core import tensor as T
 from .._core.tensor import Tensor
 
@@ -477,3 +481,42 @@ def _refresh_view_node(t: Tensor) -> None:
 def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
     """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
     _attach(out, name, kernel, [input._peek(), *dyn], (input,))
+
+
+# --- a node's vjp: what the engine (and create_graph's replay) runs for each node ----------------------
+
+
+def _node_vjp(kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
+    """Gradients of ``kernel(*args)`` w.r.t. the ``diff`` arguments, given output cotangents."""
+
+    def f(*dvals):
+        a = list(args)
+        for (pos, j), v in zip(diff, dvals):
+            if j is None:
+                a[pos] = v
+            else:
+                a[pos] = list(a[pos])
+                a[pos][j] = v
+        return kernel(*a)
+
+    primals = [args[pos] if j is None else args[pos][j] for pos, j in diff]
+    out, vjp_fn = jax.vjp(f, *primals)
+    # torch's complex gradients are the conjugates of JAX's cotangents (grad_input = grad * conj(f'(z))
+    # against JAX's ct * f'(z)): cotangents cross each vjp conjugated, so hooks, .grad and custom
+    # Functions all see torch's convention. Real arrays are untouched (decided at trace time).
+    if isinstance(out, (tuple, list)):
+        full = tuple(_conj(_ct_or_zero(cts[k] if k < len(cts) else None, o)) for k, o in enumerate(out))
+        grads = vjp_fn(type(out)(full) if isinstance(out, tuple) else list(full))
+    else:
+        grads = vjp_fn(_conj(_ct_or_zero(cts[0], out)))
+    return tuple(_conj(g) for g in grads)
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x
+
+
+def _ct_or_zero(ct: Any, out: Any) -> Any:
+    if jnp.issubdtype(out.dtype, jnp.floating) or jnp.issubdtype(out.dtype, jnp.complexfloating):
+        return jnp.zeros_like(out) if ct is None else ct.astype(out.dtype)
+    return np.zeros(out.shape, dtype=jax.dtypes.float0)
