@@ -13,14 +13,12 @@ ROOMS = [
     ("torchlike._precision", 0, "the matmul-precision flag: imports only jax"),
     ("torchlike._weights_only_unpickler", 0, "a restricted unpickler: imports only the stdlib"),
     ("torchlike.compat._names", 0, "torch <-> torchlike module names: imports only the stdlib"),
-    ("torchlike._core", 0, "dtype, device, storage, Tensor, generator, printing: what everything stands on"),
-    ("torchlike.autograd", 1, "grad modes and the tape: ops record onto it, so it sits below them"),
+    ("torchlike._core", 0, "dtype, device, storage, Tensor, generator, printing, and the tape (graph) and grad "
+     "modes that ops record onto: what everything stands on"),
     ("torchlike._ops", 2, "the op table and its families: tensors in, tensors out, recorded on the tape"),
     ("torchlike.utils.dlpack", 2, "DLPack exchange over _core tensors (creation re-exports from_dlpack)"),
-    ("torchlike.autograd._tensor", 3, "attaches Tensor.backward, grad_fn and hooks, over the engine"),
-    (("torchlike.autograd.engine", "torchlike.autograd._higher"), 3,
-     "backward runs the tape's vjps (create_graph replays them through the op table)"),
-    ("torchlike.autograd.functional", 3, "jacobian/hessian/vjp are composed from ops"),
+    ("torchlike.autograd", 3, "backward runs the tape's vjps (create_graph replays them through the op table), "
+     "Tensor.backward and hooks, custom Functions, jacobian/hessian composed from ops"),
     ("torchlike._public", 3, "small top-level helpers written with ops"),
     ("torchlike.random", 3, "torch.random: seeding and generator state over the op table's RNG"),
     ("torchlike.linalg", 3, "a namespace re-exporting ops"),

@@ -17,8 +17,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import tensor as T
-from .._core.tensor import Tensor
+from . import tensor as T
+from .tensor import Tensor
+
+# torch's path of this module (torch.autograd.graph), which autograd/__init__ makes importable: what reprs and
+# pickle show for the classes defined here
+_PUBLIC_MODULE = "torchlike.autograd.graph"
 
 _node_classes: dict[str, type] = {}
 
@@ -92,7 +96,7 @@ def node_class(name: str) -> type:
     cls = _node_classes.get(name)
     if cls is None:
         base, _, shape = name.partition("@")
-        ns: dict[str, Any] = {"__slots__": ()}
+        ns: dict[str, Any] = {"__slots__": (), "__module__": _PUBLIC_MODULE}
         if shape:
             ns["next_functions"] = property(lambda self, spec=_SHAPES[shape]: _shown_edges(self, spec))
         cls = _node_classes[name] = type(base, (Node,), ns)
@@ -150,7 +154,7 @@ def _shown(name: str, next_functions: tuple) -> tuple:
         return (None, 0)  # torch records no node where no input needs a gradient
     cls = _shown_classes.get(name)
     if cls is None:
-        cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": ()})
+        cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": (), "__module__": _PUBLIC_MODULE})
     return (cls(next_functions), 0)
 
 
@@ -461,7 +465,7 @@ def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple
 
 
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:
-    from .._core import views
+    from . import views
 
     args = [old_base._peek(), value._peek(), *view.dyn]
     _attach(base, "CopySlices", views.write_kernel(view.steps), args, (old_base, value))
@@ -469,7 +473,7 @@ def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor
 
 def _refresh_view_node(t: Tensor) -> None:
     """A view whose base changed in place reads its gradient through the base's new history."""
-    from .._core import views
+    from . import views
 
     base = t._base_t
     t._node_v = t._vc.v
@@ -520,3 +524,8 @@ def _ct_or_zero(ct: Any, out: Any) -> Any:
     if jnp.issubdtype(out.dtype, jnp.floating) or jnp.issubdtype(out.dtype, jnp.complexfloating):
         return jnp.zeros_like(out) if ct is None else ct.astype(out.dtype)
     return np.zeros(out.shape, dtype=jax.dtypes.float0)
+
+
+for _obj in list(globals().values()):
+    if getattr(_obj, "__module__", None) == __name__ and not getattr(_obj, "__name__", "_").startswith("_"):
+        _obj.__module__ = _PUBLIC_MODULE

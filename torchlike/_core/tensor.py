@@ -168,7 +168,7 @@ class Tensor:
     def _assign(self, value: Any) -> None:
         """Rebind this tensor's contents to ``value`` (same shape), writing through any view.
 
-        Bumps the version counter. Autograd bookkeeping is the caller's (see autograd.graph).
+        Bumps the version counter. Autograd bookkeeping is the caller's (see graph.py).
         """
         view = self._view
         buf = self._buf

@@ -23,7 +23,7 @@ from .._core import dtype as D
 from .._core import tensor as T
 from .._core import views as V
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from . import registry
 from ._common import _to_dtype, check_overlap, convert, type_name
 from .registry import RawTensor, TensorList, TensorOrScalar, defop

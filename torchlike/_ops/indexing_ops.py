@@ -17,7 +17,7 @@ import numpy as np
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from . import registry, return_types
 from ._common import _broadcast_shape
 from .registry import RawTensor, Scalar, TensorOrScalar, defop

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd.graph import show_as
+from .._core.graph import show_as
 from . import registry
 from ._common import _broadcast_shape, special_ord
 from .registry import RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorList, defop, expose

@@ -18,7 +18,7 @@ from jax import lax
 
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd import graph
+from .._core import graph
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims, special_ord
 from .linalg import matmul

@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
-from ..autograd import grad_mode
+from .._core import grad_mode
 from .registry import OptScalar, OptTensor, TensorArg, defop
 
 __all__ = ["native_batch_norm", "native_layer_norm"]

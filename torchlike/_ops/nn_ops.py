@@ -18,7 +18,7 @@ from jax import lax
 from .._core import dtype as D
 from .._core import lazy
 from .._core.tensor import Tensor
-from ..autograd.graph import show_as
+from .._core.graph import show_as
 from .linalg import _same_dtype
 from .registry import OptRawTensor, RawTensor, Scalar, defop, expose
 
@@ -852,7 +852,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:  # fmt: skip
     """torch.nn.functional.batch_norm: updates the running statistics in place when training."""
-    from ..autograd import grad_mode
+    from .._core import grad_mode
 
     if training:
         size = input.shape
@@ -911,7 +911,7 @@ def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, r
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
-    from ..autograd import grad_mode
+    from .._core import grad_mode
 
     if use_input_stats:
         prod = 1

@@ -23,7 +23,7 @@ from .._core import generator as G
 from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from . import registry
 from .creation import REQUIRED, _dev, _factory, size_args
 

@@ -4,7 +4,7 @@
 how each one is passed (the parameter kinds below). From it the table derives the op's function in each namespace
 it lists (``torchlike.<name>``, ``Tensor.<name>``, ``nn.functional.<name>``, ``linalg``, ``special``,
 ``fft``: the installer ``torchlike._ops.names`` generates them), its in-place forms and ``out=``; type
-promotion; autocast; and, through ``autograd.graph``, the backward (``jax.vjp`` of the same function).
+promotion; autocast; and, through the tape (``_core.graph``), the backward (``jax.vjp`` of the same function).
 
 Eager calls run a ``jax.jit`` of the body specialised on the static arguments and the
 compute dtype (the kernel cache); JAX's own cache then keys on shapes. Tensor arguments,
@@ -29,7 +29,7 @@ from .._core import tensor as T
 from .._core.dtype import RANK_DIM0, RANK_DIMMED, RANK_SCALAR
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 
 # --- parameter kinds (used as annotations in op bodies) ----------------------------------------
 

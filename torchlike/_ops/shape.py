@@ -584,7 +584,7 @@ def _wrapped_diag(shape: tuple) -> np.ndarray:
 
 
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
-    from ..autograd import grad_mode, graph
+    from .._core import grad_mode, graph
 
     if isinstance(fill_value, Tensor):  # torch reads a one-element tensor as its number
         fill_value = fill_value.item()

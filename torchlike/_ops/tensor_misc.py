@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.tensor import Tensor
-from ..autograd import grad_mode
+from .._core import grad_mode
 from . import registry
 from .registry import OptScalar, RawTensor, TensorArg, defop
 

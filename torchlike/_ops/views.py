@@ -10,7 +10,7 @@ from .._core import dtype as D
 from .._core import views as V
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd import grad_mode
+from .._core import grad_mode
 from . import registry
 from .registry import defview
 
@@ -604,7 +604,7 @@ def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 def _become_view(self: Tensor, spec: tuple, gname: str) -> Tensor:
     """Give ``self`` the geometry (and autograd history) of a view of itself, as torch's ``x.t_()``."""
-    from ..autograd import grad_mode, graph
+    from .._core import grad_mode, graph
 
     if grad_mode._state.enabled and self._rg:
         graph.check_inplace(self)

@@ -10,7 +10,7 @@ import jax
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from .graph import AccumulateGrad, _node_vjp
+from .._core.graph import AccumulateGrad, _node_vjp
 
 _vjp_fns: LRU = LRU()
 

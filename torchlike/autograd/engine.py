@@ -25,7 +25,7 @@ from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import anomaly_mode
-from .graph import AccumulateGrad, Node, _node_vjp
+from .._core.graph import AccumulateGrad, Node, _node_vjp
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64
@@ -301,7 +301,7 @@ def _as_tensor(arr: Any, node: Node, nr: int) -> Tensor | None:
 
 
 def _root_edges(roots: Sequence[Tensor]) -> list:
-    from .graph import edge_of
+    from .._core.graph import edge_of
 
     return [edge_of(t) for t in roots]
 
@@ -364,7 +364,7 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
     root_edges = _root_edges(roots)
     wanted_edges = None
     if inputs is not None:
-        from .graph import edge_of
+        from .._core.graph import edge_of
 
         wanted_edges = [edge_of(t) for t in inputs]
     prog = _Program(root_edges, wanted_edges)
