@@ -143,3 +143,20 @@ def test_every_generated_name_has_one_route():
         generated = _ops.names(space)
         assert set(_ops.ROUTES[space]) == set(generated)
         assert all(kind and module.startswith("torchlike") for kind, module in _ops.ROUTES[space].values())
+
+
+def test_generated_functions_lead_to_their_spec_entry():
+    """"Go to definition" on a generated function lands on the table entry it was generated from:
+    ``__wrapped__`` is the entry, and the code object names the entry's file and line (getsource, tracebacks)."""
+    assert tl.add.__wrapped__ is registry.OPS["add"].fn
+    assert inspect.getsource(tl.add).startswith("@defop(") and "def add(input" in inspect.getsource(tl.add)
+    assert list(inspect.signature(tl.add).parameters) == ["input", "other", "alpha", "out"]  # still torch's
+    for space in registry.SPACES:
+        for name, fn in _ops.names(space).items():
+            op = getattr(fn, "_op", None)
+            if op is not None:
+                assert fn.__wrapped__ is op.fn, f"{space}.{name}"
+                assert inspect.getsourcelines(fn)[1] == inspect.getsourcelines(op.fn)[1], f"{space}.{name}"
+    for entry in registry.RANDOM.values():
+        assert inspect.getsourcefile(entry.wrapper) == inspect.getsourcefile(entry.fn), entry.name
+        assert inspect.getsourcelines(entry.method)[1] == inspect.getsourcelines(entry.fn)[1], entry.name

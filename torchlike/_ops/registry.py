@@ -366,11 +366,13 @@ def defrandom(body: Callable | None = None, *, name: str | None = None, namespac
             entry.wrapper = _forwarding_function(entry.name, sig, call, {"_body": body, "_entry": entry, "_fn": fn},
                                                  fn.__module__)  # fmt: skip
             entry.wrapper.__annotations__["return"] = "Tensor"  # fn returns what the body needs
+            _pointing_at(entry.wrapper, fn)
         entry.wrapper.__doc__ = fn.__doc__
         entry.method = entry.wrapper
         if "Tensor" in entry.exposed and "out" in sig.parameters:
             entry.method = _forwarding_function(entry.name, sig, "_fn({})", {"_fn": entry.wrapper}, fn.__module__,
                                                 drop="out")  # fmt: skip
+            _pointing_at(entry.method, fn)
         RANDOM[entry.name] = entry
         return entry.wrapper
 
@@ -458,12 +460,24 @@ def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool, inplace
     )
     ns: dict[str, Any] = {"_call": call, "_op": op, "_inplace": inplace, **defaults}
     exec(src, ns)
-    wrapper = ns[fname]
+    wrapper = _pointing_at(ns[fname], op.fn)
     wrapper.__doc__ = op.fn.__doc__
     wrapper.__module__ = module
     wrapper.__qualname__ = fname
     wrapper._op = op
     return wrapper
+
+
+def _pointing_at(generated: Callable, spec: Callable) -> Callable:
+    """A generated function made followable: ``__wrapped__`` is the spec entry it was generated from, and its
+    code object names the entry's file and first line, so "go to definition", ``inspect.getsource`` and
+    tracebacks land on the entry. Its own signature (torch's, with ``out=``) stays what ``inspect`` reports."""
+    signature = inspect.signature(generated)
+    code = spec.__code__
+    generated.__code__ = generated.__code__.replace(co_filename=code.co_filename, co_firstlineno=code.co_firstlineno)
+    generated.__signature__ = signature
+    generated.__wrapped__ = spec
+    return generated
 
 
 # --- dispatch ---------------------------------------------------------------------------------
