@@ -160,3 +160,12 @@ def test_generated_functions_lead_to_their_spec_entry():
     for entry in registry.RANDOM.values():
         assert inspect.getsourcefile(entry.wrapper) == inspect.getsourcefile(entry.fn), entry.name
         assert inspect.getsourcelines(entry.method)[1] == inspect.getsourcelines(entry.fn)[1], entry.name
+
+
+def test_nondiff_and_scalar_name_real_parameters():
+    """``defop(nondiff=, scalar=)`` name tensor or number parameters; a misspelt one raises at declaration."""
+    with pytest.raises(TypeError, match="nondiff/scalar name 'indx' is no tensor or number parameter"):
+        registry.defop("_test_nondiff", nondiff=("indx",))(lambda input: input)
+    assert "_test_nondiff" not in registry.OPS
+    gather = registry.OPS["gather"]
+    assert gather.edge_skip == (False, True) and registry.OPS["pow"].number_edges == (False, False)

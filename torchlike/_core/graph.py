@@ -266,6 +266,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     edges = []
     in_edges = []
     number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
+    skip = getattr(op, "edge_skip", None)  # per dynamic argument: never differentiated (torch's non-differentiable)
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
@@ -274,6 +275,8 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
+        if skip is not None and skip[pos]:
+            continue
         for j, item in ((None, t),) if isinstance(t, Tensor) else enumerate(t):
             if item._rg:
                 node = item._node

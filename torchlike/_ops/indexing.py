@@ -271,7 +271,7 @@ def _index(input: RawTensor, indices: TensorList, key: tuple) -> Any:
     return input[_thaw(key, indices)]
 
 
-@defop(promote=None, method=False, grad_name="IndexPutBackward0", saves=("indices",))
+@defop(promote=None, method=False, grad_name="IndexPutBackward0", saves=("indices",), nondiff=("indices",))
 def _index_put(input: RawTensor, indices: TensorList, values: TensorOrScalar, key: tuple, accumulate: bool) -> Any:
     k = _thaw(key, indices)
     v = jnp.asarray(values).astype(input.dtype)

@@ -136,7 +136,7 @@ def _index_fill_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
-@defop(promote=None, out=True, check=_index_select_check, saves=("index",))
+@defop(promote=None, out=True, check=_index_select_check, saves=("index",), nondiff=("index",))
 def index_select(input: RawTensor, dim: int, index: RawTensor) -> Any:
     if input.ndim == 0:
         return jnp.take(input.reshape(1), index.reshape(-1), axis=0).reshape(())
@@ -147,7 +147,7 @@ def _index_along(x: Any, d: int, index: Any) -> tuple:
     return (slice(None),) * d + (index.reshape(-1),)
 
 
-@defop(promote=None, inplace=True, out=True, check=_index_add_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_index_add_check, saves=("index",), nondiff=("index",))
 def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *, alpha: Scalar = 1) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
@@ -160,7 +160,7 @@ def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *
     return out.reshape(input.shape)
 
 
-@defop(promote=None, inplace=True, out=True, check=_index_copy_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_index_copy_check, saves=("index",), nondiff=("index",))
 def index_copy(input: RawTensor, dim: int, index: RawTensor, source: RawTensor) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
@@ -168,7 +168,7 @@ def index_copy(input: RawTensor, dim: int, index: RawTensor, source: RawTensor) 
     return x.at[_index_along(x, d, index)].set(src).reshape(input.shape)
 
 
-@defop(promote=None, inplace=True, check=_index_fill_check, saves=("index",))
+@defop(promote=None, inplace=True, check=_index_fill_check, saves=("index",), nondiff=("index",), scalar=("value",))
 def index_fill(input: RawTensor, dim: int, index: RawTensor, value: TensorOrScalar) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
@@ -264,7 +264,7 @@ def _as_nd(x: Any) -> Any:
     return x.reshape(1) if x.ndim == 0 else x
 
 
-@defop(promote=None, out=True, check=_gather_check, saves=("index",))
+@defop(promote=None, out=True, check=_gather_check, saves=("index",), nondiff=("index",))
 def gather(input: RawTensor, dim: int, index: RawTensor, *, sparse_grad: bool = False) -> Any:
     if index.size == 0:
         return jnp.zeros(index.shape, input.dtype)
@@ -352,13 +352,13 @@ def _scatter_name(base: str) -> Any:
 
 
 @defop(promote=None, method=False, grad_name=_scatter_name("ScatterBackward0"), check=_scatter_check_src,
-       saves=("index",))  # fmt: skip
+       saves=("index",), nondiff=("index",))  # fmt: skip
 def _scatter_src(input: RawTensor, dim: int, index: RawTensor, src: RawTensor, reduce: Any = None) -> Any:
     return _scatter_apply(input, dim, index, _src_block(src, _as_nd(index)).astype(input.dtype), reduce)
 
 
 @defop(promote=None, method=False, grad_name=_scatter_name("ScatterBackward1"), check=_scatter_check_value,
-       saves=("index",))  # fmt: skip
+       saves=("index",), nondiff=("index",), scalar=("value",))  # fmt: skip
 def _scatter_value(input: RawTensor, dim: int, index: RawTensor, value: TensorOrScalar, reduce: Any = None) -> Any:
     v = jnp.broadcast_to(jnp.asarray(value).astype(input.dtype), _as_nd(index).shape)
     return _scatter_apply(input, dim, index, v, reduce)
@@ -386,7 +386,7 @@ def _scatter_add_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     _scatter_check("scatter_add", x, wrap_dim(static[0], max(x.dim(), 1)), index, src)
 
 
-@defop(promote=None, inplace=True, out=True, check=_scatter_add_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_scatter_add_check, saves=("index",), nondiff=("index",))
 def scatter_add(input: RawTensor, dim: int, index: RawTensor, src: RawTensor) -> Any:
     return _scatter_apply(input, dim, index, _src_block(src, _as_nd(index)), "add")
 
@@ -443,7 +443,7 @@ def _prod_bwd(res: Any, g: Any) -> Any:
 _prod_scatter.defvjp(_prod_fwd, _prod_bwd)
 
 
-@defop(promote=None, inplace=True, out=True, check=_scatter_reduce_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_scatter_reduce_check, saves=("index",), nondiff=("index",))
 def scatter_reduce(input: RawTensor, dim: int, index: RawTensor, src: RawTensor, reduce: str, *,
                    include_self: bool = True) -> Any:  # fmt: skip
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
@@ -569,7 +569,7 @@ def _put_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
 
 
-@defop(promote=None, inplace=True, check=_put_check, saves=("index",))
+@defop(promote=None, inplace=True, check=_put_check, saves=("index",), nondiff=("index",))
 def put(input: RawTensor, index: RawTensor, source: RawTensor, accumulate: bool = False) -> Any:
     flat = input.reshape(-1)
     at = flat.at[index.reshape(-1)]
@@ -587,7 +587,7 @@ def _broadcast_shapes(*shapes: tuple) -> tuple:
     return _broadcast_shape(*shapes)
 
 
-@defop(promote=None, method=False, grad_name="MaskedSelectBackward0", saves=("mask",))
+@defop(promote=None, method=False, grad_name="MaskedSelectBackward0", saves=("mask",), nondiff=("index",))
 def _masked_gather(input: RawTensor, index: RawTensor, shape: tuple) -> Any:
     return jnp.broadcast_to(input, shape).reshape(-1)[index]
 
@@ -623,7 +623,8 @@ def _masked_scatter_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("Number of elements of source < number of ones in mask")
 
 
-@defop(promote=None, method=False, grad_name="MaskedScatterBackward0", check=_masked_scatter_check, saves=("mask",))
+@defop(promote=None, method=False, grad_name="MaskedScatterBackward0", check=_masked_scatter_check, saves=("mask",),
+       nondiff=("mask",))  # fmt: skip
 def _masked_scatter(input: RawTensor, mask: RawTensor, source: RawTensor, inplace: bool = False) -> Any:
     shape = jnp.broadcast_shapes(input.shape, mask.shape)
     m = jnp.broadcast_to(mask, shape).reshape(-1)

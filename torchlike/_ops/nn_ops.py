@@ -1076,7 +1076,7 @@ def _emb_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     _index_check(indices, weight, "embedding")
 
 
-@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False)
+@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False, nondiff=("indices",))
 def embedding(weight: RawTensor, indices: RawTensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Any:  # fmt: skip
     y = jnp.take(weight, indices, axis=0)

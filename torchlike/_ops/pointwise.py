@@ -284,7 +284,7 @@ def _pow_bakes(e: Any) -> bool:
     return isinstance(e, (int, complex))
 
 
-@defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes)
+@defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes, scalar=("input",))
 def pow(input: TensorOrScalar, exponent: TensorOrStatic) -> Any:
     return _pow(input, exponent)
 
@@ -1016,7 +1016,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 # --- selection ----------------------------------------------------------------------------------
 
 
-@defop(promote="default", method=False, out=True, saves=("condition",), grad_name="WhereBackward0")
+@defop(promote="default", method=False, out=True, saves=("condition",), grad_name="WhereBackward0", nondiff=("condition",))
 def _where(condition: RawTensor, input: TensorOrScalar, other: TensorOrScalar) -> Any:
     return jnp.where(condition.astype(bool), input, other)
 
@@ -1045,7 +1045,7 @@ def _mf_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, inplace=True, check=_mf_check, saves=("mask",),
+@defop(promote=None, inplace=True, check=_mf_check, saves=("mask",), nondiff=("mask",), scalar=("value",),
        grad_name=lambda static, dyn: "MaskedFillBackward1" if isinstance(dyn[2], Tensor) else "MaskedFillBackward0")  # fmt: skip
 def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any:
     """torch.masked_fill: ``value`` (a number or 0-dim tensor) is cast to ``input``'s dtype."""

@@ -128,7 +128,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "number_edges", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
+        "check", "kind_seq", "number_edges", "edge_skip", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
         "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
 
@@ -175,6 +175,8 @@ def defop(
     inplace_arg: bool = False,
     inplace_grad_name: str | None = None,
     inplace_saves: tuple | None = None,
+    nondiff: tuple = (),
+    scalar: tuple = (),
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -197,6 +199,10 @@ def defop(
     inplace_grad_name, inplace_saves: the in-place variant's ``grad_name`` and ``saves`` where torch
         declares its backward apart (``elu_`` gives ``EluBackward1``, which saves the result); default:
         the op's own.
+    nondiff: the parameters torch's derivative table leaves out (``where``'s condition, indices, masks): never
+        differentiated, and absent from the node's ``next_functions``.
+    scalar: the parameters where torch's schema takes a Scalar when a number is passed (``pow``'s base,
+        ``masked_fill``'s value): a number there has no entry in ``next_functions`` (a tensor keeps its own).
     saves: the parameter names torch saves for backward ("result" for the output), used only to
         reproduce torch's in-place version errors; ("*",) means every tensor input.
     dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
@@ -221,7 +227,12 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
-        op.number_edges = tuple(k not in _SCALAR_NO_EDGE for k in op.kind_seq)
+        for n in (*nondiff, *scalar):
+            if n not in op.dyn_names:
+                raise TypeError(f"op {op.name}: nondiff/scalar name {n!r} is no tensor or number parameter")
+        op.number_edges = tuple(k not in _SCALAR_NO_EDGE and n not in scalar and n not in nondiff
+                                for n, k in zip(op.dyn_names, op.kind_seq))  # fmt: skip
+        op.edge_skip = tuple(n in nondiff for n in op.dyn_names) if nondiff else None
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
             params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT

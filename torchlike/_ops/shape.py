@@ -483,7 +483,7 @@ def _take_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             raise IndexError(f"out of range: tried to access index {bad[0]} on a tensor of {n} elements.")
 
 
-@defop(promote=None, out=True, check=_take_check, saves=("index",))
+@defop(promote=None, out=True, check=_take_check, saves=("index",), nondiff=("index",))
 def take(input: RawTensor, index: RawTensor) -> Any:
     return jnp.take(input.reshape(-1), index, mode="wrap") if input.size else jnp.zeros(index.shape, input.dtype)
 
