@@ -136,8 +136,8 @@ def namespaces_index() -> str:
             "current. Every public name: where it is defined, and its kind:\n\n"
             "- *table op*: a `defop` entry (its in-place forms and aliases are *table op, in place* / *table op alias*);\n"
             "- *random op*: a `defrandom` entry; *view op*: a `defview` entry;\n"
-            "- *composite (@expose)*: a hand-written function registered with `registry.expose`; "
-            "*composite (__all__)*: one an op family exports through its `__all__`;\n"
+            "- *composite (@expose)*: a hand-written function (it combines kernels or normalises arguments) "
+            "registered with `@registry.expose(namespace)`;\n"
             "- *method table*: `_ops/_methods.py` (conversions, method-only forms, operators);\n"
             "- otherwise how the name got there: *re-exported* from a lower room, *Tensor class body*, "
             "*attached Tensor method* (set by an upper room), *constant*, *module function*. Submodules are left out.\n\n")

@@ -52,10 +52,6 @@ def names(space: str) -> dict[str, Any]:
         found[public] = fn
         routes.setdefault(public, (kind, where if isinstance(where, str) else where.__module__))
 
-    if space == "torch":
-        for fam in FAMILIES:
-            for n in getattr(fam, "__all__", ()):
-                put(n, getattr(fam, n), "composite (__all__)", fam.__name__)
     for n, fn in EXPOSED[space].items():
         put(n, fn, "composite (@expose)", fn)
     for key, op in OPS.items():

@@ -20,10 +20,7 @@ from .._core.tensor import Tensor, wrap_dim
 from .._core import grad_mode, graph
 from . import registry, return_types
 from ._common import _broadcast_shape
-from .registry import RawTensor, Scalar, TensorOrScalar, defop
-
-__all__ = ["index_put", "index_put_", "scatter", "nonzero", "argwhere", "unique", "unique_consecutive",
-           "bincount", "histc", "searchsorted", "bucketize", "masked_select"]  # fmt: skip
+from .registry import RawTensor, Scalar, TensorOrScalar, defop, expose
 
 
 def _shape_str(shape: Any) -> str:
@@ -205,6 +202,7 @@ def _index_put_prepare(input: Tensor, indices: Any, values: Any) -> tuple:
     return k, indexing._index_tensors(arrays, input.device)
 
 
+@expose("torch")
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     from . import indexing
 
@@ -212,6 +210,7 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     return indexing._index_put(input, arrays, values, k, bool(accumulate))
 
 
+@expose("torch")
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     from . import indexing
 
@@ -364,6 +363,7 @@ def _scatter_value(input: RawTensor, dim: int, index: RawTensor, value: TensorOr
     return _scatter_apply(input, dim, index, v, reduce)
 
 
+@expose("torch")
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *, reduce: str | None = None,
             out: Tensor | None = None) -> Tensor:  # fmt: skip
     """torch.scatter(input, dim, index, src) / scatter(input, dim, index, value)."""
@@ -592,6 +592,7 @@ def _masked_gather(input: RawTensor, index: RawTensor, shape: tuple) -> Any:
     return jnp.broadcast_to(input, shape).reshape(-1)[index]
 
 
+@expose("torch")
 def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     if mask._dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -633,6 +634,7 @@ def _masked_scatter(input: RawTensor, mask: RawTensor, source: RawTensor, inplac
     return jnp.where(m, vals, jnp.broadcast_to(input, shape).reshape(-1)).reshape(shape)
 
 
+@expose("torch")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return _masked_scatter(input, mask, source)
 
@@ -653,6 +655,7 @@ def _int64(arr: Any, device: Any) -> Tensor:
     return T.make_on(jnp.asarray(np.asarray(arr, np.int64)), device)
 
 
+@expose("torch")
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
     if not isinstance(as_tuple, bool):
         raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {type(as_tuple).__name__}")
@@ -668,6 +671,7 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
     return result
 
 
+@expose("torch")
 def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
@@ -715,6 +719,7 @@ def _unique_result(input: Tensor, vals: np.ndarray, inverse: np.ndarray, counts:
     return tuple(res)
 
 
+@expose("torch")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> Any:  # fmt: skip
     """torch.unique. The values are always sorted (as torch's CPU kernel does for sorted=False too)."""
@@ -723,6 +728,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     return _unique_result(input, vals, inverse, counts, return_inverse, return_counts)
 
 
+@expose("torch")
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> Any:  # fmt: skip
     d = None if dim is None else wrap_dim(dim, input.dim())
@@ -730,6 +736,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return _unique_result(input, vals, inverse, counts, return_inverse, return_counts)
 
 
+@expose("torch")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is D.bool:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{D.cpp_name(input._dtype)}'")
@@ -811,6 +818,7 @@ def _searchsorted(sorted_sequence: RawTensor, input: RawTensor, right: bool, out
     return out.reshape(lead + input.shape[-1:]).astype(dt)
 
 
+@expose("torch")
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, out: Tensor | None = None, sorter: Tensor | None = None) -> Tensor:  # fmt: skip
     from .creation import tensor as _tensor
@@ -857,6 +865,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return result
 
 
+@expose("torch")
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
               out: Tensor | None = None) -> Tensor:  # fmt: skip
     if boundaries.dim() != 1:
@@ -864,5 +873,4 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-__all__ += ["masked_scatter"]
 del return_types

@@ -28,9 +28,9 @@ from .registry import (
     TensorOrScalar,
     TensorOrStatic,
     defop,
+    expose,
 )
 
-__all__ = ["where", "allclose", "equal", "isclose", "positive"]
 
 # --- checks that torch makes before computing ------------------------------------------------------
 
@@ -365,6 +365,7 @@ def sgn(input: TensorArg) -> Any:
     return _sign_any(input)
 
 
+@expose("torch")
 def positive(input: Tensor) -> Tensor:
     """torch.positive: returns ``input`` itself."""
     if input._dtype is D.bool:
@@ -990,6 +991,7 @@ def _isclose(input: RawTensor, other: RawTensor, rtol: Scalar, atol: Scalar, equ
     return close | (jnp.isfinite(actual) & (actual <= allowed))
 
 
+@expose("torch")
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """torch.isclose: both tensors must have the same dtype."""
     if isinstance(other, Tensor) and isinstance(input, Tensor) and input._dtype is not other._dtype:
@@ -1002,10 +1004,12 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _isclose(input, other, rtol, atol, bool(equal_nan), D.get_default_dtype().np, rtol == 0 and atol == 0)
 
 
+@expose("torch")
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
+@expose("torch")
 def equal(input: Tensor, other: Tensor) -> bool:
     """torch.equal: same shape and same values (after promotion)."""
     if input.shape != other.shape:
@@ -1021,6 +1025,7 @@ def _where(condition: RawTensor, input: TensorOrScalar, other: TensorOrScalar) -
     return jnp.where(condition.astype(bool), input, other)
 
 
+@expose("torch")
 def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any:
     """torch.where(condition, input, other), or torch.where(condition) == nonzero(condition, as_tuple=True)."""
     if input is None and other is None:
@@ -1053,8 +1058,6 @@ def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any
     if _is_int_array(input) and jnp.issubdtype(v.dtype, jnp.inexact) and input.dtype != jnp.bool_:
         v = jnp.trunc(v)
     return jnp.where(mask, v.astype(input.dtype), input)
-
-
 
 
 # --- in-place forms with torch quirks -------------------------------------------------------------------
