@@ -127,11 +127,8 @@ class ShownNode:
         self._next = next_functions
         self.metadata: dict = {}
 
-    def name(self) -> str:
-        return type(self).__name__
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+    name = Node.name
+    __repr__ = Node.__repr__
 
     @property
     def next_functions(self) -> tuple:
