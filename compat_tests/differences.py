@@ -148,14 +148,13 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torchlike runs such an op as one kernel with one backward node.",
     ),
     "nondifferentiable_edges": (
-        "autograd", "Tensor inputs that are never differentiated (`where`'s condition, the indices of `gather`, "
-        "`index_select` and `embedding`, `masked_fill`'s mask) appear in `grad_fn.next_functions` as `(None, 0)`, "
-        "where torch leaves them out; `pow(number, tensor)` shows an extra such entry and `clamp` with a tensor "
-        "`min` lacks torch's trailing one. In-place comparisons (`eq_`, ...) and random fills (`normal_`, ...) of a "
-        "tensor that requires grad record no `grad_fn` (torch records one whose gradient is zero). Gradients are "
-        "the same.",
-        "The op spec records one edge per tensor argument; it does not yet declare which parameters torch's "
-        "derivative table leaves out.",
+        "autograd", "`clamp` with a tensor `min` lacks torch's trailing `(None, 0)` entry in `grad_fn.next_functions`. "
+        "In-place comparisons (`eq_`, ...) and random fills (`normal_`, ...) of a tensor that requires grad record "
+        "no `grad_fn` (torch records one whose gradient is zero). Gradients are the same. (Non-differentiable "
+        "arguments — `where`'s condition, indices, masks, `pow`'s number base — are declared in the spec and match "
+        "torch: compat_tests/test_graph_shapes.py.)",
+        "clamp's optional bounds are one parameter kind whose missing bound has no edge; comparisons and random "
+        "fills are not recorded on the tape.",
     ),
     "pinned_memory": (
         "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",

@@ -78,6 +78,64 @@ _CASES.update({
 })  # fmt: skip
 
 
+# Arguments torch's derivative table declares non-differentiable (a condition, indices, masks) have no entry in
+# next_functions; a number where torch's schema takes a Scalar (pow's base, a fill value) has none either, while a
+# tensor there keeps its own (masked_fill with a tensor value). The spec declares them (defop nondiff= / scalar=).
+def _ix(t):  # noqa: ANN001, ANN202
+    return t.tensor([0, 2])
+
+
+def _ig(t):  # noqa: ANN001, ANN202
+    return t.tensor([[0, 1, 2, 0]])
+
+
+def _mask(t):  # noqa: ANN001, ANN202
+    return t.tensor([True, False, True, False])
+
+
+_CASES.update({
+    "where": lambda t: (lambda x: t.where(x > 0, x, _leaf(t, 3, 4, seed=1)))(_leaf(t, 3, 4)),
+    "where_number": lambda t: (lambda x: t.where(x > 0, x, 0.0))(_leaf(t, 3, 4)),
+    "index_select": lambda t: t.index_select(_leaf(t, 3, 4), 0, _ix(t)),
+    "index_add": lambda t: _leaf(t, 3, 4).index_add(0, _ix(t), _leaf(t, 2, 4, seed=1)),
+    "index_copy": lambda t: _leaf(t, 3, 4).index_copy(0, _ix(t), _leaf(t, 2, 4, seed=1)),
+    "index_fill": lambda t: _leaf(t, 3, 4).index_fill(0, _ix(t), 1.0),
+    "index_put": lambda t: _leaf(t, 3, 4).index_put((_ix(t),), _leaf(t, 2, 4, seed=1)),
+    "gather": lambda t: t.gather(_leaf(t, 3, 4), 0, _ig(t)),
+    "take_along_dim": lambda t: t.take_along_dim(_leaf(t, 3, 4), _ig(t), 0),
+    "scatter": lambda t: _leaf(t, 3, 4).scatter(0, _ig(t), _leaf(t, 1, 4, seed=1)),
+    "scatter_value": lambda t: _leaf(t, 3, 4).scatter(0, _ig(t), 1.0),
+    "scatter_add": lambda t: _leaf(t, 3, 4).scatter_add(0, _ig(t), _leaf(t, 1, 4, seed=1)),
+    "scatter_reduce": lambda t: _leaf(t, 3, 4).scatter_reduce(0, _ig(t), _leaf(t, 1, 4, seed=1), "sum"),
+    "masked_fill": lambda t: _leaf(t, 3, 4).masked_fill(_mask(t), 0.0),
+    "masked_fill_tensor": lambda t: _leaf(t, 3, 4).masked_fill(_mask(t), t.tensor(1.0)),
+    "masked_scatter": lambda t: _leaf(t, 3, 4).masked_scatter(_mask(t), _leaf(t, 3, 4, seed=1)),
+    "masked_select": lambda t: _leaf(t, 3, 4).masked_select(_mask(t)),
+    "take": lambda t: t.take(_leaf(t, 3, 4), _ix(t)),
+    "put": lambda t: _leaf(t, 3, 4).put(_ix(t), _leaf(t, 2, seed=1)),
+    "embedding": lambda t: t.nn.functional.embedding(_ig(t), _leaf(t, 3, 4)),
+    "pow_number_base": lambda t: t.pow(2.0, _leaf(t, 3)),
+    "rpow": lambda t: 2.0 ** _leaf(t, 3),
+})  # fmt: skip
+
+
+@pytest.mark.parametrize("op", ["where", "index_add", "gather", "scatter", "masked_fill", "masked_scatter", "pow"])
+def test_gradients_with_nondifferentiable_arguments(op: str) -> None:
+    """Leaving the index/mask/condition edges out changes no gradient."""
+    x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
+    y = np.random.RandomState(1).randn(3, 4).astype(np.float32)
+    fn = {
+        "where": lambda t, x, y: t.where(x > 0, x, y),
+        "index_add": lambda t, x, y: x.index_add(0, t.tensor([0, 2]), y[:2]),
+        "gather": lambda t, x, y: t.gather(x, 1, t.tensor([[0, 1], [2, 0], [3, 3]])) * y[:, :2],
+        "scatter": lambda t, x, y: x.scatter(0, t.tensor([[0, 1, 2, 0]]), y[:1]),
+        "masked_fill": lambda t, x, y: x.masked_fill(y > 0, 0.5),
+        "masked_scatter": lambda t, x, y: x.masked_scatter(y > 0, y * 2),
+        "pow": lambda t, x, y: t.pow(2.0, x) + y,
+    }[op]
+    check(fn, [x, y])
+
+
 def _mlp_loss(t):  # noqa: ANN001, ANN202
     t.manual_seed(0)
     net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))

@@ -1,10 +1,12 @@
-"""Rooms import downward only (STYLE rule 4): parse every module's imports, at module level and
-inside functions, and fail on an import that reaches a higher room or on a circle between rooms."""
+"""Rooms import downward only (CONTRIBUTING.md, "Where code goes"): parse every module's imports, at module
+level and inside functions, and fail on an import that reaches a higher room, on a circle between rooms, or on a circle
+between the modules of one room. The rooms and their order are torchlike/_layers.py."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import os
 
 import pytest
@@ -12,57 +14,18 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PKG = os.path.join(ROOT, "torchlike")
 
-# (module prefix or prefixes, rank, why it sits there). A module belongs to the room of its longest matching prefix;
-# it may import its own room and lower ranks only. Rooms of equal rank may import each other, but no
-# circle may form between rooms.
-ROOMS = [
-    ("torchlike._precision", 0, "the matmul-precision flag: imports only jax"),
-    ("torchlike._weights_only_unpickler", 0, "a restricted unpickler: imports only the stdlib"),
-    ("torchlike.compat._names", 0, "torch <-> torchlike module names: imports only the stdlib"),
-    ("torchlike._core", 0, "dtype, device, storage, Tensor, generator, printing: what everything stands on"),
-    ("torchlike.autograd", 1, "grad modes and the tape: ops record onto it, so it sits below them"),
-    ("torchlike._ops", 2, "the op table and its families: tensors in, tensors out, recorded on the tape"),
-    ("torchlike.utils.dlpack", 2, "DLPack exchange over _core tensors (creation re-exports from_dlpack)"),
-    ("torchlike.autograd._tensor", 3, "attaches Tensor.backward, grad_fn and hooks, over the engine"),
-    (("torchlike.autograd.engine", "torchlike.autograd._higher"), 3,
-     "backward runs the tape's vjps (create_graph replays them through the op table)"),
-    ("torchlike.autograd.functional", 3, "jacobian/hessian/vjp are composed from ops"),
-    ("torchlike._public", 3, "small top-level helpers written with ops"),
-    ("torchlike.random", 3, "torch.random: seeding and generator state over the op table's RNG"),
-    ("torchlike.linalg", 3, "a namespace re-exporting ops"),
-    ("torchlike.special", 3, "a namespace re-exporting ops"),
-    ("torchlike.fft", 3, "a namespace re-exporting ops"),
-    ("torchlike.distributed", 3, "process groups and collectives over tensors"),
-    ("torchlike.amp", 3, "the autocast policy and GradScaler: read by ops' callers, built from ops"),
-    ("torchlike.cuda", 4, "device queries; cuda.amp re-exports amp"),
-    ("torchlike.cpu", 4, "cpu.amp re-exports amp"),
-    ("torchlike.backends", 4, "backend flags, reading cuda's device queries"),
-    ("torchlike.nn", 5, "modules and functional: built from ops, autocast, collectives"),
-    ("torchlike.distributed.fsdp", 6, "FSDP wraps nn.Modules and shards their parameters"),
-    ("torchlike.distributed.checkpoint", 7, "state dicts of modules, DDP and FSDP, saved and loaded"),
-    ("torchlike.optim", 6, "optimizers step nn.Parameters (swa_utils averages Modules)"),
-    ("torchlike.utils", 6, "data loading, checkpointing, tensorboard: use nn and amp"),
-    ("torchlike.jit", 6, "script/trace stand-ins over nn.Module"),
-    ("torchlike._serialization", 7, "torch's file format: pickles tensors and nn.Parameters"),
-    ("torchlike.serialization", 7, "save/load, over _serialization"),
-    ("torchlike._compile", 7, "torchlike.compile lifts nn/optim/amp state into one jax.jit program"),
-    ("torchlike.func", 7, "torch.func transforms over modules and ops"),
-    ("torchlike._dynamo", 8, "torch._dynamo stand-ins over _compile"),
-    ("torchlike.compiler", 8, "torch.compiler stand-ins over _compile"),
-    ("torchlike.distributions", 9, "a client of the public namespace, written as user code is"),
-    ("torchlike.autograd.gradcheck", 9, "torch.autograd.gradcheck: numerical checks written against the public API"),
-    ("torchlike.nn.utils.prune", 9, "torch.nn.utils.prune: reparametrises Modules through the public API"),
-    ("torchlike.masked", 9, "torch.masked: masked reductions composed from public ops, as user code is"),
-    ("torchlike.testing", 9, "a client of the public namespace"),
-    ("torchlike.vision", 9, "a client of the public namespace"),
-    ("torchlike.compat", 9, "run-both-and-compare tools: clients of the public namespace"),
-    ("torchlike.__main__", 10, "the command line"),
-    ("torchlike", 10, "the public namespace: re-exports every room"),
-]
-# A package's __init__ re-exports its own modules, whatever their rooms (STYLE rule 5): those imports
-# are not counted. Rooms at rank 9 are written against the public API (`import torchlike`), as a user's code is; their
-# imports of the top-level namespace are neither upward imports nor circles.
-FACADE_CLIENT_RANK = 9
+
+def _load_layers():
+    """torchlike/_layers.py, read as a file: the test parses the package and never imports it."""
+    spec = importlib.util.spec_from_file_location("_torchlike_layers", os.path.join(PKG, "_layers.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_LAYERS = _load_layers()
+
+ROOMS, FACADE_CLIENT_RANK = _LAYERS.ROOMS, _LAYERS.FACADE_CLIENT_RANK
 
 
 @functools.cache
@@ -188,11 +151,20 @@ def test_no_circle_between_rooms():
     assert not _cycles(graph), f"import circles between rooms: {_cycles(graph)}"
 
 
-@pytest.mark.parametrize("room", ["torchlike._ops"])
+@pytest.mark.parametrize("room", sorted({_PREFIXES[p][0] for p in _PREFIXES}))
 def test_no_circle_inside(room):
-    """The op families share helpers through a common module instead of importing each other."""
+    """The modules of one room import each other in one direction (the op families share helpers through
+    ``_ops/_common.py``; a base class shared by two modules sits in a third)."""
     graph: dict[str, set] = {}
+    packages = {m for m, path in _modules().items() if path.endswith("__init__.py")}  # re-exports, not rooms
     for a, b, _ in _edges():
-        if _room(a)[0] == room and _room(b)[0] == room and b != room:
+        if _room(a)[0] == room and _room(b)[0] == room and b not in packages:
             graph.setdefault(a, set()).add(b)
     assert not _cycles(graph), f"import circles inside {room}: {_cycles(graph)}"
+
+
+def test_the_layer_table_names_real_modules():
+    """Every prefix of torchlike/_layers.py is a module or package of the tree (a stale entry hides nothing)."""
+    mods = _modules()
+    stale = [p for p in _PREFIXES if p not in mods and not any(m.startswith(p + ".") for m in mods)]
+    assert not stale, f"rooms naming no module: {stale}"

@@ -94,3 +94,78 @@ def test_functional_inplace_keeps_autograd_right():
         F.hardtanh(x, 1.0, 0.0)
     z = tl.tensor([-1.0, 1.0])
     assert F.silu(z, inplace=False) is not z and F.silu(z, inplace=True) is z
+
+
+@pytest.mark.parametrize("route", ["defop", "defop alias", "expose", "defrandom", "defview"])
+def test_a_second_declaration_of_a_name_is_an_error(route):
+    """The table keeps one entry per name: a second one raises instead of replacing the first."""
+    declare = {
+        "defop": lambda: registry.defop("add")(lambda input: input),
+        "defop alias": lambda: registry.defop("_test_alias", aliases=("mul",))(lambda input: input),
+        "expose": lambda: registry.expose("nn.functional", "softmax")(lambda input: input),
+        "defrandom": lambda: registry.defrandom(name="rand")(lambda size: size),
+        "defview": lambda: registry.defview("narrow")(lambda input: input),
+    }[route]
+    before = (dict(registry.OPS), dict(registry.EXPOSED["nn.functional"]), dict(registry.RANDOM), dict(registry.VIEWS))
+    with pytest.raises(TypeError, match="is declared twice"):
+        declare()
+    assert (registry.OPS, registry.EXPOSED["nn.functional"], registry.RANDOM, registry.VIEWS) == before
+
+
+def test_two_functions_under_one_public_name_is_an_error():
+    """A family's ``__all__`` and a table op may not both put a name in a namespace (narrow_copy once had two)."""
+    registry.defop("_test_clash", namespaces=("torch:narrow",))(lambda input: input)
+    try:
+        with pytest.raises(TypeError, match="torch.narrow is declared twice: by .*view op in torchlike._ops.views"):
+            _ops.names.__wrapped__("torch")
+    finally:
+        del registry.OPS["_test_clash"]
+
+
+def test_the_name_index_is_current():
+    """docs/namespaces.md (every public name, its defining module and route) is what docs/generate.py writes now."""
+    import os
+    import sys
+
+    docs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+    sys.path.insert(0, docs)
+    try:
+        import generate
+    finally:
+        sys.path.remove(docs)
+    with open(os.path.join(docs, "namespaces.md"), encoding="utf-8") as f:
+        assert f.read() == generate.namespaces_index(), "docs/namespaces.md is stale: run python docs/generate.py"
+
+
+def test_every_generated_name_has_one_route():
+    """The installer records one route (kind, defining module) for each name it generates, in every namespace."""
+    for space in registry.SPACES:
+        generated = _ops.names(space)
+        assert set(_ops.ROUTES[space]) == set(generated)
+        assert all(kind and module.startswith("torchlike") for kind, module in _ops.ROUTES[space].values())
+
+
+def test_generated_functions_lead_to_their_spec_entry():
+    """"Go to definition" on a generated function lands on the table entry it was generated from:
+    ``__wrapped__`` is the entry, and the code object names the entry's file and line (getsource, tracebacks)."""
+    assert tl.add.__wrapped__ is registry.OPS["add"].fn
+    assert inspect.getsource(tl.add).startswith("@defop(") and "def add(input" in inspect.getsource(tl.add)
+    assert list(inspect.signature(tl.add).parameters) == ["input", "other", "alpha", "out"]  # still torch's
+    for space in registry.SPACES:
+        for name, fn in _ops.names(space).items():
+            op = getattr(fn, "_op", None)
+            if op is not None:
+                assert fn.__wrapped__ is op.fn, f"{space}.{name}"
+                assert inspect.getsourcelines(fn)[1] == inspect.getsourcelines(op.fn)[1], f"{space}.{name}"
+    for entry in registry.RANDOM.values():
+        assert inspect.getsourcefile(entry.wrapper) == inspect.getsourcefile(entry.fn), entry.name
+        assert inspect.getsourcelines(entry.method)[1] == inspect.getsourcelines(entry.fn)[1], entry.name
+
+
+def test_nondiff_and_scalar_name_real_parameters():
+    """``defop(nondiff=, scalar=)`` name tensor or number parameters; a misspelt one raises at declaration."""
+    with pytest.raises(TypeError, match="nondiff/scalar name 'indx' is no tensor or number parameter"):
+        registry.defop("_test_nondiff", nondiff=("indx",))(lambda input: input)
+    assert "_test_nondiff" not in registry.OPS
+    gather = registry.OPS["gather"]
+    assert gather.edge_skip == (False, True) and registry.OPS["pow"].number_edges == (False, False)

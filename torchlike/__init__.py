@@ -43,8 +43,9 @@ from ._core.layout import (  # noqa: E402
 from ._core.printing import set_printoptions, get_printoptions  # noqa: E402
 from ._core.size import Size  # noqa: E402
 from ._core.tensor import Tensor  # noqa: E402
+from ._core import storage as _storage  # noqa: E402,F401  (attaches Tensor.storage, untyped_storage)
 from . import autograd  # noqa: E402
-from .autograd.grad_mode import (  # noqa: E402
+from ._core.grad_mode import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )  # fmt: skip
 from . import _ops  # noqa: E402

@@ -294,3 +294,16 @@ def byteswap(raw: np.ndarray, dtype: _dtype.dtype) -> np.ndarray:
 
 
 NATIVE_ORDER = sys.byteorder
+
+
+# The storage views of a tensor: attached here, so that tensor.py need not import this module back.
+def storage(self) -> Any:
+    return TypedStorage(wrap_storage=UntypedStorage._of(self), dtype=self._dtype)
+
+
+def untyped_storage(self) -> Any:
+    return UntypedStorage._of(self)
+
+
+T.Tensor.storage = storage
+T.Tensor.untyped_storage = untyped_storage

@@ -168,7 +168,7 @@ class Tensor:
     def _assign(self, value: Any) -> None:
         """Rebind this tensor's contents to ``value`` (same shape), writing through any view.
 
-        Bumps the version counter. Autograd bookkeeping is the caller's (see autograd.graph).
+        Bumps the version counter. Autograd bookkeeping is the caller's (see graph.py).
         """
         view = self._view
         buf = self._buf
@@ -320,16 +320,6 @@ class Tensor:
     def data_ptr(self) -> int:
         """A stable identity for the memory: the buffer's id plus the byte offset."""
         return id(self._buf) + self.storage_offset() * self._dtype.itemsize
-
-    def storage(self) -> Any:
-        from .storage import TypedStorage, UntypedStorage
-
-        return TypedStorage(wrap_storage=UntypedStorage._of(self), dtype=self._dtype)
-
-    def untyped_storage(self) -> Any:
-        from .storage import UntypedStorage
-
-        return UntypedStorage._of(self)
 
     @property
     def _version(self) -> int:

@@ -26,6 +26,16 @@ FAMILIES = [
 ]
 
 
+# How each public name of each namespace came to be, filled by ``names``: ``{space: {name: (kind, defining module)}}``;
+# docs/namespaces.md is generated from it.
+ROUTES: dict[str, dict[str, tuple[str, str]]] = {}
+
+
+def _said(route: tuple) -> str:
+    kind, where = route
+    return f"{kind} in {where if isinstance(where, str) else where.__module__}"
+
+
 @functools.cache
 def names(space: str) -> dict[str, Any]:
     """The contents of namespace ``space`` (one of ``registry.SPACES``), generated from the table: the ops
@@ -33,36 +43,38 @@ def names(space: str) -> dict[str, Any]:
     (``defrandom``), the views (``defview``), the hand-written functions registered with ``registry.expose``
     and, for ``Tensor``, the method table ``_methods.TENSOR_METHODS``. Every public namespace module asks this for its names."""
     found: dict[str, Any] = {}
-    if space == "torch":
-        for fam in FAMILIES:
-            for n in getattr(fam, "__all__", ()):
-                found[n] = getattr(fam, n)
-    found.update(EXPOSED[space])
+    routes: dict[str, tuple[str, str]] = {}
+
+    def put(public: str, fn: Any, kind: str, where: Any) -> None:
+        # one name, one object: the same function reached twice is fine, two functions under one name are not
+        if public in found and found[public] is not fn:
+            raise TypeError(f"{space}.{public} is declared twice: by {_said(routes[public])} and by {_said((kind, where))}")
+        found[public] = fn
+        routes.setdefault(public, (kind, where if isinstance(where, str) else where.__module__))
+
+    for n, fn in EXPOSED[space].items():
+        put(n, fn, "composite (@expose)", fn)
     for key, op in OPS.items():
         alias = key != op.name
         if alias and not key.startswith("_") and space in op.exposed:
-            found.setdefault(key, _function_for(op, space, op.exposed[space][0]))
+            put(key, _function_for(op, space, op.exposed[space][0]), "table op alias", op.fn)
         for public in op.exposed.get(space, ()) if not alias else ():
-            if public in EXPOSED[space]:
-                raise TypeError(f"{space}.{public} is declared twice: by op {op.name} and by registry.expose")
-            found.setdefault(public, _function_for(op, space, public))
+            put(public, _function_for(op, space, public), "table op", op.fn)
         if space in op.inplace_in:
             stem = (key if op.inplace is True or alias else op.inplace) + "_"
-            # torch.abs_(x) is x.abs_(): where the method table has its own in-place form, both use it
-            special = _methods.TENSOR_METHODS.get(stem) if space == "torch" else None
-            found.setdefault(stem, special or inplace_fn(op))
+            # torch.abs_(x) is x.abs_(): where the method table has its own in-place form (torch's quirks), it is the op's
+            special = _methods.TENSOR_METHODS.get(stem)
+            put(stem, special or inplace_fn(op), "table op, in place", special or op.fn)
     for entry in RANDOM.values():
         for public in entry.exposed.get(space, ()):
-            if public in EXPOSED[space]:
-                raise TypeError(f"{space}.{public} is declared twice: by random op {entry.name} and by registry.expose")
-            found.setdefault(public, entry.method if space == "Tensor" else entry.wrapper)
+            put(public, entry.method if space == "Tensor" else entry.wrapper, "random op", entry.fn)
     for n, fn in VIEWS.items():
-        if space == "torch" and fn._function:
-            found.setdefault(n, fn)
-        elif space == "Tensor" and fn._method:
-            found[n] = fn
+        if (space == "torch" and fn._function) or (space == "Tensor" and fn._method):
+            put(n, fn, "view op", fn.__wrapped__)
     if space == "Tensor":
-        found.update(_methods.TENSOR_METHODS)
+        for n, fn in _methods.TENSOR_METHODS.items():
+            put(n, fn, "method table", _methods.__name__)
+    ROUTES[space] = routes
     return found
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from .._core import dtype as D
 from .._core import views as V
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from .registry import RawTensor, defop
 
 

@@ -16,9 +16,7 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .._core.tensor import Tensor
 from . import registry
-from .registry import TensorArg, defop
-
-__all__ = ["real", "imag", "view_as_real", "view_as_complex", "conj", "resolve_conj", "is_conj"]
+from .registry import TensorArg, defop, expose
 
 
 def _view(input: Tensor, kind: str, shape: tuple, stride: tuple, offset: int, dtype: D.dtype, name: str) -> Tensor:
@@ -27,6 +25,7 @@ def _view(input: Tensor, kind: str, shape: tuple, stride: tuple, offset: int, dt
     return out
 
 
+@expose("torch")
 def real(input: Tensor) -> Tensor:
     """torch.real / Tensor.real: the real parts as a float view (the tensor itself when it is real)."""
     if not input._dtype.is_complex:
@@ -35,6 +34,7 @@ def real(input: Tensor) -> Tensor:
     return _view(input, "real", sh, [2 * s for s in st], 2 * off, input._dtype.to_real(), "SelectBackward0")
 
 
+@expose("torch")
 def imag(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
@@ -42,6 +42,7 @@ def imag(input: Tensor) -> Tensor:
     return _view(input, "imag", sh, [2 * s for s in st], 2 * off + 1, input._dtype.to_real(), "SelectBackward0")
 
 
+@expose("torch")
 def view_as_real(input: Tensor) -> Tensor:
     if not input._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
@@ -56,6 +57,7 @@ def view_as_real(input: Tensor) -> Tensor:
                  "ViewAsRealBackward0")  # fmt: skip
 
 
+@expose("torch")
 def view_as_complex(input: Tensor) -> Tensor:
     dt = input._dtype
     if dt not in (D.float32, D.float64, D.float16):
@@ -78,6 +80,7 @@ def view_as_complex(input: Tensor) -> Tensor:
                  "ViewAsComplexBackward0")  # fmt: skip
 
 
+@expose("torch")
 def conj(input: Tensor) -> Tensor:
     """The lazily conjugated view of a complex tensor (is_conj() True); a real tensor itself."""
     if not input._dtype.is_complex:
@@ -86,11 +89,13 @@ def conj(input: Tensor) -> Tensor:
     return _view(input, "conj", sh, st, off, input._dtype, "ConjBackward0")
 
 
+@expose("torch")
 def is_conj(input: Tensor) -> bool:
     view = input._view
     return view is not None and sum(kind == "conj" for kind, _ in view.steps) % 2 == 1
 
 
+@expose("torch")
 def resolve_conj(input: Tensor) -> Tensor:
     return input.clone() if is_conj(input) else input
 

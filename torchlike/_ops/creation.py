@@ -20,12 +20,8 @@ from .._core.kernel_cache import LRU
 from .._core.size import Size
 from .._core.tensor import Tensor
 from . import registry
+from .registry import expose
 
-__all__ = [
-    "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-    "empty_like", "full_like", "arange", "range", "linspace", "logspace", "eye", "empty_strided", "scalar_tensor",
-    "frombuffer", "complex", "polar", "tril_indices", "triu_indices", "from_jax", "from_dlpack",
-]  # fmt: skip
 
 def _dev(device: Any) -> _device.device:
     return _device.canonical(device)
@@ -192,6 +188,7 @@ def _jnp_from_numpy(arr: np.ndarray, dt: D.dtype) -> Any:
     return jnp.array(arr, copy=True)
 
 
+@expose("torch")
 def tensor(data: Any, *, dtype: D.dtype | None = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """torch.tensor: always copies ``data``."""
@@ -228,6 +225,7 @@ def _check_python_ints(arr: np.ndarray, dt: D.dtype) -> None:
             raise D.overflow_error(dt, c_names=False)
 
 
+@expose("torch")
 def as_tensor(data: Any, dtype: D.dtype | None = None, device: Any = None) -> Tensor:
     """torch.as_tensor: shares memory with a tensor or a CPU numpy array when dtype and device allow."""
     dt = D.to_dtype(dtype) if dtype is not None else None
@@ -241,6 +239,7 @@ def as_tensor(data: Any, dtype: D.dtype | None = None, device: Any = None) -> Te
     return tensor(data, dtype=dt, device=device)
 
 
+@expose("torch")
 def asarray(obj: Any, *, dtype: D.dtype | None = None, device: Any = None, copy: bool | None = None,
             requires_grad: bool = False) -> Tensor:
     if copy:
@@ -252,22 +251,26 @@ def asarray(obj: Any, *, dtype: D.dtype | None = None, device: Any = None, copy:
     return t
 
 
+@expose("torch")
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """torch.from_numpy: a CPU tensor sharing memory with ``ndarray``."""
     return T.from_numpy_shared(ndarray)
 
 
+@expose("torch")
 def from_jax(array: Any) -> Tensor:
     """A tensor over a JAX array (zero-copy: JAX arrays are immutable, so nothing is shared for writing)."""
     return T.make(array, _device.from_jax(next(iter(array.devices()))))
 
 
+@expose("torch")
 def from_dlpack(ext_tensor: Any) -> Tensor:
     from ..utils.dlpack import from_dlpack as _from
 
     return _from(ext_tensor)
 
 
+@expose("torch")
 def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> Tensor:
     arr = np.frombuffer(buffer, dtype=D.to_dtype(dtype).np, count=count, offset=offset)
@@ -314,22 +317,26 @@ def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requir
     return t
 
 
+@expose("torch")
 def zeros(*args: Any, size: Any = REQUIRED, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
           device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     return _factory("zeros", size_args("zeros", args, size), 0, dtype, device, requires_grad, out)
 
 
+@expose("torch")
 def ones(*args: Any, size: Any = REQUIRED, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
          device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     return _factory("ones", size_args("ones", args, size), 1, dtype, device, requires_grad, out)
 
 
+@expose("torch")
 def empty(*args: Any, size: Any = REQUIRED, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
           device: Any = None, requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
     """torch.empty. NOTE: the memory is zero-filled; JAX has no uninitialised arrays."""
     return _factory("empty", size_args("empty", args, size), 0, dtype, device, requires_grad, out)
 
 
+@expose("torch")
 def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, layout: Any = None,
                   device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     if len(tuple(size)) != len(tuple(stride)):
@@ -339,6 +346,7 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     return _factory("empty_strided", (tuple(size),), 0, dtype, device, requires_grad)
 
 
+@expose("torch")
 def full(size: Sequence[int] = REQUIRED, fill_value: Any = REQUIRED, *, out: Tensor | None = None, dtype: Any = None,
          layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     if size is REQUIRED:  # torch names both, whatever was given
@@ -353,6 +361,7 @@ def full(size: Sequence[int] = REQUIRED, fill_value: Any = REQUIRED, *, out: Ten
                     requires_grad, out)  # fmt: skip
 
 
+@expose("torch")
 def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
                   requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     return _factory("full", ((),), s, dtype if dtype is not None else D.get_default_dtype(), device, requires_grad)
@@ -367,21 +376,25 @@ def _like(name: str, input: Tensor, value: Any, dtype: Any, device: Any, require
     )  # fmt: skip
 
 
+@expose("torch")
 def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     return _like("zeros_like", input, 0, dtype, device, requires_grad)
 
 
+@expose("torch")
 def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     return _like("ones_like", input, 1, dtype, device, requires_grad)
 
 
+@expose("torch")
 def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     return _like("empty_like", input, 0, dtype, device, requires_grad)
 
 
+@expose("torch")
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     if dtype is None and input._dtype is D.bool and not isinstance(fill_value, builtins.bool):
@@ -396,6 +409,7 @@ def _num(x: Any) -> Any:
     return x.item() if isinstance(x, Tensor) else x
 
 
+@expose("torch")
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,
            layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     start, end, step = _num(start), _num(end), _num(step)
@@ -426,6 +440,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
     return t
 
 
+@expose("torch")
 def range(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None = None, dtype: Any = None,
           layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """torch.range (deprecated in torch): includes ``end``."""
@@ -476,6 +491,7 @@ def _check_steps(steps: Any) -> None:
         raise RuntimeError("number of steps must be non-negative")
 
 
+@expose("torch")
 def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:
     start, end = _num(start), _num(end)
@@ -490,6 +506,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dty
     return t
 
 
+@expose("torch")
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tensor | None = None, dtype: Any = None,
              layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     start, end = _num(start), _num(end)
@@ -512,6 +529,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tenso
     return t
 
 
+@expose("torch")
 def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: Any = None, layout: Any = None,
         device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     if n < 0:
@@ -528,6 +546,7 @@ def eye(n: int, m: int | None = None, *, out: Tensor | None = None, dtype: Any =
     return t
 
 
+@expose("torch")
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     if row < 0 or col < 0:
@@ -537,6 +556,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
     return from_array(jnp.array(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
 
 
+@expose("torch")
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
                  layout: Any = None) -> Tensor:
     r, c = np.triu_indices(row, offset, col)
@@ -637,7 +657,6 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
         data = data.detach()
     return tensor(data, dtype=dtype if dtype is not None else self._dtype,
                   device=device if device is not None else self.device, requires_grad=requires_grad)  # fmt: skip
-
 
 
 # The Tensor class lives in _core, below this room; its constructors are attached from here.

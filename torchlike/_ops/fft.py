@@ -17,7 +17,6 @@ from .._core.tensor import Tensor
 from .registry import OptTensor, TensorArg, defop, expose
 from .shape import roll
 
-__all__ = ["istft", "stft"]
 
 _FLIP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -375,6 +374,7 @@ def _stft(
     return jnp.swapaxes(_complex(spectrum), -1, -2)
 
 
+@expose("torch")
 def stft(
     input: Tensor,
     n_fft: int,
@@ -493,6 +493,7 @@ def _istft_overlap_vanishes(
     return jnp.abs(envelope).min() < 1e-11
 
 
+@expose("torch")
 def istft(
     input: Tensor,
     n_fft: int,

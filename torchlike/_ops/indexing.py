@@ -23,10 +23,10 @@ from .._core import dtype as D
 from .._core import tensor as T
 from .._core import views as V
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from . import registry
 from ._common import _to_dtype, check_overlap, convert, type_name
-from .registry import RawTensor, TensorList, TensorOrScalar, defop
+from .registry import RawTensor, TensorList, TensorOrScalar, defop, expose
 from .views import select_spec, slice_spec
 
 _SEQ_WARNING = (
@@ -271,7 +271,7 @@ def _index(input: RawTensor, indices: TensorList, key: tuple) -> Any:
     return input[_thaw(key, indices)]
 
 
-@defop(promote=None, method=False, grad_name="IndexPutBackward0", saves=("indices",))
+@defop(promote=None, method=False, grad_name="IndexPutBackward0", saves=("indices",), nondiff=("indices",))
 def _index_put(input: RawTensor, indices: TensorList, values: TensorOrScalar, key: tuple, accumulate: bool) -> Any:
     k = _thaw(key, indices)
     v = jnp.asarray(values).astype(input.dtype)
@@ -392,6 +392,7 @@ def _fill_check(self: Tensor, value: Any) -> None:
         raise D.overflow_error(self._dtype)
 
 
+@expose("torch")
 def fill_(self: Tensor, value: Any) -> Tensor:
     _fill_check(self, value)
     if grad_mode._state.enabled and (self._rg or self._base_t is not None or (isinstance(value, Tensor) and value._rg)):
@@ -407,6 +408,7 @@ def _zeros_of(input: RawTensor) -> Any:
     return jnp.zeros_like(input)
 
 
+@expose("torch")
 def zero_(input: Tensor) -> Tensor:
     if grad_mode._state.enabled and (input._rg or input._base_t is not None):
         graph.check_inplace(input)
@@ -551,6 +553,4 @@ def _check_copy_shape(src: tuple, dst: tuple) -> None:
     if tuple(out) != dst:
         raise RuntimeError(f"output with shape {_shape_str(dst)} doesn't match the broadcast shape {_shape_str(out)}")
 
-
-__all__ = ["fill", "fill_", "zero_"]
 

@@ -17,13 +17,10 @@ import numpy as np
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from . import registry, return_types
 from ._common import _broadcast_shape
-from .registry import RawTensor, Scalar, TensorOrScalar, defop
-
-__all__ = ["index_put", "index_put_", "scatter", "nonzero", "argwhere", "unique", "unique_consecutive",
-           "bincount", "histc", "searchsorted", "bucketize", "masked_select"]  # fmt: skip
+from .registry import RawTensor, Scalar, TensorOrScalar, defop, expose
 
 
 def _shape_str(shape: Any) -> str:
@@ -136,7 +133,7 @@ def _index_fill_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
-@defop(promote=None, out=True, check=_index_select_check, saves=("index",))
+@defop(promote=None, out=True, check=_index_select_check, saves=("index",), nondiff=("index",))
 def index_select(input: RawTensor, dim: int, index: RawTensor) -> Any:
     if input.ndim == 0:
         return jnp.take(input.reshape(1), index.reshape(-1), axis=0).reshape(())
@@ -147,7 +144,7 @@ def _index_along(x: Any, d: int, index: Any) -> tuple:
     return (slice(None),) * d + (index.reshape(-1),)
 
 
-@defop(promote=None, inplace=True, out=True, check=_index_add_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_index_add_check, saves=("index",), nondiff=("index",))
 def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *, alpha: Scalar = 1) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
@@ -160,7 +157,7 @@ def index_add(input: RawTensor, dim: int, index: RawTensor, source: RawTensor, *
     return out.reshape(input.shape)
 
 
-@defop(promote=None, inplace=True, out=True, check=_index_copy_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_index_copy_check, saves=("index",), nondiff=("index",))
 def index_copy(input: RawTensor, dim: int, index: RawTensor, source: RawTensor) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
@@ -168,7 +165,7 @@ def index_copy(input: RawTensor, dim: int, index: RawTensor, source: RawTensor) 
     return x.at[_index_along(x, d, index)].set(src).reshape(input.shape)
 
 
-@defop(promote=None, inplace=True, check=_index_fill_check, saves=("index",))
+@defop(promote=None, inplace=True, check=_index_fill_check, saves=("index",), nondiff=("index",), scalar=("value",))
 def index_fill(input: RawTensor, dim: int, index: RawTensor, value: TensorOrScalar) -> Any:
     x = input.reshape((1,) * (input.ndim == 0) + input.shape)
     d = wrap_dim(dim, x.ndim)
@@ -205,6 +202,7 @@ def _index_put_prepare(input: Tensor, indices: Any, values: Any) -> tuple:
     return k, indexing._index_tensors(arrays, input.device)
 
 
+@expose("torch")
 def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     from . import indexing
 
@@ -212,6 +210,7 @@ def index_put(input: Tensor, indices: Any, values: Tensor, accumulate: bool = Fa
     return indexing._index_put(input, arrays, values, k, bool(accumulate))
 
 
+@expose("torch")
 def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
     from . import indexing
 
@@ -264,7 +263,7 @@ def _as_nd(x: Any) -> Any:
     return x.reshape(1) if x.ndim == 0 else x
 
 
-@defop(promote=None, out=True, check=_gather_check, saves=("index",))
+@defop(promote=None, out=True, check=_gather_check, saves=("index",), nondiff=("index",))
 def gather(input: RawTensor, dim: int, index: RawTensor, *, sparse_grad: bool = False) -> Any:
     if index.size == 0:
         return jnp.zeros(index.shape, input.dtype)
@@ -352,18 +351,19 @@ def _scatter_name(base: str) -> Any:
 
 
 @defop(promote=None, method=False, grad_name=_scatter_name("ScatterBackward0"), check=_scatter_check_src,
-       saves=("index",))  # fmt: skip
+       saves=("index",), nondiff=("index",))  # fmt: skip
 def _scatter_src(input: RawTensor, dim: int, index: RawTensor, src: RawTensor, reduce: Any = None) -> Any:
     return _scatter_apply(input, dim, index, _src_block(src, _as_nd(index)).astype(input.dtype), reduce)
 
 
 @defop(promote=None, method=False, grad_name=_scatter_name("ScatterBackward1"), check=_scatter_check_value,
-       saves=("index",))  # fmt: skip
+       saves=("index",), nondiff=("index",), scalar=("value",))  # fmt: skip
 def _scatter_value(input: RawTensor, dim: int, index: RawTensor, value: TensorOrScalar, reduce: Any = None) -> Any:
     v = jnp.broadcast_to(jnp.asarray(value).astype(input.dtype), _as_nd(index).shape)
     return _scatter_apply(input, dim, index, v, reduce)
 
 
+@expose("torch")
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, value: Any = None, *, reduce: str | None = None,
             out: Tensor | None = None) -> Tensor:  # fmt: skip
     """torch.scatter(input, dim, index, src) / scatter(input, dim, index, value)."""
@@ -386,7 +386,7 @@ def _scatter_add_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     _scatter_check("scatter_add", x, wrap_dim(static[0], max(x.dim(), 1)), index, src)
 
 
-@defop(promote=None, inplace=True, out=True, check=_scatter_add_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_scatter_add_check, saves=("index",), nondiff=("index",))
 def scatter_add(input: RawTensor, dim: int, index: RawTensor, src: RawTensor) -> Any:
     return _scatter_apply(input, dim, index, _src_block(src, _as_nd(index)), "add")
 
@@ -443,7 +443,7 @@ def _prod_bwd(res: Any, g: Any) -> Any:
 _prod_scatter.defvjp(_prod_fwd, _prod_bwd)
 
 
-@defop(promote=None, inplace=True, out=True, check=_scatter_reduce_check, saves=("index",))
+@defop(promote=None, inplace=True, out=True, check=_scatter_reduce_check, saves=("index",), nondiff=("index",))
 def scatter_reduce(input: RawTensor, dim: int, index: RawTensor, src: RawTensor, reduce: str, *,
                    include_self: bool = True) -> Any:  # fmt: skip
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
@@ -569,7 +569,7 @@ def _put_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
 
 
-@defop(promote=None, inplace=True, check=_put_check, saves=("index",))
+@defop(promote=None, inplace=True, check=_put_check, saves=("index",), nondiff=("index",))
 def put(input: RawTensor, index: RawTensor, source: RawTensor, accumulate: bool = False) -> Any:
     flat = input.reshape(-1)
     at = flat.at[index.reshape(-1)]
@@ -587,11 +587,12 @@ def _broadcast_shapes(*shapes: tuple) -> tuple:
     return _broadcast_shape(*shapes)
 
 
-@defop(promote=None, method=False, grad_name="MaskedSelectBackward0", saves=("mask",))
+@defop(promote=None, method=False, grad_name="MaskedSelectBackward0", saves=("mask",), nondiff=("index",))
 def _masked_gather(input: RawTensor, index: RawTensor, shape: tuple) -> Any:
     return jnp.broadcast_to(input, shape).reshape(-1)[index]
 
 
+@expose("torch")
 def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     if mask._dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -623,7 +624,8 @@ def _masked_scatter_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("Number of elements of source < number of ones in mask")
 
 
-@defop(promote=None, method=False, grad_name="MaskedScatterBackward0", check=_masked_scatter_check, saves=("mask",))
+@defop(promote=None, method=False, grad_name="MaskedScatterBackward0", check=_masked_scatter_check, saves=("mask",),
+       nondiff=("mask",))  # fmt: skip
 def _masked_scatter(input: RawTensor, mask: RawTensor, source: RawTensor, inplace: bool = False) -> Any:
     shape = jnp.broadcast_shapes(input.shape, mask.shape)
     m = jnp.broadcast_to(mask, shape).reshape(-1)
@@ -632,6 +634,7 @@ def _masked_scatter(input: RawTensor, mask: RawTensor, source: RawTensor, inplac
     return jnp.where(m, vals, jnp.broadcast_to(input, shape).reshape(-1)).reshape(shape)
 
 
+@expose("torch")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return _masked_scatter(input, mask, source)
 
@@ -652,6 +655,7 @@ def _int64(arr: Any, device: Any) -> Tensor:
     return T.make_on(jnp.asarray(np.asarray(arr, np.int64)), device)
 
 
+@expose("torch")
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
     if not isinstance(as_tuple, bool):
         raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {type(as_tuple).__name__}")
@@ -667,6 +671,7 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
     return result
 
 
+@expose("torch")
 def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
@@ -714,6 +719,7 @@ def _unique_result(input: Tensor, vals: np.ndarray, inverse: np.ndarray, counts:
     return tuple(res)
 
 
+@expose("torch")
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> Any:  # fmt: skip
     """torch.unique. The values are always sorted (as torch's CPU kernel does for sorted=False too)."""
@@ -722,6 +728,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     return _unique_result(input, vals, inverse, counts, return_inverse, return_counts)
 
 
+@expose("torch")
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None) -> Any:  # fmt: skip
     d = None if dim is None else wrap_dim(dim, input.dim())
@@ -729,6 +736,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return _unique_result(input, vals, inverse, counts, return_inverse, return_counts)
 
 
+@expose("torch")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     if input._dtype.is_floating_point or input._dtype.is_complex or input._dtype is D.bool:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{D.cpp_name(input._dtype)}'")
@@ -810,6 +818,7 @@ def _searchsorted(sorted_sequence: RawTensor, input: RawTensor, right: bool, out
     return out.reshape(lead + input.shape[-1:]).astype(dt)
 
 
+@expose("torch")
 def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, out: Tensor | None = None, sorter: Tensor | None = None) -> Tensor:  # fmt: skip
     from .creation import tensor as _tensor
@@ -856,6 +865,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return result
 
 
+@expose("torch")
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
               out: Tensor | None = None) -> Tensor:  # fmt: skip
     if boundaries.dim() != 1:
@@ -863,5 +873,4 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
-__all__ += ["masked_scatter"]
 del return_types

@@ -15,13 +15,9 @@ from .._core.size import Size
 from .._core.tensor import Tensor
 from . import registry
 from ._common import _broadcast_shape
-from .registry import TensorList, defop
+from .registry import TensorList, defop, expose
 from .shape import cat, stack
 from .views import expand, reshape, unsqueeze, view
-
-__all__ = ["hstack", "vstack", "row_stack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d",
-           "broadcast_to", "broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod", "block_diag",
-           "combinations"]  # fmt: skip
 
 
 def _tensor_seq(name: str, tensors: Any) -> list:
@@ -53,34 +49,42 @@ def _at_least_all(n: int, tensors: tuple) -> Any:
     return tuple(_at_least(t, n) for t in tensors)
 
 
+@expose("torch")
 def atleast_1d(*tensors: Any) -> Any:
     return _at_least_all(1, tensors)
 
 
+@expose("torch")
 def atleast_2d(*tensors: Any) -> Any:
     return _at_least_all(2, tensors)
 
 
+@expose("torch")
 def atleast_3d(*tensors: Any) -> Any:
     return _at_least_all(3, tensors)
 
 
+@expose("torch")
 def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     ts = [_at_least(t, 1) for t in _tensor_seq("hstack", tensors)]
     return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
 
 
+@expose("torch")
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     return cat([_at_least(t, 2) for t in _tensor_seq("vstack", tensors)], 0, out=out)
 
 
 row_stack = vstack
+expose("torch", "row_stack")(row_stack)
 
 
+@expose("torch")
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     return cat([_at_least(t, 3) for t in _tensor_seq("dstack", tensors)], 2, out=out)
 
 
+@expose("torch")
 def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     ts = _tensor_seq("column_stack", tensors)
     return cat([reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in ts], 1, out=out)
@@ -89,10 +93,12 @@ def column_stack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Ten
 # --- broadcasting -------------------------------------------------------------------------------
 
 
+@expose("torch")
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     return expand(input, tuple(size))
 
 
+@expose("torch")
 def broadcast_shapes(*shapes: Any) -> Size:
     norm, given = [], []
     for s in shapes:
@@ -121,6 +127,7 @@ def broadcast_shapes(*shapes: Any) -> Size:
     return Size(out)
 
 
+@expose("torch")
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -131,6 +138,7 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 _MESHGRID_WARNING = "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument."
 
 
+@expose("torch")
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -164,6 +172,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     return tuple(out)
 
 
+@expose("torch")
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     for t in tensors:
         if t.dim() != 1:
@@ -195,6 +204,7 @@ def _block_diag(tensors: TensorList) -> Any:
     return out
 
 
+@expose("torch")
 def block_diag(*tensors: Tensor) -> Tensor:
     if not tensors:
         from .creation import empty
@@ -209,6 +219,7 @@ def _combinations(input: registry.RawTensor, combos: tuple, r: int) -> Any:
     return input[idx]
 
 
+@expose("torch")
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._shape)}")

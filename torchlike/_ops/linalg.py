@@ -11,7 +11,7 @@ import jax.numpy as jnp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd.graph import show_as
+from .._core.graph import show_as
 from . import registry
 from ._common import _broadcast_shape, special_ord
 from .registry import RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorList, defop, expose
@@ -390,6 +390,7 @@ def _einsum_validate(equation: str, operands: list) -> None:
             )
 
 
+@expose("torch")
 def einsum(*args: Any) -> Any:
     """torch.einsum(equation, *operands) (operands may be one list) or the sublist form."""
     if not args:
@@ -457,6 +458,7 @@ def _tensordot(a: RawTensor, b: RawTensor, dims_a: tuple, dims_b: tuple) -> Any:
     return jnp.tensordot(a, b, (dims_a, dims_b), precision="highest")
 
 
+@expose("torch")
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     da, db = _tensordot_dims(a, b, dims)
     da = tuple(wrap_dim(d, a.dim()) for d in da)
@@ -485,6 +487,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | N
     return _linalg_cross(input, other, dim, out=out)
 
 
+@expose("torch")
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
     if dim is None:
         import warnings
@@ -605,9 +608,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) ->
     return _sum(x.conj() * y if x.is_complex() else x * y, dim, out=out)
 
 
-__all__ = ["einsum", "tensordot", "cross", "chain_matmul"]
-
-
+@expose("torch")
 def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
     import warnings
 

@@ -18,14 +18,11 @@ from jax import lax
 
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd import graph
+from .._core import graph
 from . import registry, return_types
 from ._common import _vector_norm_impl, dims, special_ord
 from .linalg import matmul
 from .registry import OptRawTensor, OptScalar, RawTensor, ScalarOrStatic, TensorArg, defop, expose
-
-__all__ = ["det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "matrix_power", "matrix_exp", "geqrf", "orgqr",
-           "cholesky_solve", "cholesky_inverse", "pinverse", "norm"]  # fmt: skip
 
 
 class _LinAlgError(RuntimeError):
@@ -142,6 +139,7 @@ def _finish(result: Tensor, out: Tensor | None) -> Tensor:
     return out
 
 
+@expose("torch")
 def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return inv(input, out=out)
 
@@ -173,6 +171,7 @@ def _linalg_det(A: RawTensor) -> Any:
     return _det(A)
 
 
+@expose("torch")
 @expose("linalg")
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _linalg_det(A, out=out)
@@ -213,6 +212,7 @@ def linalg_slogdet(A: Tensor, *, out: Any = None) -> Any:
     return res
 
 
+@expose("torch")
 def slogdet(input: Tensor) -> Any:
     return _SLOGDET_OLD(*_linalg_slogdet(input))
 
@@ -398,6 +398,7 @@ _CHOLESKY_WARNING = (
 )
 
 
+@expose("torch")
 def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     warnings.warn(_CHOLESKY_WARNING, UserWarning, stacklevel=2)
     L = _cholesky_legacy(input, bool(upper))
@@ -581,6 +582,7 @@ _QR_WARNING = (
 )
 
 
+@expose("torch")
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     warnings.warn(_QR_WARNING, UserWarning, stacklevel=2)
     return _QR_OLD(*_linalg_qr(input, "reduced" if some else "complete"))
@@ -623,6 +625,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
     return res
 
 
+@expose("torch")
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """torch.svd (legacy): returns V, not Vh; with compute_uv=False, U and V are zero-filled."""
     U, S, Vh = _linalg_svd(input, not some)
@@ -795,6 +798,7 @@ def _tolerance_args(atol: Any, rtol: Any) -> tuple:
     return False, None if atol is None else float(atol), None if rtol is None else float(rtol)
 
 
+@expose("torch")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return _pinv(input, None, float(rcond), False)
 
@@ -894,6 +898,7 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
     return (_matrix_rank_tensor_tol if tensor_tol else _matrix_rank)(A, atol, rtol, bool(hermitian), out=out)
 
 
+@expose("torch")
 @expose("linalg")
 def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     """torch's binary powering with matmul (so the graph, and grad_fn names, are torch's)."""
@@ -942,9 +947,6 @@ def _norm_dims(dim: Any, ndim: int) -> tuple | None:
     if dim is None:
         return None
     return dims(tuple(dim) if isinstance(dim, (list, tuple)) else int(dim), ndim)
-
-
-
 
 
 def _vector_norm_check(cdt: Any, dyn: tuple, static: tuple) -> None:
@@ -1099,6 +1101,7 @@ def linalg_norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = Fal
     return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
 
 
+@expose("torch")
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Tensor | None = None,
          dtype: Any = None) -> Tensor:  # fmt: skip
     """torch.norm (deprecated in torch): vector norms, or 'fro'/'nuc' matrix norms."""

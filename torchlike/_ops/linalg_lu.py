@@ -22,7 +22,6 @@ from . import registry, return_types
 from .linalg_decomp import _float_input, _matrix_input, _raise_info, _rt
 from .registry import RawTensor, TensorArg, defop, expose
 
-__all__ = ["lu", "lu_unpack", "lu_solve", "triangular_solve", "ormqr", "svd_lowrank", "pca_lowrank"]
 
 _LU_FACTOR = _rt("linalg_lu_factor", ("LU", "pivots"))
 _LU_FACTOR_EX = _rt("linalg_lu_factor_ex", ("LU", "pivots", "info"))
@@ -155,6 +154,7 @@ def _lu_unpack(LU_data: RawTensor, LU_pivots: RawTensor, unpack_data: bool, unpa
     return _unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
 
 
+@expose("torch")
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *,
               out: Any = None) -> Any:  # fmt: skip
     """torch.lu_unpack: ``P, L, U`` from :func:`linalg.lu_factor`'s output (empty tensors for what is not unpacked)."""
@@ -219,11 +219,13 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     return out
 
 
+@expose("torch")
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Tensor | None = None) -> Tensor:
     """torch.lu_solve (deprecated in torch): :func:`linalg.lu_solve` with the arguments reordered."""
     return linalg_lu_solve(LU_data, LU_pivots, b, out=out)
 
 
+@expose("torch")
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
     """torch.lu (deprecated in torch): :func:`linalg.lu_factor_ex`, with ``info`` when ``get_infos``."""
     res = _lu_factor_ex(A, pivot)
@@ -610,12 +612,14 @@ def _svd_lowrank(A: Tensor, q: int | None, niter: int | None, M: Tensor | None) 
     return U, S, V
 
 
+@expose("torch")
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None) -> tuple:
     """torch.svd_lowrank: randomized SVD (Halko et al., Algorithm 5.1), drawing from torchlike's generator exactly
     as torch draws from its own, so seeded results agree."""
     return _svd_lowrank(A, q, niter, M)
 
 
+@expose("torch")
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2) -> tuple:
     """torch.pca_lowrank: :func:`svd_lowrank` of the column-centred ``A``."""
     m, n = A.shape[-2:]

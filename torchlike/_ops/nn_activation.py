@@ -17,9 +17,7 @@ import jax.numpy as jnp
 from .._core import dtype as D
 from .._core.tensor import Tensor
 from ._common import dims
-from .registry import RawTensor, Scalar, TensorArg, defop
-
-__all__ = ["rrelu", "rrelu_"]
+from .registry import RawTensor, Scalar, TensorArg, defop, expose
 
 
 def _float_kernel(kernel: str) -> Any:
@@ -281,6 +279,7 @@ def _rrelu_noise_of(input: Tensor, lower: float, upper: float, generator: Any) -
     return from_array(noise.astype(x.dtype), input.device)
 
 
+@expose("torch")
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           generator: Any = None) -> Tensor:  # fmt: skip
     """torch.rrelu: in training, each non-positive element draws its slope from U(lower, upper), in order."""
@@ -289,6 +288,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return _rrelu_noise(input, _rrelu_noise_of(input, lower, upper, generator))
 
 
+@expose("torch")
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:  # fmt: skip
     from . import inplace_fn

@@ -18,9 +18,7 @@ from .._core import lazy
 from .._core.tensor import Tensor
 from . import nn_ops as N
 from . import random as R
-
-__all__ = ["dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
-           "feature_alpha_dropout", "feature_alpha_dropout_"]  # fmt: skip
+from .registry import expose
 
 
 def keep_mask(
@@ -113,33 +111,41 @@ def dropout_impl(
     return _finish(input, out, inplace)
 
 
+@expose("torch")
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, False, False, False)
 
 
+@expose("torch")
 def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, True, False, False)
 
 
+@expose("torch")
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, False, True, False)
 
 
+@expose("torch")
 def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, True, True, False)
 
 
+@expose("torch")
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, False, False, True)
 
 
+@expose("torch")
 def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, True, False, True)
 
 
+@expose("torch")
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, False, True, True)
 
 
+@expose("torch")
 def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
     return dropout_impl(input, p, train, True, True, True)

@@ -10,10 +10,8 @@ import jax
 import jax.numpy as jnp
 
 from .._core.tensor import Tensor
-from ..autograd import grad_mode
-from .registry import OptScalar, OptTensor, TensorArg, defop
-
-__all__ = ["native_batch_norm", "native_layer_norm"]
+from .._core import grad_mode
+from .registry import OptScalar, OptTensor, TensorArg, defop, expose
 
 
 def _acc(x: Any) -> Any:
@@ -52,6 +50,7 @@ def _native_layer_norm(input: TensorArg, normalized_shape: Any, weight: OptTenso
     return out.astype(input.dtype), mean, rstd
 
 
+@expose("torch")
 def native_layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None, bias: Tensor | None,
                       eps: float) -> tuple:  # fmt: skip
     """torch.native_layer_norm: ``(output, mean, rstd)``; the statistics are not differentiable, as in torch."""
@@ -101,6 +100,7 @@ def _native_batch_norm(input: TensorArg, weight: OptTensor, bias: OptTensor, run
     return (out.astype(input.dtype),) + saved
 
 
+@expose("torch")
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                       running_var: Tensor | None, training: bool, momentum: float, eps: float) -> tuple:  # fmt: skip
     """torch.native_batch_norm: ``(output, save_mean, save_invstd)``; in training the running statistics are

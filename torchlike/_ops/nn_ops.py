@@ -18,15 +18,9 @@ from jax import lax
 from .._core import dtype as D
 from .._core import lazy
 from .._core.tensor import Tensor
-from ..autograd.graph import show_as
+from .._core.graph import show_as
 from .linalg import _same_dtype
 from .registry import OptRawTensor, RawTensor, Scalar, defop, expose
-
-__all__ = [
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution",
-    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
-    "adaptive_max_pool1d", "layer_norm", "group_norm", "rms_norm", "batch_norm", "instance_norm",
-]  # fmt: skip
 
 
 def host_values(t: Tensor) -> np.ndarray | None:
@@ -309,18 +303,21 @@ def _conv(name: str, n: int, input: Tensor, weight: Tensor, bias: Tensor | None,
     return _convolution(input, weight, bias, stride, pads, dilation, False, (0,) * n, int(groups))
 
 
+@expose("torch")
 @expose("nn.functional")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@expose("torch")
 @expose("nn.functional")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@expose("torch")
 @expose("nn.functional")
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
            dilation: Any = 1, groups: int = 1) -> Tensor:  # fmt: skip
@@ -348,6 +345,7 @@ def _conv_transpose(name: str, n: int, input: Tensor, weight: Tensor, bias: Tens
     )
 
 
+@expose("torch")
 @expose("nn.functional")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
@@ -356,6 +354,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     )
 
 
+@expose("torch")
 @expose("nn.functional")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
@@ -364,6 +363,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     )
 
 
+@expose("torch")
 @expose("nn.functional")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
                      padding: Any = 0, output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:  # fmt: skip
@@ -372,6 +372,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     )
 
 
+@expose("torch")
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int], padding: Sequence[int],
                 dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int) -> Tensor:  # fmt: skip
     n = weight.dim() - 2
@@ -637,6 +638,7 @@ def _max_pool_nd(name: str, n: int, input: Tensor, kernel_size: Any, stride: Any
     return _max_pool(input, k, s, p, d, bool(ceil_mode), bool(return_indices))
 
 
+@expose("torch")
 @expose("nn.functional")
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
@@ -645,11 +647,13 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     )
 
 
+@expose("torch")
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                             dilation: Any = 1, ceil_mode: bool = False) -> Any:  # fmt: skip
     return _max_pool_nd("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
+@expose("torch")
 @expose("nn.functional")
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
@@ -658,6 +662,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     )
 
 
+@expose("torch")
 @expose("nn.functional")
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:  # fmt: skip
@@ -695,6 +700,7 @@ def _avg_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     return (total / cnt.astype(acc)).astype(input.dtype)
 
 
+@expose("torch")
 @expose("nn.functional")
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:  # fmt: skip
@@ -778,6 +784,7 @@ def _adaptive_max_pool(input: RawTensor, output_size: tuple, return_indices: boo
     return (vals, idx) if return_indices else vals
 
 
+@expose("torch")
 @expose("nn.functional")
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     if input.dim() not in (2, 3):
@@ -787,6 +794,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return _adaptive_avg_pool(input, _ntuple(output_size, 1))
 
 
+@expose("torch")
 @expose("nn.functional")
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     if input.dim() not in (2, 3):
@@ -847,12 +855,13 @@ def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, runn
     return out, new_mean, new_var
 
 
+@expose("torch")
 @expose("nn.functional")
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:  # fmt: skip
     """torch.nn.functional.batch_norm: updates the running statistics in place when training."""
-    from ..autograd import grad_mode
+    from .._core import grad_mode
 
     if training:
         size = input.shape
@@ -907,11 +916,12 @@ def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, r
     return out, new_mean, new_var
 
 
+@expose("torch")
 @expose("nn.functional")
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
-    from ..autograd import grad_mode
+    from .._core import grad_mode
 
     if use_input_stats:
         prod = 1
@@ -963,6 +973,7 @@ def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, norm
     return out.astype(input.dtype)
 
 
+@expose("torch")
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:  # fmt: skip
     shape = (
@@ -1002,6 +1013,7 @@ def _group_norm(
     return out.astype(input.dtype)
 
 
+@expose("torch")
 @expose("nn.functional")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:  # fmt: skip
@@ -1020,6 +1032,7 @@ def _rms_norm(input: RawTensor, weight: OptRawTensor, normalized_shape: tuple, e
     return out.astype(input.dtype)
 
 
+@expose("torch")
 @expose("nn.functional")
 def rms_norm(
     input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
@@ -1076,7 +1089,7 @@ def _emb_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     _index_check(indices, weight, "embedding")
 
 
-@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False)
+@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False, nondiff=("indices",))
 def embedding(weight: RawTensor, indices: RawTensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Any:  # fmt: skip
     y = jnp.take(weight, indices, axis=0)

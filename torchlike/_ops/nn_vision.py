@@ -20,8 +20,6 @@ from .._core.tensor import Tensor
 from ._common import special_ord
 from .registry import OptRawTensor, OptScalar, RawTensor, Scalar, ScalarOrStatic, TensorArg, defop, expose
 
-__all__ = ["constant_pad_nd", "pixel_shuffle", "pixel_unshuffle", "grid_sampler", "native_channel_shuffle"]
-
 
 # --- padding ----------------------------------------------------------------------------------------------
 
@@ -36,6 +34,7 @@ def _constant_pad_nd(input: RawTensor, pad: tuple, value: Scalar = 0) -> Any:
     return lax.pad(input, jnp.asarray(value, input.dtype), cfg)
 
 
+@expose("torch")
 def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
@@ -528,7 +527,8 @@ def _cs_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, namespaces=("torch", "nn.functional"), check=_cs_check, saves=())
+@defop(promote=None, check=_cs_check, saves=(),
+       namespaces=("torch", "nn.functional", "torch:native_channel_shuffle", "nn.functional:native_channel_shuffle"))
 def channel_shuffle(input: RawTensor, groups: int) -> Any:
     n, c = input.shape[:2]
     rest = input.shape[2:]
@@ -581,5 +581,3 @@ def pdist(input: TensorArg, p: ScalarOrStatic = 2) -> Any:
     d = input[i] - input[j]
     return _pnorm(d, p, 1) if d.size else jnp.zeros((0,), input.dtype)
 
-
-native_channel_shuffle = channel_shuffle

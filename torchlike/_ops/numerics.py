@@ -27,10 +27,9 @@ from .registry import (
     TensorList,
     TensorOrScalar,
     defop,
+    expose,
 )
 
-__all__ = ["diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid", "quantile", "nanquantile", "histogram",
-           "histogramdd", "isin", "unravel_index"]  # fmt: skip
 
 if not hasattr(return_types, "histogramdd"):
     return_types.histogramdd = return_types._structseq("histogramdd", ("hist", "bin_edges"))
@@ -117,6 +116,7 @@ def _gradient_coords_op(input: RawTensor, coords: TensorList, axes: tuple, edge_
     return tuple(_gradient_axis(y, axis, c.astype(cdt.np), edge_order) for axis, c in zip(axes, coords))
 
 
+@expose("torch")
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
     """torch.gradient: numpy's central differences; ``spacing`` a number, numbers, or coordinate tensors."""
     if dim is None:
@@ -227,16 +227,19 @@ def _trapz_front(name: str, y: Tensor, x: Any, dx: Any, dim: int, x_op: Any, dx_
     return dx_op(y, step, dim)
 
 
+@expose("torch")
 def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """torch.trapezoid: the trapezoid rule along ``dim``, with sample points ``x`` or a constant spacing ``dx``."""
     return _trapz_front("trapezoid", y, x, dx, dim, _trapezoid_x, _trapezoid_dx)
 
 
+@expose("torch")
 def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """torch.trapz: an alias of :func:`trapezoid`."""
     return _trapz_front("trapz", y, x, dx, dim, _trapezoid_x, _trapezoid_dx)
 
 
+@expose("torch")
 def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
     """torch.cumulative_trapezoid: the running trapezoid rule along ``dim``."""
     return _trapz_front("cumulative_trapezoid", y, x, dx, dim, _cumulative_trapezoid_x, _cumulative_trapezoid_dx)
@@ -339,18 +342,18 @@ def _quantile(name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpo
     return result
 
 
+@expose("torch")
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *, interpolation: str = "linear",
              out: Tensor | None = None) -> Tensor:  # fmt: skip
     """torch.quantile: sorts along ``dim`` (NaN propagates) and interpolates as torch does."""
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False, out)
 
 
+@expose("torch")
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:  # fmt: skip
     """torch.nanquantile: :func:`quantile` ignoring NaN (all-NaN slices give NaN)."""
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out)
-
-
 
 
 # --- histograms ----------------------------------------------------------------------------------------
@@ -434,6 +437,7 @@ def _hist_prepare(name: str, input: Tensor, bins: Any, range: Any, weight: Any, 
     return edges, nbins, ranges
 
 
+@expose("torch")
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,
               density: bool = False, out: Any = None) -> Any:  # fmt: skip
     """torch.histogram: ``bins`` equal-width bins over ``range`` (default: the data's min and max) or given edges."""
@@ -449,6 +453,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     return result
 
 
+@expose("torch")
 def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Tensor | None = None,
                 density: bool = False) -> Any:  # fmt: skip
     """torch.histogramdd: the histogram of the points in the last dimension of ``input``."""
@@ -456,8 +461,6 @@ def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Ten
     edges, nbins, ranges = _hist_prepare("histogramdd", input, bins, range, weight, d)
     res = _histogramdd_op(input, edges or [], weight, nbins, ranges, density)
     return return_types.histogramdd(res[0], list(res[1:]))
-
-
 
 
 # --- isin, unravel_index -----------------------------------------------------------------------------------
@@ -499,6 +502,7 @@ def _unravel_index(indices: RawTensor, shape: tuple) -> Any:
     return tuple(reversed(out))
 
 
+@expose("torch")
 def unravel_index(indices: Tensor, shape: Any) -> tuple:
     """torch.unravel_index: the coordinates of flat ``indices`` in an array of ``shape``."""
     if isinstance(shape, int):

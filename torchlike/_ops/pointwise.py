@@ -28,9 +28,9 @@ from .registry import (
     TensorOrScalar,
     TensorOrStatic,
     defop,
+    expose,
 )
 
-__all__ = ["where", "allclose", "equal", "isclose", "positive"]
 
 # --- checks that torch makes before computing ------------------------------------------------------
 
@@ -284,7 +284,7 @@ def _pow_bakes(e: Any) -> bool:
     return isinstance(e, (int, complex))
 
 
-@defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes)
+@defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes, scalar=("input",))
 def pow(input: TensorOrScalar, exponent: TensorOrStatic) -> Any:
     return _pow(input, exponent)
 
@@ -365,6 +365,7 @@ def sgn(input: TensorArg) -> Any:
     return _sign_any(input)
 
 
+@expose("torch")
 def positive(input: Tensor) -> Tensor:
     """torch.positive: returns ``input`` itself."""
     if input._dtype is D.bool:
@@ -969,7 +970,7 @@ def isreal(input: RawTensor) -> Any:
     return jnp.isreal(input)
 
 
-@defop("isclose", promote=None, method=False, differentiable=False)
+@defop(promote=None, differentiable=False)
 def _isclose(input: RawTensor, other: RawTensor, rtol: Scalar, atol: Scalar, equal_nan: bool, fdt: Any,
              exact: bool) -> Any:  # fmt: skip
     """torch's formula: equal, or finite |input - other| <= atol + |rtol * other|; bool compares as ``fdt``.
@@ -990,6 +991,7 @@ def _isclose(input: RawTensor, other: RawTensor, rtol: Scalar, atol: Scalar, equ
     return close | (jnp.isfinite(actual) & (actual <= allowed))
 
 
+@expose("torch")
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """torch.isclose: both tensors must have the same dtype."""
     if isinstance(other, Tensor) and isinstance(input, Tensor) and input._dtype is not other._dtype:
@@ -1002,10 +1004,12 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _isclose(input, other, rtol, atol, bool(equal_nan), D.get_default_dtype().np, rtol == 0 and atol == 0)
 
 
+@expose("torch")
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
+@expose("torch")
 def equal(input: Tensor, other: Tensor) -> bool:
     """torch.equal: same shape and same values (after promotion)."""
     if input.shape != other.shape:
@@ -1016,11 +1020,12 @@ def equal(input: Tensor, other: Tensor) -> bool:
 # --- selection ----------------------------------------------------------------------------------
 
 
-@defop(promote="default", method=False, out=True, saves=("condition",), grad_name="WhereBackward0")
+@defop(promote="default", method=False, out=True, saves=("condition",), grad_name="WhereBackward0", nondiff=("condition",))
 def _where(condition: RawTensor, input: TensorOrScalar, other: TensorOrScalar) -> Any:
     return jnp.where(condition.astype(bool), input, other)
 
 
+@expose("torch")
 def where(condition: Tensor, input: Any = None, other: Any = None, *, out: Tensor | None = None) -> Any:
     """torch.where(condition, input, other), or torch.where(condition) == nonzero(condition, as_tuple=True)."""
     if input is None and other is None:
@@ -1045,7 +1050,7 @@ def _mf_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, inplace=True, check=_mf_check, saves=("mask",),
+@defop(promote=None, inplace=True, check=_mf_check, saves=("mask",), nondiff=("mask",), scalar=("value",),
        grad_name=lambda static, dyn: "MaskedFillBackward1" if isinstance(dyn[2], Tensor) else "MaskedFillBackward0")  # fmt: skip
 def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any:
     """torch.masked_fill: ``value`` (a number or 0-dim tensor) is cast to ``input``'s dtype."""
@@ -1053,8 +1058,6 @@ def masked_fill(input: RawTensor, mask: RawTensor, value: TensorOrScalar) -> Any
     if _is_int_array(input) and jnp.issubdtype(v.dtype, jnp.inexact) and input.dtype != jnp.bool_:
         v = jnp.trunc(v)
     return jnp.where(mask, v.astype(input.dtype), input)
-
-
 
 
 # --- in-place forms with torch quirks -------------------------------------------------------------------

@@ -23,15 +23,13 @@ from .._core import generator as G
 from .._core import lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 from . import registry
 from .creation import REQUIRED, _dev, _factory, size_args
-
-__all__ = [
-    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-]  # fmt: skip
+from .registry import expose
 
 
+@expose("torch")
 class Generator:
     """torch.Generator: on 'cpu' torch's mt19937 stream; on 'cuda' a jax.random key stream."""
 
@@ -106,6 +104,7 @@ class Generator:
 
 
 default_generator = Generator("cpu")
+expose("torch", "default_generator")(default_generator)
 _cuda_generators: dict = {}
 
 
@@ -117,6 +116,7 @@ def cuda_generator(index: int) -> Generator:
     return g
 
 
+@expose("torch")
 def manual_seed(seed: int) -> Generator:
     """Seed the CPU generator (torch's stream) and every CUDA key stream."""
     seed = int(seed)
@@ -126,6 +126,7 @@ def manual_seed(seed: int) -> Generator:
     return default_generator
 
 
+@expose("torch")
 def seed() -> int:
     s = default_generator.seed()
     for g in _cuda_generators.values():
@@ -133,14 +134,17 @@ def seed() -> int:
     return s
 
 
+@expose("torch")
 def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+@expose("torch")
 def get_rng_state() -> Tensor:
     return default_generator.get_state()
 
 
+@expose("torch")
 def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
@@ -636,6 +640,5 @@ def fork_rng(devices: Sequence[Any] = (), enabled: bool = True, _caller: str = "
         default_generator.set_state(cpu_state)
         for i, s in cuda_states.items():
             _cuda_generators[i].set_state(s)
-
 
 

@@ -21,9 +21,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor
 from . import return_types
 from ._common import _vector_norm_impl, dims, special_ord
-from .registry import RawTensor, ScalarOrStatic, TensorArg, copy_to_out, defop
-
-__all__ = ["max", "min", "median", "nanmedian", "var", "std", "var_mean", "std_mean"]
+from .registry import RawTensor, ScalarOrStatic, TensorArg, copy_to_out, defop, expose
 
 
 for _name, _fields in (("max", ("values", "indices")), ("min", ("values", "indices")), ("median", ("values", "indices")),
@@ -34,9 +32,6 @@ for _name, _fields in (("max", ("values", "indices")), ("min", ("values", "indic
     # torch names the named tuple of an out= call ``<op>_out``
     if not hasattr(return_types, _name + "_out"):
         setattr(return_types, _name + "_out", return_types._structseq(_name + "_out", _fields))
-
-
-
 
 
 def _axes(dim: Any, ndim: int) -> tuple | None:
@@ -308,7 +303,9 @@ def _minmax(name: str, all_op: Any, dim_op: Any, pair: str) -> Any:
 
 
 max = _minmax("max", _max_all, _max_dim, "maximum")
+expose("torch")(max)
 min = _minmax("min", _min_all, _min_dim, "minimum")
+expose("torch")(min)
 _max_dim._op.returns_out = return_types.max_out
 _min_dim._op.returns_out = return_types.min_out
 
@@ -531,9 +528,13 @@ def _var_front(name: str, op: Any, has_out: bool) -> Callable:
 
 
 var = _var_front("var", _var_op, True)
+expose("torch")(var)
 std = _var_front("std", _std_op, True)
+expose("torch")(std)
 var_mean = _var_front("var_mean", _var_mean_op, False)
+expose("torch")(var_mean)
 std_mean = _var_front("std_mean", _std_mean_op, False)
+expose("torch")(std_mean)
 
 
 @defop(promote="float", namespaces=("torch", "Tensor", "special"), out=True, out_dtype="compute")
@@ -688,7 +689,9 @@ def _median_front(op: Any, returns: type, returns_out: type, name: str) -> Calla
 
 
 median = _median_front(_median, return_types.median, return_types.median_out, "median")
+expose("torch")(median)
 nanmedian = _median_front(_nanmedian, return_types.nanmedian, return_types.nanmedian_out, "nanmedian")
+expose("torch")(nanmedian)
 
 
 def _mode_check(cdt: Any, dyn: tuple, static: tuple) -> None:

@@ -4,7 +4,7 @@
 how each one is passed (the parameter kinds below). From it the table derives the op's function in each namespace
 it lists (``torchlike.<name>``, ``Tensor.<name>``, ``nn.functional.<name>``, ``linalg``, ``special``,
 ``fft``: the installer ``torchlike._ops.names`` generates them), its in-place forms and ``out=``; type
-promotion; autocast; and, through ``autograd.graph``, the backward (``jax.vjp`` of the same function).
+promotion; autocast; and, through the tape (``_core.graph``), the backward (``jax.vjp`` of the same function).
 
 Eager calls run a ``jax.jit`` of the body specialised on the static arguments and the
 compute dtype (the kernel cache); JAX's own cache then keys on shapes. Tensor arguments,
@@ -29,7 +29,7 @@ from .._core import tensor as T
 from .._core.dtype import RANK_DIM0, RANK_DIMMED, RANK_SCALAR
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from ..autograd import grad_mode, graph
+from .._core import grad_mode, graph
 
 # --- parameter kinds (used as annotations in op bodies) ----------------------------------------
 
@@ -128,7 +128,7 @@ class OpDef:
     __slots__ = (
         "name", "fn", "params", "dyn_names", "static_names", "kinds", "promote", "method", "inplace",
         "out", "grad_name", "differentiable", "saves", "dtypes", "autocast", "kernels", "wrapper", "returns",
-        "check", "kind_seq", "number_edges", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
+        "check", "kind_seq", "number_edges", "edge_skip", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
         "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
 
@@ -175,6 +175,8 @@ def defop(
     inplace_arg: bool = False,
     inplace_grad_name: str | None = None,
     inplace_saves: tuple | None = None,
+    nondiff: tuple = (),
+    scalar: tuple = (),
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -197,6 +199,10 @@ def defop(
     inplace_grad_name, inplace_saves: the in-place variant's ``grad_name`` and ``saves`` where torch
         declares its backward apart (``elu_`` gives ``EluBackward1``, which saves the result); default:
         the op's own.
+    nondiff: the parameters torch's derivative table leaves out (``where``'s condition, indices, masks): never
+        differentiated, and absent from the node's ``next_functions``.
+    scalar: the parameters where torch's schema takes a Scalar when a number is passed (``pow``'s base,
+        ``masked_fill``'s value): a number there has no entry in ``next_functions`` (a tensor keeps its own).
     saves: the parameter names torch saves for backward ("result" for the output), used only to
         reproduce torch's in-place version errors; ("*",) means every tensor input.
     dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
@@ -210,6 +216,8 @@ def defop(
     def deco(fn: Callable) -> Callable:
         op = OpDef()
         op.name = name or fn.__name__
+        for key in (op.name, *aliases):
+            _refuse_twice(OPS, key, "op", fn)
         op.fn = fn
         sig = inspect.signature(fn)
         op.params = list(sig.parameters.values())
@@ -219,7 +227,12 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
-        op.number_edges = tuple(k not in _SCALAR_NO_EDGE for k in op.kind_seq)
+        for n in (*nondiff, *scalar):
+            if n not in op.dyn_names:
+                raise TypeError(f"op {op.name}: nondiff/scalar name {n!r} is no tensor or number parameter")
+        op.number_edges = tuple(k not in _SCALAR_NO_EDGE and n not in scalar and n not in nondiff
+                                for n, k in zip(op.dyn_names, op.kind_seq))  # fmt: skip
+        op.edge_skip = tuple(n in nondiff for n in op.dyn_names) if nondiff else None
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
             params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT
@@ -252,7 +265,7 @@ def defop(
         op.out_dtype = out_dtype
         op.bake = bake
         for alias in aliases:
-            OPS.setdefault(alias, op)
+            OPS[alias] = op
         return op.wrapper
 
     return deco
@@ -272,6 +285,14 @@ def inplace_spec(op: OpDef) -> OpDef:
 
 
 SPACES = ("torch", "Tensor", "nn.functional", "linalg", "special", "fft")
+
+
+def _refuse_twice(table: dict, name: str, what: str, fn: Callable) -> None:
+    """A second declaration of a name would silently replace the first: raise instead."""
+    if name in table:
+        first = table[name]
+        where = getattr(getattr(first, "fn", first), "__module__", "?")
+        raise TypeError(f"{what} {name} is declared twice: in {where} and in {getattr(fn, '__module__', '?')}")
 
 
 def _exposed(name: str, namespaces: tuple | None, method: bool | None) -> dict[str, tuple]:
@@ -303,6 +324,7 @@ def expose(space: str, name: str | None = None) -> Callable:
     what the function does."""
 
     def deco(fn: Callable) -> Callable:
+        _refuse_twice(EXPOSED[space], name or fn.__name__, f"{space} function", fn)
         EXPOSED[space][name or fn.__name__] = fn
         return fn
 
@@ -342,6 +364,7 @@ def defrandom(body: Callable | None = None, *, name: str | None = None, namespac
     def deco(fn: Callable) -> Callable:
         entry = RandomDef()
         entry.name = name or fn.__name__
+        _refuse_twice(RANDOM, entry.name, "random op", fn)
         entry.fn, entry.body = fn, body
         entry.__dict__.update(static)
         entry.exposed = _exposed(entry.name, namespaces, None)
@@ -354,11 +377,13 @@ def defrandom(body: Callable | None = None, *, name: str | None = None, namespac
             entry.wrapper = _forwarding_function(entry.name, sig, call, {"_body": body, "_entry": entry, "_fn": fn},
                                                  fn.__module__)  # fmt: skip
             entry.wrapper.__annotations__["return"] = "Tensor"  # fn returns what the body needs
+            _pointing_at(entry.wrapper, fn)
         entry.wrapper.__doc__ = fn.__doc__
         entry.method = entry.wrapper
         if "Tensor" in entry.exposed and "out" in sig.parameters:
             entry.method = _forwarding_function(entry.name, sig, "_fn({})", {"_fn": entry.wrapper}, fn.__module__,
                                                 drop="out")  # fmt: skip
+            _pointing_at(entry.method, fn)
         RANDOM[entry.name] = entry
         return entry.wrapper
 
@@ -446,12 +471,24 @@ def _generate_wrapper(op: OpDef, sig: inspect.Signature, with_out: bool, inplace
     )
     ns: dict[str, Any] = {"_call": call, "_op": op, "_inplace": inplace, **defaults}
     exec(src, ns)
-    wrapper = ns[fname]
+    wrapper = _pointing_at(ns[fname], op.fn)
     wrapper.__doc__ = op.fn.__doc__
     wrapper.__module__ = module
     wrapper.__qualname__ = fname
     wrapper._op = op
     return wrapper
+
+
+def _pointing_at(generated: Callable, spec: Callable) -> Callable:
+    """A generated function made followable: ``__wrapped__`` is the spec entry it was generated from, and its
+    code object names the entry's file and first line, so "go to definition", ``inspect.getsource`` and
+    tracebacks land on the entry. Its own signature (torch's, with ``out=``) stays what ``inspect`` reports."""
+    signature = inspect.signature(generated)
+    code = spec.__code__
+    generated.__code__ = generated.__code__.replace(co_filename=code.co_filename, co_firstlineno=code.co_firstlineno)
+    generated.__signature__ = signature
+    generated.__wrapped__ = spec
+    return generated
 
 
 # --- dispatch ---------------------------------------------------------------------------------
@@ -875,6 +912,7 @@ def defview(name: str | None = None, *, method: bool = True, function: bool = Tr
 
     def deco(fn: Callable) -> Callable:
         op_name = name or fn.__name__
+        _refuse_twice(VIEWS, op_name, "view", fn)
         gname = grad_name or (_camel(op_name) + "Backward0")
 
         def wrapper(input: Tensor, *args: Any, **kwargs: Any) -> Any:

@@ -14,7 +14,7 @@ from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
 from . import registry
 from ._common import _BY_TYPE_NAME, _broadcast_shape, _to_dtype, convert, dims, type_name  # noqa: F401
-from .registry import RawTensor, Scalar, TensorArg, TensorList, defop
+from .registry import RawTensor, Scalar, TensorArg, TensorList, defop, expose
 
 
 def _cat_check(tensors: list, dim: int) -> tuple:
@@ -219,6 +219,7 @@ def _norm_dims(d: tuple, ndim: int) -> tuple:
     return dims(d, ndim) or ()
 
 
+@expose("torch")
 def flip(input: Tensor, dims: Any) -> Tensor:
     return _flip(input, _dim_list(dims))
 
@@ -229,12 +230,14 @@ def _flip_method(self: Tensor, *dims_: Any) -> Tensor:
     return _flip(self, _dim_list(dims_))
 
 
+@expose("torch")
 def fliplr(input: Tensor) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@expose("torch")
 def flipud(input: Tensor) -> Tensor:
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -255,6 +258,7 @@ def _roll(input: RawTensor, shifts: tuple, dims: Any) -> Any:
     return jnp.roll(input, shifts, axes)
 
 
+@expose("torch")
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return _roll(input, _dim_list(shifts), None if dims is None else _dim_list(dims))
 
@@ -273,6 +277,7 @@ def _rot90(input: RawTensor, k: int, dims: tuple) -> Any:
     return jnp.rot90(input, k, (d[0] % n, d[1] % n))
 
 
+@expose("torch")
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     return _rot90(input, int(k), _dim_list(dims))
 
@@ -302,6 +307,7 @@ def repeat(self: Tensor, *sizes: Any) -> Tensor:
     return _repeat(self, _sizes(sizes))
 
 
+@expose("torch")
 def tile(input: Tensor, dims: Any) -> Tensor:
     d = _sizes((dims,)) if not isinstance(dims, int) else (dims,)
     if len(d) < input.dim():
@@ -318,6 +324,7 @@ def _repeat_interleave_int(input: RawTensor, repeats: int, dim: int) -> Any:
     return jnp.repeat(input, repeats, axis=dim)
 
 
+@expose("torch")
 def repeat_interleave(
     input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
 ) -> Tensor:
@@ -460,6 +467,7 @@ def narrow_copy(input: RawTensor, dim: int, start: int, length: int) -> Any:
     return jax.lax.slice_in_dim(input, start, start + length, axis=d)
 
 
+@expose("torch")
 def ravel(input: Tensor) -> Tensor:
     from .views import view
 
@@ -483,11 +491,12 @@ def _take_check(cdt: Any, dyn: tuple, static: tuple) -> None:
             raise IndexError(f"out of range: tried to access index {bad[0]} on a tensor of {n} elements.")
 
 
-@defop(promote=None, out=True, check=_take_check, saves=("index",))
+@defop(promote=None, out=True, check=_take_check, saves=("index",), nondiff=("index",))
 def take(input: RawTensor, index: RawTensor) -> Any:
     return jnp.take(input.reshape(-1), index, mode="wrap") if input.size else jnp.zeros(index.shape, input.dtype)
 
 
+@expose("torch")
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor | None = None) -> Tensor:
     from .indexing_ops import gather
 
@@ -584,7 +593,7 @@ def _wrapped_diag(shape: tuple) -> np.ndarray:
 
 
 def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
-    from ..autograd import grad_mode, graph
+    from .._core import grad_mode, graph
 
     if isinstance(fill_value, Tensor):  # torch reads a one-element tensor as its number
         fill_value = fill_value.item()
@@ -599,6 +608,4 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     return to(self, other._dtype)
 
-
-__all__ = ["flip", "roll", "rot90", "fliplr", "flipud", "tile", "repeat_interleave", "ravel", "take_along_dim"]
 

@@ -24,9 +24,7 @@ from .._core.tensor import Tensor, wrap_dim
 from . import return_types
 from ._common import dims
 from .reduction import _stable_order, _take
-from .registry import OptRawTensor, RawTensor, Scalar, defop
-
-__all__: list = ["topk"]
+from .registry import OptRawTensor, RawTensor, Scalar, defop, expose
 
 
 def _dim(dim: int, ndim: int) -> int | None:
@@ -100,6 +98,7 @@ def _fast_topk(x: Any, k: int, d: int, largest: bool) -> Any:
     return jnp.moveaxis(order.astype(jnp.int64), -1, d)
 
 
+@expose("torch")
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *,
          out: Any = None) -> Any:  # fmt: skip
     """torch.topk -> (values, indices). On the CPU, where equal values (or ``sorted=False``) make the
@@ -121,8 +120,6 @@ def _host_order(rows: np.ndarray, largest: bool) -> np.ndarray:
     if not largest:
         return np.argsort(rows, axis=-1, kind="stable")
     return np.flip(np.argsort(rows[:, ::-1], axis=-1, kind="stable"), axis=-1) * -1 + rows.shape[-1] - 1
-
-
 
 
 def _kth_check(cdt: Any, dyn: tuple, static: tuple) -> None:

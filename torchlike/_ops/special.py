@@ -18,8 +18,6 @@ from ._common import inplace_variant
 from .pointwise import _digamma, _trigamma
 from .registry import TensorArg, TensorOrScalar, defop
 
-__all__: list = []
-
 
 def _kernel_check(kernel: str, half: bool = True, integral: bool = True) -> Callable:
     """torch's "<kernel>" not implemented error for complex (and, where CPU lacks them, half/int) dtypes."""

@@ -11,11 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.tensor import Tensor
-from ..autograd import grad_mode
+from .._core import grad_mode
 from . import registry
-from .registry import OptScalar, RawTensor, TensorArg, defop
-
-__all__ = ["resize_as_", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "empty_permuted", "resolve_neg", "is_neg"]
+from .registry import OptScalar, RawTensor, TensorArg, defop, expose
 
 
 # --- the *_copy forms: the view, then a copy (torch's functionalization uses them) --------------------------
@@ -40,14 +38,15 @@ def _copy_of(view_name: str) -> Callable:
     return copy
 
 
-_VIEWS_WITH_COPY = ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select", "split",
+# narrow_copy is a table op (shape.py): torch.narrow_copy and Tensor.narrow_copy run the same kernel
+_VIEWS_WITH_COPY = ("alias", "as_strided", "detach", "diagonal", "expand", "permute", "select", "split",
                     "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view",
                     "view_as_real", "view_as_complex")  # fmt: skip
 for _v in _VIEWS_WITH_COPY:
-    globals()[_v + "_copy"] = _copy_of(_v)
-    __all__.append(_v + "_copy")
+    globals()[_v + "_copy"] = expose("torch")(_copy_of(_v))
 
 
+@expose("torch")
 def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1) -> Tensor:
     """torch.slice_copy: ``input[..., start:end:step]`` along ``dim``, copied."""
     index = [slice(None)] * input.dim()
@@ -55,21 +54,21 @@ def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int |
     return input[tuple(index)].clone()
 
 
-__all__.append("slice_copy")
-
-
 # --- unsafe_split / unsafe_chunk ----------------------------------------------------------------------------
 
 
+@expose("torch")
 def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple:
     """torch.unsafe_split: :func:`split` (torch skips its view checks; the values are the same)."""
     return tensor.split(split_size, dim)
 
 
+@expose("torch")
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
     return input.split(list(split_sizes), dim)
 
 
+@expose("torch")
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """torch.unsafe_chunk: :func:`chunk` (torch skips its view checks; the values are the same)."""
     return input.chunk(chunks, dim)
@@ -101,6 +100,7 @@ def resize_(self: Tensor, *size: Any, memory_format: Any = None) -> Tensor:
     return self
 
 
+@expose("torch")
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
     return resize_(self, tuple(the_template.shape))
 
@@ -189,11 +189,13 @@ def as_strided_scatter(input: TensorArg, src: TensorArg, size: tuple, stride: tu
 # --- negative bit, complex32, empty variants ---------------------------------------------------------------
 
 
+@expose("torch")
 def is_neg(input: Tensor) -> bool:
     """torch.is_neg: always False (torchlike has no lazy negation bit)."""
     return False
 
 
+@expose("torch")
 def resolve_neg(input: Tensor) -> Tensor:
     """torch.resolve_neg: ``input`` itself (torchlike has no lazy negation bit to resolve)."""
     return input
@@ -213,6 +215,7 @@ def new_empty_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], 
                          device=device if device is not None else self.device, requires_grad=requires_grad)  # fmt: skip
 
 
+@expose("torch")
 def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None, layout: Any = None,
                    device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:  # fmt: skip
     """torch.empty_permuted: an empty (zero-filled) tensor of ``size``; the memory layout is not kept."""

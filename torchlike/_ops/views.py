@@ -10,12 +10,9 @@ from .._core import dtype as D
 from .._core import views as V
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
-from ..autograd import grad_mode
+from .._core import grad_mode
 from . import registry
-from .registry import defview
-
-__all__ = ["flatten", "unflatten", "unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit",
-           "swapaxes", "swapdims", "moveaxis"]  # fmt: skip
+from .registry import defview, expose
 
 
 def _ints(args: Sequence[Any], fname: str = "view") -> tuple:
@@ -411,6 +408,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Any:
     return ("as_strided", (shape, rel_stride, 0), (), shape, stride, off)
 
 
+@expose("torch")
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     nd = input.dim()
     if nd == 0:
@@ -424,6 +422,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, sh[:s] + (math.prod(sh[s : e + 1]),) + sh[e + 1 :])
 
 
+@expose("torch")
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     nd = input.dim()
     d = wrap_dim(dim, nd)
@@ -441,6 +440,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     return view(input, input._shape[:d] + sizes + input._shape[d + 1 :])
 
 
+@expose("torch")
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     if input.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -460,6 +460,7 @@ def _multi_output(views: list, name: str) -> tuple:
     return tuple(views)
 
 
+@expose("torch")
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     d = wrap_dim(dim, tensor.dim())
     n = tensor._shape[d]
@@ -483,6 +484,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return _multi_output(out, gname[: -len("Backward0")])
 
 
+@expose("torch")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -494,6 +496,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, size, d)
 
 
+@expose("torch")
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     d = wrap_dim(dim, input.dim())
     n = input._shape[d]
@@ -530,18 +533,22 @@ def _np_split(name: str, input: Tensor, sections: Any, dim: int, min_dim: int) -
     return tensor_split(input, sections, dim)
 
 
+@expose("torch")
 def hsplit(input: Tensor, sections: Any) -> tuple:
     return _np_split("hsplit", input, sections, 1 if input.dim() > 1 else 0, 1)
 
 
+@expose("torch")
 def vsplit(input: Tensor, sections: Any) -> tuple:
     return _np_split("vsplit", input, sections, 0, 2)
 
 
+@expose("torch")
 def dsplit(input: Tensor, sections: Any) -> tuple:
     return _np_split("dsplit", input, sections, 2, 3)
 
 
+@expose("torch")
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     return transpose(input, axis0, axis1)
 
@@ -593,8 +600,10 @@ def _H(self: Tensor) -> Tensor:
 
 
 swapdims = swapaxes
+expose("torch", "swapdims")(swapdims)
 
 
+@expose("torch")
 def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
     return movedim(input, source, destination)
 
@@ -604,7 +613,7 @@ def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 def _become_view(self: Tensor, spec: tuple, gname: str) -> Tensor:
     """Give ``self`` the geometry (and autograd history) of a view of itself, as torch's ``x.t_()``."""
-    from ..autograd import grad_mode, graph
+    from .._core import grad_mode, graph
 
     if grad_mode._state.enabled and self._rg:
         graph.check_inplace(self)
@@ -639,8 +648,6 @@ def _t_inplace(self: Tensor) -> Tensor:
 
 def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
     return split(self, list(split_sizes), dim)
-
-
 
 
 @registry.expose("linalg", "diagonal")

@@ -14,8 +14,7 @@ from .._core import layout as L
 from .._core.device import device as Device
 from .._core.tensor import Tensor
 from . import creation, shape
-
-__all__ = ["bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window"]
+from .registry import expose
 
 
 def _options(dtype: Any, layout: Any, device: Any) -> str:
@@ -56,6 +55,7 @@ def _finish(window: Tensor, periodic: bool, requires_grad: bool) -> Tensor:
     return window.requires_grad_(True) if requires_grad else window
 
 
+@expose("torch")
 def hamming_window(
     window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *, dtype: Any = None,
     layout: Any = None, device: Any = None, requires_grad: bool = False,
@@ -69,6 +69,7 @@ def hamming_window(
     return _finish(window, periodic, requires_grad)
 
 
+@expose("torch")
 def hann_window(
     window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False,
@@ -78,6 +79,7 @@ def hann_window(
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@expose("torch")
 def blackman_window(
     window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False,
@@ -92,6 +94,7 @@ def blackman_window(
     return _finish(window, periodic, requires_grad)
 
 
+@expose("torch")
 def bartlett_window(
     window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None, device: Any = None,
     requires_grad: bool = False,
@@ -107,6 +110,7 @@ def bartlett_window(
     return _finish(window, periodic, requires_grad)
 
 
+@expose("torch")
 def kaiser_window(
     window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None, layout: Any = None,
     device: Any = None, requires_grad: bool = False,

@@ -10,14 +10,12 @@ import jax
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from .graph import AccumulateGrad
+from .._core.graph import AccumulateGrad, _node_vjp
 
 _vjp_fns: LRU = LRU()
 
 
 def _vjp_fn(kernel: Any, diff: tuple) -> Any:
-    from .engine import _node_vjp
-
     key = (kernel, diff)
     f = _vjp_fns.get(key)
     if f is None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._core.tensor import Tensor
-from . import engine, graph
+from .._core import graph
+from . import engine
 
 
 def grad_fn(self: Tensor) -> Any:

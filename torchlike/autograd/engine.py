@@ -25,7 +25,7 @@ from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import anomaly_mode
-from .graph import AccumulateGrad, Node
+from .._core.graph import AccumulateGrad, Node, _node_vjp
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64
@@ -198,42 +198,6 @@ def _check_versions(nodes: list) -> None:
                 )
 
 
-def _node_vjp(kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
-    """Gradients of ``kernel(*args)`` w.r.t. the ``diff`` arguments, given output cotangents."""
-
-    def f(*dvals):
-        a = list(args)
-        for (pos, j), v in zip(diff, dvals):
-            if j is None:
-                a[pos] = v
-            else:
-                a[pos] = list(a[pos])
-                a[pos][j] = v
-        return kernel(*a)
-
-    primals = [args[pos] if j is None else args[pos][j] for pos, j in diff]
-    out, vjp_fn = jax.vjp(f, *primals)
-    # torch's complex gradients are the conjugates of JAX's cotangents (grad_input = grad * conj(f'(z))
-    # against JAX's ct * f'(z)): cotangents cross each vjp conjugated, so hooks, .grad and custom
-    # Functions all see torch's convention. Real arrays are untouched (decided at trace time).
-    if isinstance(out, (tuple, list)):
-        full = tuple(_conj(_ct_or_zero(cts[k] if k < len(cts) else None, o)) for k, o in enumerate(out))
-        grads = vjp_fn(type(out)(full) if isinstance(out, tuple) else list(full))
-    else:
-        grads = vjp_fn(_conj(_ct_or_zero(cts[0], out)))
-    return tuple(_conj(g) for g in grads)
-
-
-def _conj(x: Any) -> Any:
-    return jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x
-
-
-def _ct_or_zero(ct: Any, out: Any) -> Any:
-    if jnp.issubdtype(out.dtype, jnp.floating) or jnp.issubdtype(out.dtype, jnp.complexfloating):
-        return jnp.zeros_like(out) if ct is None else ct.astype(out.dtype)
-    return np.zeros(out.shape, dtype=jax.dtypes.float0)
-
-
 def _add(a: Any, b: Any) -> Any:
     if a is None:
         return b
@@ -377,7 +341,7 @@ def _as_tensor(arr: Any, node: Node, nr: int) -> Tensor | None:
 
 
 def _root_edges(roots: Sequence[Tensor]) -> list:
-    from .graph import edge_of
+    from .._core.graph import edge_of
 
     return [edge_of(t) for t in roots]
 
@@ -440,7 +404,7 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
     root_edges = _root_edges(roots)
     wanted_edges = None
     if inputs is not None:
-        from .graph import edge_of
+        from .._core.graph import edge_of
 
         wanted_edges = [edge_of(t) for t in inputs]
     prog = _Program(root_edges, wanted_edges)

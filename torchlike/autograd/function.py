@@ -12,8 +12,8 @@ from typing import Any
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from . import grad_mode
-from .graph import Node, edge_of
+from .._core import grad_mode
+from .._core.graph import Node, edge_of
 
 
 class FunctionCtx:

@@ -9,7 +9,7 @@ import jax
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from . import grad_mode
+from .._core import grad_mode
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 

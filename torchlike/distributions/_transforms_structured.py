@@ -10,7 +10,7 @@ import torchlike
 from .._core.tensor import Tensor
 from ..nn import functional as F
 from . import constraints
-from .transforms import Transform, _needs_a_vector
+from ._transform import Transform, _needs_a_vector
 from .utils import _sum_rightmost, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = ["CatTransform", "CorrCholeskyTransform", "StackTransform"]

@@ -65,7 +65,7 @@ def _pure(func: Callable, device: Any) -> Callable:
 
 
 def _conj(tree: Any) -> Any:
-    """torch's complex gradients are the conjugates of JAX's (see autograd.engine._node_vjp)."""
+    """torch's complex gradients are the conjugates of JAX's (see _core.graph._node_vjp)."""
     return jax.tree_util.tree_map(lambda a: jnp.conj(a) if jnp.iscomplexobj(a) else a, tree)
 
 

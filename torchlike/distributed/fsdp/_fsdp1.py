@@ -434,27 +434,6 @@ class FullyShardedDataParallel(Module):
             FullyShardedDataParallel.set_state_dict_type(module, prev.state_dict_type, prev.state_dict_config,
                                                          prev.optim_state_dict_config)  # fmt: skip
 
-    @staticmethod
-    def optim_state_dict(model: Module, optim: Any, optim_state_dict: Any = None, group: Any = None) -> dict:
-        """The optimizer's state keyed by parameter names, full or sharded per ``state_dict_type``."""
-        from ._named_state import _optim_state_dict
-
-        if optim_state_dict is not None:
-            raise NotImplementedError("torchlike's FSDP.optim_state_dict: pass the optimizer, not its state dict")
-        sharded = FullyShardedDataParallel.get_state_dict_type(model).state_dict_type == StateDictType.SHARDED_STATE_DICT
-        return _optim_state_dict(model, [optim], full=not sharded, cpu_offload=False)
-
-    @staticmethod
-    def optim_state_dict_to_load(model: Module, optim: Any, optim_state_dict: dict, is_named_optimizer: bool = False,
-                                 load_directly: bool = False, group: Any = None) -> dict:  # fmt: skip
-        """The optimizer's ``load_state_dict`` argument for a state dict from ``optim_state_dict``."""
-        from ._named_state import _to_optimizer_layout
-
-        out = _to_optimizer_layout(model, optim, optim_state_dict)
-        if load_directly:
-            optim.load_state_dict(out)
-        return out
-
     def clip_grad_norm_(self, max_norm: float, norm_type: float = 2.0) -> Tensor:
         from ...nn.utils.clip_grad import clip_grad_norm_
 

@@ -14,6 +14,7 @@ from ..._core import tensor as T
 from ..._core.tensor import Tensor
 from ...nn.modules._module import Module
 from ..device_mesh import DeviceMesh
+from ._api import StateDictType
 from ._fsdp1 import FullyShardedDataParallel, _Entry, _export
 
 _PREFIXES = ("_fsdp_wrapped_module.", "_orig_mod.", "_checkpoint_wrapped_module.")
@@ -144,3 +145,23 @@ def _merge_flat(flat: Tensor, parts: list) -> Tensor:
     return T.make(jnp.concatenate(pieces), flat._buf.device, v0._dtype)
 
 
+# FSDP1's optimizer-state methods, attached here: they are written over this module's name-keyed state.
+def optim_state_dict(model: Module, optim: Any, optim_state_dict: Any = None, group: Any = None) -> dict:
+    """The optimizer's state keyed by parameter names, full or sharded per ``state_dict_type``."""
+    if optim_state_dict is not None:
+        raise NotImplementedError("torchlike's FSDP.optim_state_dict: pass the optimizer, not its state dict")
+    sharded = FullyShardedDataParallel.get_state_dict_type(model).state_dict_type == StateDictType.SHARDED_STATE_DICT
+    return _optim_state_dict(model, [optim], full=not sharded, cpu_offload=False)
+
+
+def optim_state_dict_to_load(model: Module, optim: Any, optim_state_dict: dict, is_named_optimizer: bool = False,
+                             load_directly: bool = False, group: Any = None) -> dict:  # fmt: skip
+    """The optimizer's ``load_state_dict`` argument for a state dict from ``optim_state_dict``."""
+    out = _to_optimizer_layout(model, optim, optim_state_dict)
+    if load_directly:
+        optim.load_state_dict(out)
+    return out
+
+
+FullyShardedDataParallel.optim_state_dict = staticmethod(optim_state_dict)
+FullyShardedDataParallel.optim_state_dict_to_load = staticmethod(optim_state_dict_to_load)

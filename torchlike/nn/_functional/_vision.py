@@ -11,8 +11,6 @@ from ..._ops import nn_ops as N
 from ..._ops import nn_vision as V
 from ..._ops.registry import expose
 
-expose("nn.functional", "native_channel_shuffle")(V.channel_shuffle)  # torch: the same op under a second name
-
 
 @expose("nn.functional")
 def normalize(

@@ -13,8 +13,16 @@ import itertools
 import weakref
 from typing import Any, Callable
 
-from .._core import tensor as T
-from .._core.tensor import Tensor
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import tensor as T
+from .tensor import Tensor
+
+# torch's path of this module (torch.autograd.graph), which autograd/__init__ makes importable: what reprs and
+# pickle show for the classes defined here
+_PUBLIC_MODULE = "torchlike.autograd.graph"
 
 _node_classes: dict[str, type] = {}
 
@@ -88,7 +96,7 @@ def node_class(name: str) -> type:
     cls = _node_classes.get(name)
     if cls is None:
         base, _, shape = name.partition("@")
-        ns: dict[str, Any] = {"__slots__": ()}
+        ns: dict[str, Any] = {"__slots__": (), "__module__": _PUBLIC_MODULE}
         if shape:
             ns["next_functions"] = property(lambda self, spec=_SHAPES[shape]: _shown_edges(self, spec))
         cls = _node_classes[name] = type(base, (Node,), ns)
@@ -119,11 +127,8 @@ class ShownNode:
         self._next = next_functions
         self.metadata: dict = {}
 
-    def name(self) -> str:
-        return type(self).__name__
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+    name = Node.name
+    __repr__ = Node.__repr__
 
     @property
     def next_functions(self) -> tuple:
@@ -146,7 +151,7 @@ def _shown(name: str, next_functions: tuple) -> tuple:
         return (None, 0)  # torch records no node where no input needs a gradient
     cls = _shown_classes.get(name)
     if cls is None:
-        cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": ()})
+        cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": (), "__module__": _PUBLIC_MODULE})
     return (cls(next_functions), 0)
 
 
@@ -258,6 +263,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     edges = []
     in_edges = []
     number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
+    skip = getattr(op, "edge_skip", None)  # per dynamic argument: never differentiated (torch's non-differentiable)
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
@@ -266,6 +272,8 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
+        if skip is not None and skip[pos]:
+            continue
         for j, item in ((None, t),) if isinstance(t, Tensor) else enumerate(t):
             if item._rg:
                 node = item._node
@@ -457,7 +465,7 @@ def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple
 
 
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:
-    from .._core import views
+    from . import views
 
     args = [old_base._peek(), value._peek(), *view.dyn]
     _attach(base, "CopySlices", views.write_kernel(view.steps), args, (old_base, value))
@@ -465,7 +473,7 @@ def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor
 
 def _refresh_view_node(t: Tensor) -> None:
     """A view whose base changed in place reads its gradient through the base's new history."""
-    from .._core import views
+    from . import views
 
     base = t._base_t
     t._node_v = t._vc.v
@@ -477,3 +485,47 @@ def _refresh_view_node(t: Tensor) -> None:
 def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
     """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
     _attach(out, name, kernel, [input._peek(), *dyn], (input,))
+
+
+# --- a node's vjp: what the engine (and create_graph's replay) runs for each node ----------------------
+
+
+def _node_vjp(kernel: Any, diff: tuple, args: list, cts: tuple) -> tuple:
+    """Gradients of ``kernel(*args)`` w.r.t. the ``diff`` arguments, given output cotangents."""
+
+    def f(*dvals):
+        a = list(args)
+        for (pos, j), v in zip(diff, dvals):
+            if j is None:
+                a[pos] = v
+            else:
+                a[pos] = list(a[pos])
+                a[pos][j] = v
+        return kernel(*a)
+
+    primals = [args[pos] if j is None else args[pos][j] for pos, j in diff]
+    out, vjp_fn = jax.vjp(f, *primals)
+    # torch's complex gradients are the conjugates of JAX's cotangents (grad_input = grad * conj(f'(z))
+    # against JAX's ct * f'(z)): cotangents cross each vjp conjugated, so hooks, .grad and custom
+    # Functions all see torch's convention. Real arrays are untouched (decided at trace time).
+    if isinstance(out, (tuple, list)):
+        full = tuple(_conj(_ct_or_zero(cts[k] if k < len(cts) else None, o)) for k, o in enumerate(out))
+        grads = vjp_fn(type(out)(full) if isinstance(out, tuple) else list(full))
+    else:
+        grads = vjp_fn(_conj(_ct_or_zero(cts[0], out)))
+    return tuple(_conj(g) for g in grads)
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x
+
+
+def _ct_or_zero(ct: Any, out: Any) -> Any:
+    if jnp.issubdtype(out.dtype, jnp.floating) or jnp.issubdtype(out.dtype, jnp.complexfloating):
+        return jnp.zeros_like(out) if ct is None else ct.astype(out.dtype)
+    return np.zeros(out.shape, dtype=jax.dtypes.float0)
+
+
+for _obj in list(globals().values()):
+    if getattr(_obj, "__module__", None) == __name__ and not getattr(_obj, "__name__", "_").startswith("_"):
+        _obj.__module__ = _PUBLIC_MODULE

@@ -158,3 +158,10 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)
+
+
+# torch's path of this module (torch.autograd.grad_mode), which autograd/__init__ makes importable: what reprs
+# and pickle show for the classes defined here
+for _obj in list(globals().values()):
+    if getattr(_obj, "__module__", None) == __name__ and not getattr(_obj, "__name__", "_").startswith("_"):
+        _obj.__module__ = "torchlike.autograd.grad_mode"
