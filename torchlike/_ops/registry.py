@@ -711,7 +711,7 @@ _BAKEABLE = frozenset((SCALAR, SCALAR_OR_STATIC, TENSOR_OR_STATIC))
 
 class _Entry:
     __slots__ = ("op", "static", "kstatic", "args", "want", "kernel", "sig", "cdt", "device", "dtypes", "rec",
-                 "default", "ac", "multi", "prep")  # fmt: skip
+                 "default", "ac", "multi", "prep", "n")  # fmt: skip
 
 
 def _plain(x: Any) -> bool:
@@ -736,14 +736,30 @@ def _entry(op: OpDef, dyn: tuple, static_in: tuple, static: tuple, kernel: Calla
     if not _plain(static_in):
         return None
     args = []
-    for kind, a in zip(op.kind_seq, dyn):
+    refs = g.nodes[-1][2]
+    for i, (kind, a) in enumerate(zip(op.kind_seq, dyn)):
         if isinstance(a, Tensor):
-            args.append((1, type(a), a._dtype, a._rg, a._buf.device))
+            if type(a._rg) is not bool:
+                return None
+            args.append((type(a), a._dtype, a._rg, a._buf.device))
         elif a is None:
             args.append(None)
         elif type(a) in _SCALAR_TYPES:
+            num = _Number()
+            num.type = type(a)
+            num.value = a
+            num.text = repr(a)
+            num.array = None
             # a number the kernel may bake in (alpha=1, a static-able scalar) is guarded by value
-            args.append((3, type(a), a, repr(a)) if kind in _BAKEABLE else (2, type(a)))
+            num.exact = kind in _BAKEABLE
+            num.baked = refs[i] is None
+            if num.baked and not num.exact:
+                return None
+            if not num.baked:
+                if refs[i] >= 0:
+                    return None
+                num.array = g.leaves[~refs[i]]  # the cached 0-d array ``_scalar_array`` gave for it
+            args.append(num)
         else:
             return None
     e = _Entry()
@@ -751,6 +767,7 @@ def _entry(op: OpDef, dyn: tuple, static_in: tuple, static: tuple, kernel: Calla
     e.static = static_in
     e.kstatic = static
     e.args = tuple(args)
+    e.n = len(args)
     e.want = g.last_sig
     e.kernel = kernel
     e.sig = node[0]
@@ -776,43 +793,47 @@ def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
     g.pos = pos + 1
     if e is None:  # an op replay does not handle: the full path, and replay goes on after it
         return _MISS
-    if e.op is not op or (e.static != static) or len(dyn) != len(e.args):
+    if e.op is not op or e.static != static or len(dyn) != e.n:
         return _miss(g, pos)
     arrays = []
     tensors = []
     any_rg = False
-    device = e.device
     i = 0
     for want, a in zip(e.args, dyn):
         if want is None:
             if a is not None:
                 return _miss(g, pos)
             arrays.append(None)
-        elif want[0] == 1:
-            if type(a) is not want[1] or a._dtype is not want[2] or a._rg is not want[3]:
+        elif want.__class__ is tuple:  # a tensor: (class, dtype, requires_grad, device)
+            if a.__class__ is not want[0] or a._dtype is not want[1] or a._rg is not want[2]:
                 return _miss(g, pos)
             buf = a._buf
-            if buf.device is not want[4]:
+            if buf.device is not want[3]:
                 return _miss(g, pos)
             if a._view is None and buf.np is None:
                 arr = buf.array
-                if type(arr) is _LazyArray and arr.graph is None:  # computed by an earlier flush
+                if arr.__class__ is _LazyArray and arr.graph is None:  # computed by an earlier flush
                     arr = buf.array = arr.value
                 arrays.append(arr)
             else:
                 arrays.append(a._peek())
             tensors.append((i, a))
-            any_rg = any_rg or want[3]
-        elif type(a) is not want[1]:
+            if want[2]:
+                any_rg = True
+        elif a.__class__ is not want.type:
             return _miss(g, pos)
-        elif want[0] == 2:
-            arrays.append(_scalar_array(a, device))
-        elif a == want[2] and (a or repr(a) == want[3]):
+        elif want.baked:
+            if a != want.value or (not a and repr(a) != want.text):  # -0.0 is not 0.0
+                return _miss(g, pos)
             arrays.append(None)  # baked into the kernel
-        else:
+        elif want.exact and _bakes(op, i, a):
             return _miss(g, pos)
+        elif a is want.value:  # the same number object as last time: its cached array
+            arrays.append(want.array)
+        else:
+            arrays.append(_scalar_array(a, e.device))
         i += 1
-    if e.default is not D._default_float or (autocast is not None) is not (e.ac is not None):
+    if e.default is not D._default_float or (autocast is None) is not (e.ac is None):
         return _miss(g, pos)
     if e.ac is not None and autocast.state_key() != e.ac:
         return _miss(g, pos)
@@ -827,9 +848,10 @@ def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
     outs = lazy.replay(e.kernel, e.sig, e.want, arrays)
     if outs is None:
         return _miss(g, pos)
-    make = T.make
+    make = T.make_fresh
+    device = e.device
     if e.multi:
-        outputs = tuple(make(z, device, dt) for z, dt in zip(outs, e.dtypes))
+        outputs = tuple([make(z, device, dt) for z, dt in zip(outs, e.dtypes)])
     else:
         outputs = make(outs[0], device, e.dtypes[0])
     if rec:
@@ -840,6 +862,21 @@ def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
     if op.returns is not None:
         return op.returns(*outputs)
     return outputs
+
+
+def _bakes(op: OpDef, i: int, a: Any) -> bool:
+    """Whether ``call`` bakes the number ``a`` at dynamic position ``i`` into the kernel."""
+    kind = op.kind_seq[i]
+    if kind == SCALAR:
+        d = op.scalar_defaults[i]
+        return a == d and type(a) is type(d)
+    return op.bake is None or op.bake(a)
+
+
+class _Number:
+    """A replay entry's expectation for a Python number argument."""
+
+    __slots__ = ("type", "exact", "baked", "value", "text", "array")
 
 
 def _miss(g: Any, pos: int) -> Any:
