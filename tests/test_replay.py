@@ -257,13 +257,13 @@ def test_autocast_toggled_mid_run(lazy_on):
 
     def step(state, i):
         a, b = state
-        with torch.autocast("cpu", enabled=i in (2, 3)):
+        with torch.autocast("cpu", dtype=torch.float16 if i >= 5 else torch.bfloat16, enabled=i >= 2):
             r = a @ b
         return r.float(), r.dtype
 
-    eager, lazy = _both(make, step, 5)
+    eager, lazy = _both(make, step, 7)
     _assert_same(eager, lazy)
-    assert [r[1] for r in lazy] == [torch.float32, torch.float32, torch.bfloat16, torch.bfloat16, torch.float32]
+    assert [r[1] for r in lazy] == [torch.float32] * 2 + [torch.bfloat16] * 3 + [torch.float16] * 2
 
 
 def test_replay_keeps_no_nodes_alive(lazy_on):
