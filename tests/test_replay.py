@@ -286,3 +286,23 @@ def test_replay_keeps_no_nodes_alive(lazy_on):
         torch.lazy.mark_step()
     assert count() <= base + 2
     assert torch.lazy.stats()["replayed_steps"] >= 200
+
+
+def test_donation_takes_only_unheld_leaves_an_output_can_reuse():
+    import jax.numpy as jnp
+
+    class _Gpu:  # donation is off on the CPU (XLA ignores it there): its logic is checked with a stand-in
+        platform = "gpu"
+
+    L._array_types()
+    f32 = np.float32
+    held = jnp.ones(3, f32)
+    leaves = [jnp.ones(3, f32), held, jnp.ones((2, 2), f32), jnp.zeros(3, f32), 2.0]
+    outs = [L.LazyArray.__new__(L.LazyArray) for _ in range(2)]
+    for z, shape in zip(outs, [(3,), (5,)]):
+        z.shape, z.dtype = shape, np.dtype("float32")
+    # leaf 0 is held by the list only and matches an output; leaf 1 is held here; leaf 2 matches no output;
+    # leaf 3 would match, but the one (3,) output is taken
+    assert L._donatable(leaves, _Gpu(), outs) == (0,)
+    assert L._donatable(leaves, None, outs) == ()
+    assert held is leaves[1]

@@ -29,6 +29,7 @@ import collections
 import os
 import sys
 import threading
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -244,7 +245,7 @@ class _Graph:
         # and the cursor into them; or, while not replaying, the entries recorded so far (None: no record)
         self.expect: list | None = None
         self.pos = 0
-        self.trace: list | None = [] if _REPLAY else None
+        self.trace: list | None = None
         self.prev: Any = None  # the program of the graph flushed before this one (whose successor this is)
 
 
@@ -515,10 +516,11 @@ class _Program:
     """One graph structure: how often it was seen, its plan, and its compiled program once built."""
 
     __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh", "spmd",
-                 "next_trace")  # fmt: skip
+                 "next_trace", "hits")  # fmt: skip
 
     def __init__(self, plan: tuple, live: tuple, n_leaves: int, donate: tuple) -> None:
         self.next_trace: list | None = None  # the op table's entries of the step that followed this one last time
+        self.hits = 0  # calls of the compiled program
         self.donate = donate
         # a cross-process collective node (DDP's all-reduce) makes this one SPMD program over its mesh
         self.spmd = next((m for m in (getattr(n[0], "_spmd_mesh", None) for n in plan) if m is not None), None)
@@ -575,17 +577,22 @@ _getrefcount = sys.getrefcount
 _OWN_REFS = 3
 
 
-def _donatable(leaves: list, device: Any) -> tuple:
-    """Positions of leaf arrays the program may overwrite: held by nothing but this graph. Off the CPU only
-    (XLA's CPU backend does not reuse donated buffers)."""
+def _donatable(leaves: list, device: Any, live_objs: list) -> tuple:
+    """Positions of leaf arrays the program may overwrite: held by nothing but this graph, and of the shape and
+    dtype of an output that can take the buffer over (XLA warns about a donation it cannot use). Off the CPU
+    only (XLA's CPU backend does not reuse donated buffers)."""
     if device is None or device.platform == "cpu" or not _DONATE:
         return ()
     arr_types = _ARRAY_TYPES
+    wanted = collections.Counter((z.shape, z.dtype) for z in live_objs)
     out = []
     for i in range(len(leaves)):
         x = leaves[i]
         if type(x) in arr_types and _getrefcount(x) == _OWN_REFS:
-            out.append(i)
+            k = (tuple(x.shape), np.dtype(x.dtype))
+            if wanted[k] > 0:
+                wanted[k] -= 1
+                out.append(i)
     stats["donated"] += len(out)
     return tuple(out)
 
@@ -707,7 +714,8 @@ def _chain(g: _Graph, prog: Any, new: _Graph) -> None:
     new.prev = prog
     if nxt is not None:
         new.expect = nxt
-        new.trace = None
+    elif prog is not None and prog.seen >= 2:  # a structure that recurs: note this step's calls, to replay next
+        new.trace = []
 
 
 def _run_graph(g: _Graph, reason: str) -> _Program | None:
@@ -728,7 +736,7 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
         stats["dead_flushes"] += 1
         return None
     leaves = g.leaves
-    donate = _donatable(leaves, g.device)
+    donate = _donatable(leaves, g.device, live_objs)
     key = (tuple(g.key), live, donate)
     prog = _programs.get(key)
     if prog is None:
@@ -749,7 +757,13 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
     values = None
     if prog.compiled is not None:
         try:
-            values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
+            if prog.hits:
+                values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
+            else:  # the first call traces and lowers: JAX's warnings about torchlike's own program stay here
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+                    values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
+            prog.hits += 1
             stats["hits"] += 1
         except Exception:  # e.g. arrays committed to other devices than at compile time
             prog.compiled = None

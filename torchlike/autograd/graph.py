@@ -321,7 +321,8 @@ class Prepared:
     """What ``record`` decided for one op call that only depends on its inputs' metadata (a guarded replay
     of the same call reuses it): the node's class, gradient positions, next_functions layout, saved inputs."""
 
-    __slots__ = ("cls", "diff", "rg", "in_edges", "slots", "out_meta", "save", "needs_saved", "result", "float_outs")
+    __slots__ = ("cls", "diff", "rg", "in_edges", "slots", "head", "tail", "out_meta", "save", "needs_saved", "result",
+                 "float_outs")  # fmt: skip
 
 
 def prepare(op: Any, tensors: list, outputs: Any) -> Prepared | None:
@@ -339,6 +340,9 @@ def prepare(op: Any, tensors: list, outputs: Any) -> Prepared | None:
     pr.rg = tuple(k for k, (p, _) in enumerate(tensors) if p in pos)  # indices into ``tensors`` that get edges
     pr.slots = tuple(i for i, e in enumerate(node.input_edges) if e is not _NO_EDGE)
     pr.in_edges = (_NO_EDGE,) * len(node.input_edges)  # the edges are filled in per call: no nodes kept
+    pr.head = pr.tail = None
+    if len(pr.slots) == 1:
+        pr.head, pr.tail = pr.in_edges[: pr.slots[0]], pr.in_edges[pr.slots[0] + 1 :]
     if len(pr.slots) != len(pr.rg):
         return None
     pr.out_meta = node.out_meta
@@ -371,8 +375,8 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
         else:
             edges.append((n, item._out_nr))
     node.edges = edges = tuple(edges)
-    if len(edges) == len(pr.in_edges):
-        node.input_edges = edges
+    if pr.head is not None:  # one input with an edge: next_functions is (no edges..., it, no edges...)
+        node.input_edges = pr.head + edges + pr.tail
     else:
         in_edges = list(pr.in_edges)
         for i, e in zip(pr.slots, edges):
@@ -387,13 +391,18 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     node.saved = saved
     if not pr.needs_saved:
         node.needs_saved = False
-    outs = outputs if type(outputs) is tuple else (outputs,)
-    for i in pr.float_outs:
-        o = outs[i]
-        o._node = node
-        o._out_nr = i
-        o._node_v = o._vc.v
-        o._rg = True
+    if type(outputs) is tuple:
+        outs = outputs
+        for i in pr.float_outs:
+            o = outs[i]
+            o._node = node
+            o._out_nr = i
+            o._node_v = o._vc.v
+            o._rg = True
+    else:  # one output (float: prepare checked), _out_nr 0 and version 0 as made
+        outs = (outputs,)
+        outputs._node = node
+        outputs._rg = True
     if pr.result:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
