@@ -796,7 +796,6 @@ def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
     if e.op is not op or e.static != static or len(dyn) != e.n:
         return _miss(g, pos)
     arrays = []
-    tensors = []
     any_rg = False
     i = 0
     for want, a in zip(e.args, dyn):
@@ -817,7 +816,6 @@ def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
                 arrays.append(arr)
             else:
                 arrays.append(a._peek())
-            tensors.append((i, a))
             if want[2]:
                 any_rg = True
         elif a.__class__ is not want.type:
@@ -856,8 +854,9 @@ def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
         outputs = make(outs[0], device, e.dtypes[0])
     if rec:
         if e.prep is not None:
-            graph.record_prepared(e.prep, op, e.kernel, e.kstatic, arrays, tensors, outputs, dyn)
+            graph.record_prepared(e.prep, op, e.kernel, e.kstatic, arrays, outputs, dyn)
         else:
+            tensors = [(j, a) for j, a in enumerate(dyn) if isinstance(a, Tensor)]
             graph.record(op, e.kernel, e.kstatic, arrays, tensors, outputs, dyn)
     if op.returns is not None:
         return op.returns(*outputs)

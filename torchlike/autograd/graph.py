@@ -337,7 +337,7 @@ def prepare(op: Any, tensors: list, outputs: Any) -> Prepared | None:
     pr.cls = type(node) if type(op.grad_name) is str else None  # a computed name is computed per call
     pr.diff = node.diff
     pos = [p for p, _ in node.diff]
-    pr.rg = tuple(k for k, (p, _) in enumerate(tensors) if p in pos)  # indices into ``tensors`` that get edges
+    pr.rg = tuple(pos)  # the dynamic arguments that get edges
     pr.slots = tuple(i for i, e in enumerate(node.input_edges) if e is not _NO_EDGE)
     pr.in_edges = (_NO_EDGE,) * len(node.input_edges)  # the edges are filled in per call: no nodes kept
     pr.head = pr.tail = None
@@ -349,14 +349,14 @@ def prepare(op: Any, tensors: list, outputs: Any) -> Prepared | None:
     saves = op.saves
     names = op.dyn_names
     wanted = _saved_names(saves, names, tuple(pos)) if saves and saves != ("*",) else None
-    pr.save = tuple(k for k, (p, _) in enumerate(tensors) if saves and (wanted is None or names[p] in wanted))
+    pr.save = tuple(p for p, _ in tensors if saves and (wanted is None or names[p] in wanted))
     pr.needs_saved = node.needs_saved
     pr.result = bool(saves and "result" in saves)
     pr.float_outs = tuple(i for i, o in enumerate(outs) if o._node is node)
     return pr
 
 
-def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args: list, tensors: list, outputs: Any,
+def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args: list, outputs: Any,
                     dyn: tuple) -> None:  # fmt: skip
     """``record`` for a call whose inputs have the metadata ``pr`` was prepared from (see ``prepare``)."""
     cls = pr.cls
@@ -366,7 +366,7 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     node.diff = pr.diff
     edges = []
     for k in pr.rg:
-        item = tensors[k][1]
+        item = dyn[k]
         n = item._node
         if n is None:
             edges.append((accumulator(item), 0))
@@ -385,7 +385,7 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     node.out_meta = pr.out_meta
     saved = []
     for k in pr.save:
-        item = tensors[k][1]
+        item = dyn[k]
         vc = item._vc
         saved.append((vc, vc.v, (item._dtype, item._shape, item._node, item._out_nr)))
     node.saved = saved
