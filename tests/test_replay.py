@@ -306,3 +306,27 @@ def test_donation_takes_only_unheld_leaves_an_output_can_reuse():
     assert L._donatable(leaves, _Gpu(), outs) == (0,)
     assert L._donatable(leaves, None, outs) == ()
     assert held is leaves[1]
+
+
+def test_replayed_nodes_show_eager_grad_fns(lazy_on):
+    def make():
+        return nn.Linear(4, 3), torch.randn(2, 4), torch.randn(2, 3, requires_grad=True), torch.randn(2, 3)
+
+    def chain_of(t, depth=3):
+        if t is None or depth == 0:
+            return None
+        return (t.name(), [chain_of(n, depth - 1) for n, _ in t.next_functions])
+
+    def step(state, i):
+        model, x, b, c = state
+        y = model(x) * 1.01
+        z = c * torch.add(y, b, alpha=2).relu() - b  # c needs no gradient: (None, MulBackward0's input)
+        z.sum().backward()
+        grads = [p.grad.clone() for p in (model.weight, model.bias, b)]
+        for p in (model.weight, model.bias, b):
+            p.grad = None
+        return chain_of(z.grad_fn), grads
+
+    eager, lazy = _both(make, step, 6)
+    _assert_same(eager, lazy)
+    assert torch.lazy.stats()["replayed"] > 0
