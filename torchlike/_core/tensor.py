@@ -654,6 +654,35 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     return t
 
 
+def make_fresh(array: Any, device: _device.device, dtype: _dtype.dtype) -> Tensor:
+    """``make`` for the lazy replay's placeholders (no ``torchlike.compile`` trace running, dtype known): the
+    buffer and version counter are built without their ``__init__`` calls."""
+    buf = _new(Buffer)
+    buf.array = array
+    buf.np = None
+    buf.np_strides = None
+    buf.device = device
+    vc = _new(VersionCounter)
+    vc.v = 0
+    t = _new(Tensor)
+    t._buf = buf
+    t._vc = vc
+    t._view = None
+    t._base_t = None
+    t._shape = _size_new(Size, array.shape)
+    t._dtype = dtype
+    t._cache = None
+    t._cache_src = None
+    t._rg = False
+    t._node = None
+    t._out_nr = 0
+    t._node_v = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
 def make_on(array: Any, device: _device.device, dtype: _dtype.dtype | None = None) -> Tensor:
     """``make`` for an array created outside a kernel (on JAX's default device, the CPU): it is first
     moved to ``device`` so the tensor is where it says it is."""

@@ -57,7 +57,7 @@ class FunctionCtx:
 class _FunctionNode(Node, FunctionCtx):
     """Base of the per-Function node classes (``ExpBackward``)."""
 
-    __slots__ = ("__dict__",)
+    __slots__ = ()
 
 
 _node_types: dict[type, type] = {}
