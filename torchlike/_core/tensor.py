@@ -10,6 +10,7 @@ every alias sees them. CPU buffers can also be backed by a numpy array that the 
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -33,6 +34,18 @@ hook: Any = None
 _DTYPE_OF = {d.np: d for d in _dtype.ALL}
 
 
+class _ThreadState(threading.local):
+    """Grad and inference mode of the calling thread (torch keeps both per thread). Class attributes
+    are the defaults a new thread starts with; the op table reads ``enabled`` per call, and ``make``
+    reads ``inference`` to tag the storage it allocates. ``autograd.grad_mode`` sets them."""
+
+    enabled = True
+    inference = False
+
+
+grad_state = _ThreadState()
+
+
 _warned_float_of_grad = [False]
 
 
@@ -45,6 +58,7 @@ class Buffer:
     """
 
     __slots__ = ("array", "np", "np_strides", "device", "__weakref__")
+    inference = False  # allocated under inference_mode (Tensor.is_inference): _InferenceBuffer says True
 
     def __init__(self, array: Any, device: _device.device) -> None:
         self.array = array
@@ -90,6 +104,13 @@ class Buffer:
         if self.np is None:
             self.np = np.array(self.get())
         return self.np
+
+
+class _InferenceBuffer(Buffer):
+    """A buffer allocated under inference_mode: its tensors and their views are inference tensors."""
+
+    __slots__ = ()
+    inference = True
 
 
 class _ArrayInterface:
@@ -511,6 +532,10 @@ class Tensor:
         self._rg = bool(requires_grad)
         return self
 
+    def is_inference(self) -> bool:
+        """True for a tensor whose storage was allocated under ``inference_mode`` (views share it)."""
+        return self._buf.inference
+
     @property
     def is_leaf(self) -> bool:
         return self._node is None
@@ -646,7 +671,7 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     """Wrap a fresh JAX array (no aliases) as a new base tensor."""
     # NOTE: _tensor() written out: this runs once per op, and the extra call is measurable
     t = _new(cls)
-    t._buf = Buffer(array, device)
+    t._buf = _InferenceBuffer(array, device) if grad_state.inference else Buffer(array, device)
     t._vc = VersionCounter()
     t._view = None
     t._base_t = None
