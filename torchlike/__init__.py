@@ -17,7 +17,7 @@ from . import _cache  # noqa: E402
 _cache.configure()  # compiled programs persist between runs (TORCHLIKE_CACHE=0 turns it off)
 
 from ._core import dtype as _dtype_mod  # noqa: E402
-from ._core.device import device  # noqa: E402
+from ._core.device import device, get_default_device, set_default_device  # noqa: E402
 from ._core.dtype import (  # noqa: E402
     bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64, get_default_dtype,
     iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8, uint16, uint32, uint64,
