@@ -64,6 +64,9 @@ from .serialization import load, save  # noqa: E402
 from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 
 globals().update(_ops.names("torch"))  # the op table's installer generates torch's op namespace
+from ._ops.legacy_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: E402
+
+globals().update(_CPU_TYPES)  # torch.FloatTensor and friends: the legacy tensor types
 
 float = float32
 double = float64
