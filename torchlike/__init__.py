@@ -28,6 +28,7 @@ from ._core.layout import (  # noqa: E402
 from ._core.printing import set_printoptions, get_printoptions  # noqa: E402
 from ._core.size import Size  # noqa: E402
 from ._core.tensor import Tensor  # noqa: E402
+from ._core import shared_memory as _shared_memory  # noqa: E402,F401  (Tensor.share_memory_, is_shared)
 from . import autograd  # noqa: E402
 from .autograd.grad_mode import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
@@ -53,6 +54,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
+from . import multiprocessing  # noqa: E402  (registers how tensors cross process boundaries, as torch does)
 from . import distributions, fft, jit, masked, signal, special, testing  # noqa: E402
 from . import lazy  # noqa: E402
 from . import accelerator, mps, onnx, profiler, version, xpu  # noqa: E402
