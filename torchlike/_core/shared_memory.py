@@ -79,6 +79,7 @@ def share(t: T.Tensor) -> T.Tensor:
     shared[...] = values
     _tracker("register", name)
     buf.np, buf.np_strides = shared, None
+    buf.__class__ = T.SharedBuffer
     _NAME_OF[buf] = name
     _BUFFER_OF[name] = buf
     return t
@@ -101,6 +102,7 @@ def attach(name: str, shape: tuple, dtype_name: str) -> T.Tensor:
         base = T.make(jnp.array(array, copy=True), _device.CPU, dt)
         buf = base._buf
         buf.np = array
+        buf.__class__ = T.SharedBuffer
         _NAME_OF[buf] = name
         _BUFFER_OF[name] = buf
         return base

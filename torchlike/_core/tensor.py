@@ -105,6 +105,28 @@ class Buffer:
             self.np = np.array(self.get())
         return self.np
 
+    def set_view(self, new_base: Any, view: _views.View, value: Any) -> None:
+        """A write of ``value`` through ``view``; ``new_base`` is the whole buffer after it."""
+        self.set(new_base)
+
+
+class SharedBuffer(Buffer):
+    """A buffer in memory shared with other processes (``Tensor.share_memory_``): a write through a
+    view stores only the view's elements, so concurrent writers of other elements are not undone."""
+
+    __slots__ = ()
+
+    def set_view(self, new_base: Any, view: _views.View, value: Any) -> None:
+        if hook is not None or any(step[0] == "bitcast" for step in view.steps):
+            self.set(new_base)
+            return
+        flat = self.np.reshape(-1)
+        region = np.lib.stride_tricks.as_strided(
+            flat[view.offset :], shape=tuple(view.shape), strides=tuple(s * flat.itemsize for s in view.stride)
+        )
+        np.copyto(region, np.broadcast_to(np.asarray(value), region.shape), casting="unsafe")
+        self.array = new_base
+
 
 class _InferenceBuffer(Buffer):
     """A buffer allocated under inference_mode: its tensors and their views are inference tensors."""
@@ -204,7 +226,7 @@ class Tensor:
                     "memory location. Please clone() the tensor before performing the operation."
                 )
             new_base = _lazy.call(_views.write_kernel(view.steps), (buf.peek(), value, *view.dyn))
-            buf.set(new_base)
+            buf.set_view(new_base, view, value)
             self._cache = value
             self._cache_src = new_base
         self._vc.v += 1
@@ -218,7 +240,7 @@ class Tensor:
         if _views.has_internal_overlap(view.shape, view.stride):
             self._assign(value)  # raises torch's overlap error
         new_base = _lazy.call(_views.write_kernel(view.steps), (self._buf.peek(), value, *view.dyn))
-        self._buf.set(new_base)
+        self._buf.set_view(new_base, view, value)
         self._cache_src = None
         self._vc.v += 1
 

@@ -595,6 +595,8 @@ def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
 
 
 def _is_int(v: Any) -> bool:
+    if isinstance(v, np.ndarray):  # torch: a 0-d integer array is an index, so a size
+        return v.ndim == 0 and v.dtype.kind in "iu"
     return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
 
 
