@@ -50,7 +50,7 @@ def _run(transform: Callable, func: Callable, inputs: tuple, extra: tuple, creat
     single_out: list = []
     fn = _pure(func, devices, single_out)
     kernel = jax.jit(lambda *xs: transform(fn, xs[: len(inputs)], xs[len(inputs) :]))
-    args = list(inputs) + list(extra)
+    args = list(_graph_inputs(inputs) if create_graph else inputs) + list(extra)
     if create_graph:
         from .._ops import registry
 
@@ -76,7 +76,12 @@ def _recorded(func: Callable, inputs: tuple, out: Any, create_graph: bool) -> An
     function reads). The derived results stay one ``FunctionalBackward`` node over the inputs."""
     if not create_graph:
         return out
-    return _tuple(func(*inputs))[0]
+    return _tuple(func(*_graph_inputs(inputs)))[0]
+
+
+def _graph_inputs(inputs: tuple) -> tuple:
+    """torch: with create_graph, inputs that require grad enter as views, others as fresh leaves that do."""
+    return tuple(i.view_as(i) if i.requires_grad else i.detach().requires_grad_() for i in inputs)
 
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
