@@ -278,3 +278,26 @@ def test_is_inference_decorator():
         return make().is_inference(), t.zeros(2).is_inference()
 
     check(f, [], grad=False)
+
+
+@pytest.mark.parametrize("op", ["p.add_(1)", "p.__setitem__(0, 3)", "p.zero_()", "p[0].fill_(2)", "t.add(p, 1, out=p)",
+                                "p.copy_(t.ones(2))", "p.resize_(3)"])  # fmt: skip
+def test_inplace_update_of_an_inference_tensor(op):
+    def f(t):
+        with t.inference_mode():
+            p = t.ones(2)
+        eval(op)
+
+    check_raises(f)
+
+
+def test_inplace_update_inside_inference_mode():
+    def f(t):
+        x = t.ones(2)
+        with t.inference_mode():
+            p = t.ones(2)
+            p.add_(1)
+            x.add_(1)
+        return p, x, p.is_inference(), x.is_inference()
+
+    check(f, [], grad=False)

@@ -44,6 +44,10 @@ class _ThreadState(threading.local):
 
 
 grad_state = _ThreadState()
+_INFERENCE_UPDATE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
 
 
 _warned_float_of_grad = [False]
@@ -215,6 +219,8 @@ class Tensor:
         """
         view = self._view
         buf = self._buf
+        if buf.inference and not grad_state.inference:
+            raise RuntimeError(_INFERENCE_UPDATE)
         if value.dtype != self._dtype.np:
             value = value.astype(self._dtype.np)
         if view is None:
@@ -234,6 +240,8 @@ class Tensor:
     def _assign_broadcast(self, value: Any) -> None:
         """``_assign`` for a value that broadcasts to this tensor's shape (array or Python scalar)."""
         view = self._view
+        if self._buf.inference and not grad_state.inference:
+            raise RuntimeError(_INFERENCE_UPDATE)
         if view is None:
             self._assign(_broadcast_cast(value, tuple(self._shape), self._dtype.np))
             return
@@ -246,6 +254,8 @@ class Tensor:
 
     def _resize_to(self, value: Any) -> None:
         """Replace contents *and shape* (``out=`` resizing, ``resize_``): only for non-views."""
+        if self._buf.inference and not grad_state.inference:
+            raise RuntimeError(_INFERENCE_UPDATE)
         if self._view is not None:
             raise RuntimeError("torchlike: cannot resize a view of another tensor")
         if self._buf.np is not None and self._buf.np.shape != value.shape:

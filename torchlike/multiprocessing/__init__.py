@@ -10,13 +10,10 @@ from ._context import Process, default_context as _default
 from ._reductions import init_reductions
 from ._sharing import get_all_sharing_strategies, get_sharing_strategy, set_sharing_strategy
 from ._spawn import (
-    ProcessContext, ProcessException, ProcessExitedException, ProcessRaisedException, SpawnContext, spawn,
-    start_processes,
+    ProcessContext, ProcessExitedException, ProcessRaisedException, SpawnContext, spawn, start_processes,
 )  # fmt: skip
 
-__all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies", *_mp.__all__,
-           "ProcessContext", "ProcessExitedException", "ProcessRaisedException", "SpawnContext", "spawn",
-           "start_processes"]  # fmt: skip
+__all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies", *_mp.__all__]
 
 # The rest of multiprocessing's API: the context methods bound to this module's default context, the
 # module functions and exceptions as they are.

@@ -22,10 +22,10 @@ class ProcessException(Exception):
         super().__init__(msg)
         self.msg = msg
         self.error_index = error_index
-        self.pid = error_pid
+        self.error_pid = error_pid
 
     def __reduce__(self) -> tuple:
-        return type(self), (self.msg, self.error_index, self.pid)
+        return type(self), (self.msg, self.error_index, self.error_pid)
 
 
 class ProcessRaisedException(ProcessException):
@@ -43,7 +43,7 @@ class ProcessExitedException(ProcessException):
         self.signal_name = signal_name
 
     def __reduce__(self) -> tuple:
-        return type(self), (self.msg, self.error_index, self.pid, self.exit_code, self.signal_name)
+        return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
 
 
 def _run(fn: Callable, i: int, args: tuple, error_file: str) -> None:
