@@ -56,6 +56,9 @@ def evaluate(model, data):
 
 
 if __name__ == "__main__":
+    # as in torch's Hogwild example: one intra-op thread per process, so the workers share the cores
+    # (torch's forked children also avoid inheriting a busy thread pool)
+    torch.set_num_threads(1)
     torch.manual_seed(0)
     model = Net()
     model.share_memory()  # gradients are allocated lazily, so they are not shared

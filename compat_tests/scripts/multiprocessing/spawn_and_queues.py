@@ -10,10 +10,11 @@ def fill_row(rank, table, done):
     done.put(rank)
 
 
-def producer(queue, n):
+def producer(queue, n, consumed):
     for i in range(n):
         queue.put(torch.full((2,), float(i)))
     queue.put(None)
+    consumed.wait()  # torch: a process that shares tensors must outlive their reception
 
 
 def norm(t):
@@ -29,23 +30,24 @@ if __name__ == "__main__":
     mp.set_start_method("spawn")
     print("start method:", mp.get_start_method())
 
-    table = torch.zeros(3, 3)
+    table = torch.zeros(2, 3)
     table.share_memory_()
     done = mp.Queue()
-    mp.spawn(fill_row, args=(table, done), nprocs=3)
-    print("finished:", sorted(done.get() for _ in range(3)))
+    mp.spawn(fill_row, args=(table, done), nprocs=2)
+    print("finished:", sorted(done.get() for _ in range(2)))
     print(table)
 
-    queue = mp.Queue()
-    p = mp.Process(target=producer, args=(queue, 3))
+    queue, consumed = mp.Queue(), mp.Event()
+    p = mp.Process(target=producer, args=(queue, 3, consumed))
     p.start()
     received = []
     while (item := queue.get()) is not None:
         received.append(item)
+    consumed.set()
     p.join()
     print("received:", [t.tolist() for t in received], "shared:", [t.is_shared() for t in received])
 
-    with mp.Pool(2) as pool:
+    with mp.Pool(1) as pool:
         print("norms:", pool.map(norm, [torch.ones(4), torch.arange(5.0), torch.eye(3)]))
 
     try:
