@@ -86,3 +86,16 @@ class Process(_process.BaseProcess):
     @staticmethod
     def _after_fork() -> None:
         return default_context.get_context().Process._after_fork()
+
+
+def api() -> dict:
+    """multiprocessing's public names, with the context functions bound to this module's default context
+    (exceptions, ``cpu_count``, ``current_process`` and the like as they are)."""
+    names = {}
+    for name in multiprocessing.__all__:
+        bound = getattr(default_context, name, None)
+        from_context = callable(bound) and hasattr(_mpc.BaseContext, name)
+        names[name] = bound if from_context else getattr(multiprocessing, name)
+    names["Process"] = Process
+    names["get_all_start_methods"] = default_context.get_all_start_methods
+    return names
