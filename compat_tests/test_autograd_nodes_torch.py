@@ -35,7 +35,8 @@ def test_custom_function_node_class():
         B = t.autograd.function.BackwardCFunction
         return (y, type(node).__name__, isinstance(node, B), issubclass(type(node), B), B.__name__,
                 isinstance(node, t.autograd.function.FunctionCtx), isinstance(node, t.autograd.graph.Node),
-                type(node)._forward_cls is Sq, type(node).__module__.replace("torchlike", "torch"), node.name())  # fmt: skip
+                type(node)._forward_cls is Sq, type(node).__module__.replace("torchlike", "torch"),
+                node.name())  # fmt: skip
 
     check(f, [X])
 

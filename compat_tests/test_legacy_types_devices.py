@@ -30,7 +30,8 @@ def test_type_attributes(name):
         cls, cuda = getattr(t, name), getattr(t.cuda, name)
         return (cls.__name__, cls.dtype, str(cls.layout), cls.is_cuda, cls.is_sparse, cuda.__name__, cuda.dtype,
                 cuda.is_cuda, issubclass(cls, t.Tensor), cls == getattr(t, name), cls != cuda, type(cls).__name__,
-                cls.__module__.replace("torchlike", "torch"), cuda.__module__.replace("torchlike", "torch"))  # fmt: skip
+                cls.__module__.replace("torchlike", "torch"),
+                cuda.__module__.replace("torchlike", "torch"))  # fmt: skip
 
     check(f, [], grad=False)
 
@@ -43,7 +44,8 @@ def test_constructor(name, args):
     def f(t):
         out = getattr(t, name)(*eval(args))
         # the sizes form is uninitialised memory in torch: compare its metadata, not its values
-        return (out.shape, out.dtype, out.type()) if args in ("(2, 3)", "(0, 3)", "(np.int64(2),)", "(t.Size([2, 2]),)", "(np.array(1),)") else out
+        sizes = ("(2, 3)", "(0, 3)", "(np.int64(2),)", "(t.Size([2, 2]),)", "(np.array(1),)")
+        return (out.shape, out.dtype, out.type()) if args in sizes else out
 
     check(f, [], grad=False)
 
@@ -92,13 +94,15 @@ def test_isinstance():
     def f(t):
         x, p = t.ones(2), t.nn.Parameter(t.ones(2))
         return [isinstance(v, getattr(t, n)) for v in (x, p, x.long(), x.half(), x.bool(), x[0], 3, "x")
-                for n in TYPES] + [isinstance(x, t.cuda.FloatTensor), isinstance(x, (t.LongTensor, t.FloatTensor))]  # fmt: skip
+                for n in TYPES] + [isinstance(x, t.cuda.FloatTensor),
+                                   isinstance(x, (t.LongTensor, t.FloatTensor))]  # fmt: skip
 
     check(f, [], grad=False)
 
 
 @pytest.mark.parametrize("target", ["t.FloatTensor", "t.DoubleTensor", "t.LongTensor", "t.BoolTensor", "t.HalfTensor",
-                                    "'torch.IntTensor'", "'torch.ByteTensor'", "t.float64", "t.int8", "t.Tensor"])  # fmt: skip
+                                    "'torch.IntTensor'", "'torch.ByteTensor'", "t.float64", "t.int8",
+                                    "t.Tensor"])  # fmt: skip
 def test_type_conversion(target):
     def f(t, x):
         y = x.type(eval(target.replace("'torch.", "'torch.")))
@@ -118,12 +122,14 @@ def test_type_gradient_and_classes():
     def f(t, x):
         y = x.type(t.DoubleTensor)
         p = t.nn.Parameter(t.ones(2))
-        return y * 2, type(y.grad_fn).__name__, type(p.type(t.FloatTensor)).__name__, type(p.type(t.DoubleTensor)).__name__
+        kinds = type(p.type(t.FloatTensor)).__name__, type(p.type(t.DoubleTensor)).__name__
+        return y * 2, type(y.grad_fn).__name__, kinds
 
     check(f, [np.array([1.0, 2.0], dtype=np.float32)], grad=True)
 
 
-@pytest.mark.parametrize("target", ["int", "float", "'float'", "'FloatTensor'", "'torch.float32'", "'foo'", "3", "None.__class__"])
+@pytest.mark.parametrize("target", ["int", "float", "'float'", "'FloatTensor'", "'torch.float32'", "'foo'", "3",
+                                    "None.__class__"])  # fmt: skip
 def test_type_errors(target):
     check_raises(lambda t: t.ones(2).type(eval(target)))
 
@@ -183,7 +189,8 @@ def test_device_context():
         out = [t.get_default_device()]
         with t.device("cpu") as d:
             out += [d, t.get_default_device(), t.ones(1).device, t.randn(2).device, t.arange(3).device,
-                    t.tensor([1]).device, t.nn.Linear(2, 2).weight.device, t.empty(2).device, t.full((1,), 2).device]  # fmt: skip
+                    t.tensor([1]).device, t.nn.Linear(2, 2).weight.device, t.empty(2).device,
+                    t.full((1,), 2).device]  # fmt: skip
             with t.device("cpu:0"):
                 out.append(t.get_default_device())
             out.append(t.get_default_device())

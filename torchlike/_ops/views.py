@@ -392,7 +392,8 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     out = T.make_view(input._base_t, V.View(((spec[0], spec[1]),), (), size, stride, off))
     if input._rg and grad_mode._state.enabled:
         # torch: the gradient reaches the storage elements the input covers, and only those
-        graph.record_view(input, out, _through_storage(input._geometry(), (size, stride, off)), (), "AsStridedBackward0")
+        kernel = _through_storage(input._geometry(), (size, stride, off))
+        graph.record_view(input, out, kernel, (), "AsStridedBackward0")
     return out
 
 

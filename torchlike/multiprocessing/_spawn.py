@@ -37,7 +37,9 @@ class ProcessExitedException(ProcessException):
 
     __slots__ = ["exit_code"]
 
-    def __init__(self, msg: str, error_index: int, error_pid: int, exit_code: int, signal_name: str | None = None) -> None:
+    def __init__(
+        self, msg: str, error_index: int, error_pid: int, exit_code: int, signal_name: str | None = None
+    ) -> None:
         super().__init__(msg, error_index, error_pid)
         self.exit_code = exit_code
         self.signal_name = signal_name

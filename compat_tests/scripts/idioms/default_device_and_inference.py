@@ -31,7 +31,8 @@ for step in range(30):
     loss.backward()
     opt.step()
     if step % 10 == 0:
-        print(f"step {step} loss {loss.item():.4f} scale {scale.item():.4f} grad {[round(g, 4) for g in scale_param.grad.tolist()]}")
+        grad = [round(g, 4) for g in scale_param.grad.tolist()]
+        print(f"step {step} loss {loss.item():.4f} scale {scale.item():.4f} grad {grad}")
 print(type(scale.grad_fn).__name__)
 
 with torch.inference_mode():
