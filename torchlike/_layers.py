@@ -34,6 +34,7 @@ ROOMS = [
     ("torchlike.distributed.checkpoint", 7, "state dicts of modules, DDP and FSDP, saved and loaded"),
     ("torchlike.optim", 6, "optimizers step nn.Parameters (swa_utils averages Modules)"),
     ("torchlike.utils", 6, "data loading, checkpointing, tensorboard: use nn and amp"),
+    ("torchlike.multiprocessing", 6, "multiprocessing's API; tensors and Parameters cross processes in shared memory"),
     ("torchlike.jit", 6, "script/trace stand-ins over nn.Module"),
     ("torchlike._serialization", 7, "torch's file format: pickles tensors and nn.Parameters"),
     ("torchlike.serialization", 7, "save/load, over _serialization"),
