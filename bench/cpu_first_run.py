@@ -10,7 +10,8 @@ Two scripts of the kind users run unmodified (issue 30's CPU item):
 
 Each run is a fresh process with ``import torch`` or ``import torchlike as torch``; "first" runs start with
 an empty persistent compilation cache (a new ``TORCHLIKE_CACHE_DIR``), "second" runs reuse it. Wall time is
-the whole process (imports included), as a user's ``time python script.py`` measures it.
+the whole process (imports included), as a user's ``time python script.py`` measures it; CPU time (user +
+system, all threads) is reported beside it, since a shared machine's wall time is noisy.
 
     python bench/cpu_first_run.py                      # both scripts, torch and torchlike, first + second
     python bench/cpu_first_run.py --scripts gpt --json out.json
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -172,15 +174,18 @@ def _child(script: str, backend: str) -> None:
 def _run(script: str, backend: str, cache: str, env: dict) -> dict:
     env = dict(env, TORCHLIKE_CACHE_DIR=cache, PYTHONPATH=ROOT)
     t = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run([sys.executable, __file__, "--child", script, "--backend", backend], env=env,
                        capture_output=True, text=True)  # fmt: skip
     wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if p.returncode:
         raise RuntimeError(f"{script} under {backend} failed:\n{p.stderr[-3000:]}")
     lines = p.stdout.strip().splitlines()
     result = next(l for l in lines if l.startswith("result")).split()[1]
     extra = [l for l in lines if l.startswith("compile_stats")]
-    return {"wall_s": round(wall, 2), "result": result, "stats": extra[0] if extra else None}
+    return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "result": result, "stats": extra[0] if extra else None}
 
 
 def main() -> None:

@@ -83,7 +83,7 @@ def _logistic(x: Any) -> Any:
 
 
 _ELEMENTWISE: dict[str, Callable] = {
-    "add": np.add, "add_any": np.add, "sub": np.subtract, "mul": np.multiply, "div": _float_only(np.true_divide),
+    "add": np.add, "add_any": np.add, "optimization_barrier": lambda *xs: list(xs), "sub": np.subtract, "mul": np.multiply, "div": _float_only(np.true_divide),
     "rem": _float_only(np.fmod), "pow": _float_only(np.power), "max": np.maximum, "min": np.minimum,
     "neg": np.negative, "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "abs": np.abs,
     "is_finite": np.isfinite, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log1p": np.log1p,
@@ -205,6 +205,19 @@ def _one_blas_thread() -> _OneBlasThread:
     return _blas
 
 
+def _integer_pow(x: Any, y: int) -> Any:
+    """lax's x**y for an integer y: multiplications by squaring (as XLA expands it), not C's pow."""
+    acc, base, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else acc * base
+        n >>= 1
+        if n:
+            base = base * base
+    acc = np.ones_like(x) if acc is None else acc
+    return np.reciprocal(acc) if y < 0 else acc
+
+
 def _cumulative(f: Callable) -> Callable:
     def run(x: Any, axis: int, reverse: bool = False, **_: Any) -> Any:
         if reverse:
@@ -268,11 +281,11 @@ def _gather(operand: Any, indices: Any, dimension_numbers: Any, slice_sizes: tup
     return np.moveaxis(g, list(range(nb, g.ndim)), list(dn.offset_dims))
 
 
-def _scatter_add(operand: Any, indices: Any, updates: Any, dimension_numbers: Any, mode: Any = None,
-                 **_: Any) -> Any:  # fmt: skip
+def _scatter(operand: Any, indices: Any, updates: Any, dimension_numbers: Any, mode: Any = None,
+             combine: Any = None, **_: Any) -> Any:  # fmt: skip
     dn = dimension_numbers
     if "ONE_HOT" in str(mode):
-        raise _Unsupported("scatter-add")
+        raise _Unsupported("scatter")
     clip = "FILL" not in str(mode)
     window = tuple(dn.update_window_dims)
     scatter_at = [k for k in range(updates.ndim) if k not in window]  # where the indices' batch dims sit
@@ -299,8 +312,16 @@ def _scatter_add(operand: Any, indices: Any, updates: Any, dimension_numbers: An
         idx.append(np.broadcast_to(full, updates.shape))
     keep = np.broadcast_to(inside.reshape(shape_at), updates.shape)
     out = np.array(operand)
-    np.add.at(out, tuple(i[keep] for i in idx), updates[keep])
+    at = tuple(i[keep] for i in idx)
+    if combine is None:
+        out[at] = updates[keep]  # lax leaves the order of repeated indices unspecified; NumPy's last wins
+    else:
+        combine.at(out, at, updates[keep])
     return out
+
+
+def _scatter_add(*args: Any, **params: Any) -> Any:
+    return _scatter(*args, combine=np.add, **params)
 
 
 _STRUCTURAL: dict[str, Callable] = {
@@ -315,13 +336,14 @@ _STRUCTURAL: dict[str, Callable] = {
     "dynamic_slice": _dynamic_slice, "dynamic_update_slice": _dynamic_update_slice,
     "rev": lambda x, dimensions: np.flip(x, tuple(dimensions)),
     "clamp": lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
-    "integer_pow": lambda x, y: np.power(x, y) if y >= 0 else np.reciprocal(np.power(x, -y)),
+    "integer_pow": _integer_pow,
     "reduce_sum": _reduction(np.sum), "reduce_max": _reduction(np.max), "reduce_min": _reduction(np.min),
     "reduce_and": _reduction(np.all), "reduce_or": _reduction(np.any),
     "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
     "cumsum": _cumulative(np.cumsum), "cummax": _cumulative(np.maximum.accumulate),
     "cummin": _cumulative(np.minimum.accumulate),
-    "dot_general": _dot_general, "gather": _gather, "scatter-add": _scatter_add, "scatter_add": _scatter_add,
+    "dot_general": _dot_general, "gather": _gather, "scatter": _scatter, "scatter-add": _scatter_add,
+    "scatter_add": _scatter_add,
 }  # fmt: skip
 
 _DROP = ("sharding", "out_sharding", "accuracy")
@@ -508,7 +530,12 @@ def _signature(args: tuple) -> tuple | None:
             sig.append(inner)
         elif t is bool or t is int or t is float:
             sig.append(t)
-        else:  # tracers, NumPy arrays (may alias a user's buffer), sharded arrays, anything else
+        elif t is np.ndarray:  # (copied on the way in: it may be a user's buffer)
+            dt = a.dtype
+            if dt.kind not in _OK_KINDS or dt.name in _SMALL_FLOATS or a.size == 0:
+                return None
+            sig.append((a.shape, dt, False))
+        else:  # tracers, sharded arrays, anything else
             return None
     return tuple(sig)
 
@@ -519,6 +546,8 @@ def _leaves(args: Any, out: list) -> None:
         t = type(a)
         if t is list or t is tuple:
             _leaves(a, out)
+        elif t is np.ndarray:
+            out.append(np.array(a))
         elif a is not None:
             out.append(np.asarray(a))
 
