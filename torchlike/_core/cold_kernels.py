@@ -601,7 +601,7 @@ def _abstract(args: Any, pattern: Any, syms: dict) -> Any:
 class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
-    __slots__ = ("jitted", "__name__", "__qualname__", "entries", "programs")
+    __slots__ = ("jitted", "__name__", "__qualname__", "entries", "programs", "__weakref__")
 
     def __init__(self, jitted: Any, name: str | None = None) -> None:
         self.jitted = jitted
@@ -685,8 +685,16 @@ class ColdKernel:
             self.entries[sig] = e
         return result
 
-    def __getattr__(self, name: str) -> Any:  # lower, trace, eval_shape, ... of the jitted kernel
-        return getattr(self.jitted, name)
+    # the jitted kernel's staging methods; nothing else is forwarded (jax.jit and inspect read a callable's
+    # attributes, such as __wrapped__, and must see this wrapper as a plain function)
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        return self.jitted.lower(*args, **kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        return self.jitted.trace(*args, **kwargs)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        return self.jitted.eval_shape(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<cold kernel {self.__name__}>"
