@@ -473,9 +473,11 @@ _put = None
 
 
 def _array_type() -> type:
+    """JAX's concrete array class (not a tracer's: this may first run inside a trace)."""
     global _ARRAY
     if _ARRAY is None:
-        _ARRAY = type(jax.numpy.zeros(()))
+        with jax.ensure_compile_time_eval():
+            _ARRAY = type(jax.device_put(np.zeros((), np.float32)))
     return _ARRAY
 
 
