@@ -125,15 +125,15 @@ _INTERNAL = ("torchlike", "jax", "jaxlib", "contextlib", "functools")
 def _user_stacklevel() -> int:
     """The ``stacklevel`` of the innermost frame outside torchlike and JAX (the user's line that made the
     kernel compile), counted from ``_on_event``'s caller of ``warnings.warn``."""
-    f = sys._getframe(1)
-    level = 2
+    f = sys._getframe(1)  # _on_event: stacklevel 1
+    level = 1
     while f is not None:
         mod = f.f_globals.get("__name__") or "torchlike"  # the generated op wrappers' globals have no name
         if mod.partition(".")[0] not in _INTERNAL:
             return level
         f = f.f_back
         level += 1
-    return 2
+    return 1
 
 
 monitoring.register_event_duration_secs_listener(_on_event)
