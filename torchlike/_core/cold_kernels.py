@@ -5,7 +5,8 @@ change (a last short batch, variable lengths, evaluation) used to stall on every
 CPU, a kernel seen with a new signature (input shapes and dtypes) is traced once to a jaxpr (a few
 ms) and that jaxpr is run with NumPy, one lax primitive at a time. The signature turns *hot* (the
 jitted kernel compiles and runs from then on) when the time spent interpreting it passes what a
-compile is expected to cost: the ski-rental rule, so a signature that recurs pays at most about
+compile is expected to cost (modelled from the work done, so the choice does not depend on the
+machine's load): the ski-rental rule, so a signature that recurs pays at most about
 twice what compiling at once would have, and one seen a few times never compiles.
 
 Kernels whose jaxpr needs a primitive outside the table below (convolutions, gathers, erf, ...),
@@ -32,11 +33,16 @@ __all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_
 
 # Seconds of interpretation after which a signature compiles: about what one small kernel's compile
 # costs on a loaded 2-core CPU (0.1-0.5 s measured), halved so a recurring signature turns hot early.
-# Wall time (a CPU-time clock costs ~0.5 ms a read on a busy machine); a signature turns hot from its
-# second call on, so one stall of a busy machine does not compile a signature seen once.
+# The seconds are estimated from the work (equations run, elements they touch), not read from a clock:
+# a clock made which kernels compiled depend on the machine's load, and a compiled kernel may round
+# differently from NumPy in the last bit, so a script's results changed from run to run.
 COMPILE_COST = 0.05
+STEP_COST = 4e-6  # seconds per equation interpreted (measured 2-6 us on this CPU)
+ELEMENT_COST = 1e-9  # seconds per element an equation touches (NumPy's float32 loops: ~0.5-1 ns)
+CALL_COST = 40e-6  # seconds per call around the equations (signature, conversions, outputs to JAX)
 
-stats: dict = {"cold_calls": 0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0, "unsupported": 0}
+stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
+               "unsupported": 0}
 unsupported: collections.Counter = collections.Counter()  # primitive -> kernels sent to XLA for it
 _on = os.environ.get("TORCHLIKE_COLD_KERNELS", "1").strip().lower() not in ("0", "false", "off", "no")
 _lock = threading.Lock()
@@ -424,8 +430,10 @@ def _build(jaxpr: Any, consts: list) -> Callable:
                 run = _build(ij, list(getattr(inner, "consts", ())))
                 n = len(ij.invars)
                 f, sym, multi = (lambda run, n: lambda dims, *xs: run(dims, *xs[len(xs) - n :]))(run, n), True, True
+                f.n_steps = run.n_steps
         steps.append((f, sym, tuple(slot_of(v) for v in eqn.invars), multi, _outs(eqn, slots)))
     outs = [slot_of(v) for v in jaxpr.outvars]
+    n_steps = sum(getattr(f, "n_steps", 1) for f, *_ in steps)
 
     def run(dims: dict, *args: Any) -> list:
         env: dict = dict(init)
@@ -443,6 +451,7 @@ def _build(jaxpr: Any, consts: list) -> Callable:
                 env[o] = _fix(r, dt)
         return [env[i] for i in outs]
 
+    run.n_steps = n_steps
     return run
 
 
@@ -552,6 +561,17 @@ def _leaves(args: Any, out: list) -> None:
             out.append(np.array(a))
         elif a is not None:
             out.append(np.asarray(a))
+
+
+def _estimate(n_steps: int, leaves: list, outs: list) -> float:
+    """The modelled seconds of one interpreted call (see COMPILE_COST)."""
+    size = max(sum(x.size for x in leaves), sum(x.size for x in outs))
+    return CALL_COST + n_steps * (STEP_COST + ELEMENT_COST * size)
+
+
+def interpreted() -> float:
+    """Modelled seconds of interpretation so far (the autograd engine's fused-backward rule reads it)."""
+    return stats["cold_seconds"]
 
 
 class _Entry:
@@ -664,7 +684,6 @@ class ColdKernel:
             if e is None:
                 self.entries[sig] = _HOT
                 return self.jitted(*args)
-        t0 = time.perf_counter()  # tracing is not counted: compiling would trace too
         leaves: list = []
         _leaves(args, leaves)
         run, out_tree = e.program
@@ -677,7 +696,9 @@ class ColdKernel:
             self.entries[sig] = _HOT
             return self.jitted(*args)
         result = jax.tree_util.tree_unflatten(out_tree, [_to_jax(o) for o in outs])
-        e.spent += time.perf_counter() - t0
+        cost = _estimate(run.n_steps, leaves, outs)
+        e.spent += cost
+        stats["cold_seconds"] += cost
         stats["cold_calls"] += 1
         e.calls += 1
         if e.spent > COMPILE_COST and e.calls > 1:
@@ -723,7 +744,7 @@ class Rental:
         return None if self.spent.get(key) is _HOT else key
 
     def spend(self, key: Any, seconds: float, units: int) -> None:
-        """Add ``seconds`` (less any tracing they include: see ``traced``) spent running ``key`` the cheap way."""
+        """Add ``seconds`` spent running ``key`` the cheap way."""
         total, calls = self.spent.get(key) or (0.0, 0)
         total, calls = total + seconds, calls + 1
         if total > self.cost_per_unit * max(units, 1) and calls > 1:
@@ -733,9 +754,7 @@ class Rental:
             self.spent[key] = (total, calls)
 
 
-def traced() -> float:
-    """Seconds spent tracing cold kernels so far (a caller timing a cold run subtracts it)."""
-    return stats["trace_seconds"]
+
 
 
 def signature(args: Any) -> tuple | None:
