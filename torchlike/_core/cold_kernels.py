@@ -2,14 +2,15 @@
 
 An XLA compile of even a one-op kernel costs ~0.1-0.5 s on the CPU, so a script whose shapes
 change (a last short batch, variable lengths, evaluation) used to stall on every new shape. On the
-CPU, a kernel seen with a new signature (input shapes and dtypes) is traced once to a jaxpr (a few
-ms) and that jaxpr is run with NumPy, one lax primitive at a time. The signature turns *hot* (the
+CPU, a kernel seen with a new signature (input shapes and dtypes) is traced to a jaxpr (once per
+shape pattern: sizes are symbolic, so one trace serves every batch size) and that jaxpr is run with
+NumPy, one lax primitive at a time. The signature turns *hot* (the
 jitted kernel compiles and runs from then on) when the time spent interpreting it passes what a
 compile is expected to cost (modelled from the work done, so the choice does not depend on the
 machine's load): the ski-rental rule, so a signature that recurs pays at most about
 twice what compiling at once would have, and one seen a few times never compiles.
 
-Kernels whose jaxpr needs a primitive outside the table below (convolutions, gathers, erf, ...),
+Kernels whose jaxpr needs a primitive outside the table below (convolutions, pooling, erf, sorts...),
 or that meet half-precision, empty or non-CPU arrays or tracers, run jitted as before. The table
 keeps lax's semantics in NumPy's float arithmetic (same dtypes, IEEE results within an ulp or two
 of XLA's), which is within the tolerances torch's results are compared at.
