@@ -624,10 +624,11 @@ def _abstract(args: Any, pattern: Any, syms: dict) -> Any:
 class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
-    __slots__ = ("jitted", "__name__", "__qualname__", "entries", "programs", "__weakref__")
+    __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "__weakref__")
 
-    def __init__(self, jitted: Any, name: str | None = None) -> None:
+    def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
+        self.hot = hot or jitted  # what runs a hot signature (default: the jitted kernel)
         self.__name__ = name or getattr(jitted, "__name__", "kernel")
         self.__qualname__ = self.__name__
         self.entries = LRU(kernels=False)  # signature -> _Entry, or _HOT
@@ -668,13 +669,13 @@ class ColdKernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or not _on or not (_cpu or (_cpu is None and _cpu_only())):
-            return self.jitted(*args, **kwargs)
+            return self.hot(*args, **kwargs)
         sig = _signature(args)
         if sig is None:
-            return self.jitted(*args)
+            return self.hot(*args)
         e = self.entries.get(sig)
         if e is _HOT:
-            return self.jitted(*args)
+            return self.hot(*args)
         if e is None:
             try:
                 e = self._program(args, sig)
@@ -684,7 +685,7 @@ class ColdKernel:
                 e = None
             if e is None:
                 self.entries[sig] = _HOT
-                return self.jitted(*args)
+                return self.hot(*args)
         leaves: list = []
         _leaves(args, leaves)
         run, out_tree = e.program
@@ -695,7 +696,7 @@ class ColdKernel:
             stats["unsupported"] += 1
             unsupported[str(u) or "a value outside the table"] += 1
             self.entries[sig] = _HOT
-            return self.jitted(*args)
+            return self.hot(*args)
         result = jax.tree_util.tree_unflatten(out_tree, [_to_jax(o) for o in outs])
         cost = _estimate(run.n_steps, leaves, outs)
         e.spent += cost
@@ -763,6 +764,7 @@ def signature(args: Any) -> tuple | None:
     return _signature(tuple(args))
 
 
-def cold(fn: Callable, name: str | None = None, **jit_kwargs: Any) -> ColdKernel:
-    """``jax.jit(fn)`` whose first calls on each signature run without compiling (see the module doc)."""
-    return ColdKernel(jax.jit(fn, **jit_kwargs), name or getattr(fn, "__name__", None))
+def cold(fn: Callable, name: str | None = None, direct: bool = False, **jit_kwargs: Any) -> ColdKernel:
+    """``jax.jit(fn)`` whose first calls on each signature run without compiling (see the module doc).
+    ``direct``: ``fn`` is itself a call of jitted code, and hot signatures call it as it is."""
+    return ColdKernel(jax.jit(fn, **jit_kwargs), name or getattr(fn, "__name__", None), fn if direct else None)

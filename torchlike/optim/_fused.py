@@ -285,7 +285,7 @@ def _step_kernel(cls: type, statics: tuple, exact: bool) -> Callable:
             return fused_update(cls, statics, hypers, params, grads, states, zero, exact)
 
         # the first steps (and steps of new parameter shapes) run without compiling: see cold_kernels
-        k = _step_kernels[key] = cold_kernels.cold(k, "fused_update")
+        k = _step_kernels[key] = cold_kernels.cold(k, "fused_update", direct=True)
     return k
 
 
