@@ -28,6 +28,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
+from . import lazy
 from .kernel_cache import LRU
 
 __all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_enabled", "enabled"]
@@ -56,7 +57,8 @@ def set_enabled(on: bool) -> None:
 
 
 def enabled() -> bool:
-    return _on and _cpu_only()
+    """Whether new signatures run cold now: on the CPU, in eager mode, unless switched off."""
+    return _on and not lazy._on and _cpu_only()
 
 
 _cpu = None
@@ -668,7 +670,8 @@ class ColdKernel:
             stats["trace_seconds"] += time.perf_counter() - t0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or not _on or not (_cpu or (_cpu is None and _cpu_only())):
+        # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
+        if kwargs or not _on or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
             return self.hot(*args, **kwargs)
         sig = _signature(args)
         if sig is None:
@@ -737,7 +740,7 @@ class Rental:
     def key(self, structure: Any, args: Any) -> Any:
         """The key to pass to ``spend``, or None where the program should run compiled (hot, or the cold
         path does not apply to these arguments)."""
-        if not _on or not (_cpu or (_cpu is None and _cpu_only())):
+        if not _on or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
             return None
         sig = _signature(args)
         if sig is None:
