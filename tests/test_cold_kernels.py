@@ -33,19 +33,22 @@ def _step(model, b):
 def test_changing_batch_sizes_compile_nothing_and_tables_stay_bounded():
     model = _mlp()
     _step(model, 3)
+    sizes = {id(k): (len(k.entries), len(k.programs)) for k in _cold_kernels_in_use()}  # earlier tests' kernels
     kernel_cache.set_kernel_cache_size(8)
     try:
         before = torch.compile_stats()["compiles"]
         for b in range(1, 41):
             _step(model, b)
         compiled = torch.compile_stats()["compiles"] - before
-        tables = [k for k in _cold_kernels_in_use()]
+        tables = _cold_kernels_in_use()
     finally:
         kernel_cache.set_kernel_cache_size(kernel_cache.DEFAULT_SIZE)
-    # 40 new batch sizes, ~10 kernels each: every one ran without an XLA compile (a busy machine may make
-    # a signature hot after a stall; a few compiles are allowed for that)
-    assert compiled <= 8, compiled
-    assert tables and all(len(k.entries) <= 8 and len(k.programs) <= 8 for k in tables)
+    # 40 new batch sizes, ~10 kernels each: none compiled (the few allowed: fills of a shape met before)
+    assert compiled <= 3, compiled
+    grown = [k for k in tables if len(k.entries) > sizes.get(id(k), (0, 0))[0]]
+    assert grown and all(len(k.entries) <= max(8, sizes.get(id(k), (0, 0))[0]) for k in tables)
+    assert all(len(k.programs) <= max(8, sizes.get(id(k), (0, 0))[1]) for k in tables)
+    assert any(len(k.entries) == 8 for k in grown)  # the bound was reached, and held
 
 
 def _cold_kernels_in_use():
@@ -126,7 +129,6 @@ def test_compile_warning_points_at_the_users_line(monkeypatch):
         warnings.simplefilter("always")
         for n in range(2, 6):
             torch.ones(n, 3).expm1()
-    hits = [w for w in caught if "has compiled 3 times" in str(w.message)]
+    hits = [w for w in caught if "'expm1' has compiled 3 times" in str(w.message)]
     assert hits, [str(w.message) for w in caught]
     assert hits[0].filename == __file__
-    assert "expm1" in str(hits[0].message)
