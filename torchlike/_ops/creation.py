@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import cold_kernels
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import lazy
@@ -293,7 +294,7 @@ def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
     if k is None:
         np_dt = dt.np
         out = None if jdev is None else jax.sharding.SingleDeviceSharding(jdev)
-        k = _fill_kernels[key] = jax.jit(lambda v: jnp.full(shape, v, np_dt), out_shardings=out)
+        k = _fill_kernels[key] = cold_kernels.cold(lambda v: jnp.full(shape, v, np_dt), "full", out_shardings=out)
     return k(value)
 
 

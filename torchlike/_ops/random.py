@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import cold_kernels
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import generator as G
@@ -297,7 +298,7 @@ def _pairs_to_complex(values: Any) -> Any:
 
 def _to_device(values: Any, dev: _device.device) -> Any:
     if isinstance(values, np.ndarray):
-        values = jnp.asarray(values)
+        values = cold_kernels.to_jax(values)
     if dev.type == "cpu" or isinstance(values, (jax.core.Tracer, lazy.LazyArray)):  # key-stream draws are placed
         return values
     return jax.device_put(values, _device.jax_device(dev))
