@@ -33,6 +33,7 @@ ROOMS = [
     ("torchlike.special", 3, "a namespace re-exporting ops"),
     ("torchlike.fft", 3, "a namespace re-exporting ops"),
     ("torchlike.distributed", 3, "process groups and collectives over tensors"),
+    ("torchlike.sparse", 3, "sparse COO tensors and their product, written with ops"),
     ("torchlike.amp", 3, "the autocast policy and GradScaler: read by ops' callers, built from ops"),
     ("torchlike.cuda", 4, "device queries; cuda.amp re-exports amp"),
     ("torchlike.cpu", 4, "cpu.amp re-exports amp"),

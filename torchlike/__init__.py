@@ -65,6 +65,12 @@ from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 
 globals().update(_ops.names("torch"))  # the op table's installer generates torch's op namespace
 
+from . import sparse  # noqa: E402
+from .sparse._coo import sparse_coo_tensor, spmm  # noqa: E402
+
+mm = sparse._coo.mm_or_dense(mm)  # noqa: F821  (a sparse first operand: torch.mm(adjacency, features))
+matmul = sparse._coo.mm_or_dense(matmul)  # noqa: F821
+
 float = float32
 double = float64
 half = float16
