@@ -40,6 +40,14 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "in MKL's `sdot` order, and each step's 20 iterations amplify the last-bit differences.",
         "MKL picks its summation order from the CPU, so torch's own float32 trajectories differ between machines.",
     ),
+    "sparse_coo_subset": (
+        "tensors", "Sparse COO tensors support construction, coalescing, `to_dense`/`to_sparse`, `torch.sparse.sum` "
+        "and the sparse x dense product with its gradients (docs/sparse.md); other ops on them, hybrid tensors and the "
+        "CSR/CSC/BSR layouts raise NotImplementedError, and torch's one-time 'Sparse invariant checks are "
+        "implicitly disabled' warning is not printed.",
+        "The graph-network pattern (sparse adjacency x dense features) is what scripts use; the rest of torch's "
+        "sparse op set is large and rarely met.",
+    ),
     "int_div_zero": (
         "ops", "Integer division or remainder by zero returns an unspecified value instead of raising "
         "`ZeroDivisionError` on GPU-resident or traced values (eager CPU calls raise as torch does).",

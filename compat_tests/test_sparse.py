@@ -116,6 +116,9 @@ def test_leaf_sparse_grad() -> None:
         lib.sparse.mm(s, lib.tensor(DENSE, dtype=lib.float32)).pow(2).sum().backward()
         out.append(s.grad)
     assert repr(out[1]) == repr(out[0])
+    leaf = torchlike.sparse_coo_tensor(torchlike.tensor(IDX), torchlike.tensor(VALS), (3, 3), requires_grad=True)
+    with pytest.raises(NotImplementedError, match="dense gradient"):
+        leaf @ torchlike.ones(3, 2)
 
 
 def test_product_errors() -> None:

@@ -111,11 +111,7 @@ class SparseCooTensor(Tensor):
 
     def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
         vals = self._values() if dtype is None else self._values().to(dtype)
-        dense = creation.zeros(*self.shape, dtype=vals.dtype, device=vals.device)
-        if self._nnz() == 0:
-            return dense
-        idx = self._indices()
-        return dense.index_put(tuple(idx[d] for d in range(self.dim())), vals, accumulate=True)
+        return _to_dense(self._indices(), vals, tuple(self.shape))
 
     def to_sparse(self, *args: Any, **kwargs: Any) -> SparseCooTensor:
         if args or kwargs.get("sparse_dim") not in (None, self.dim()):
@@ -155,7 +151,7 @@ class SparseCooTensor(Tensor):
         if self._node is not None or leaf._grad is None:
             return None
         # torch.sparse.mm's gradient: the dense gradient at the coalesced pattern (one value per position, however
-        # many duplicates the tensor holds); torch.mm's is a dense tensor, not reproduced
+        # many duplicates the tensor holds)
         idx = np.asarray(self._indices()._data())
         flat = np.ravel_multi_index(tuple(idx), tuple(self.shape)) if idx.shape[1] else np.zeros(0, np.int64)
         uniq, first = np.unique(flat, return_index=True)
@@ -222,6 +218,12 @@ class SparseCooTensor(Tensor):
 def _sparse_values(values: TensorArg) -> Any:
     """The values a sparse tensor holds (identity): the node torch shows as the sparse tensor's grad_fn."""
     return values
+
+
+@defop(promote=None, method=False, grad_name="ToDenseBackward0")
+def _to_dense(indices: RawTensor, values: RawTensor, size: tuple) -> Any:
+    """The dense tensor of ``size`` with ``values`` added at ``indices`` (duplicates summed)."""
+    return jax.numpy.zeros(size, values.dtype).at[tuple(indices)].add(values)
 
 
 @defop(promote=None, method=False, grad_name="CoalesceBackward0")
@@ -339,6 +341,11 @@ def _product(sparse: SparseCooTensor, dense: Any, name: str) -> Tensor:
         raise RuntimeError(f"expected scalar type {D._CPP_NAME[sparse.dtype]} but found {D._CPP_NAME[dense.dtype]}")
     if dense.shape[0] != sparse.shape[1]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {sparse.shape[1]}, got {dense.shape[0]}")
+    if name == "MmBackward0" and sparse._rg and sparse._node is None:
+        # torch: mm's gradient for a sparse leaf is a dense tensor (every position, not only the pattern)
+        raise NotImplementedError("torchlike: torch.mm/torch.spmm/@ with a sparse leaf tensor that requires grad "
+                                  "(torch gives it a dense gradient) is not supported; use torch.sparse.mm, whose "
+                                  "sparse gradient torchlike reproduces")  # fmt: skip
     op = _sparse_mm if name == "SparseAddmmBackward0" else _sparse_mm_as_mm
     return op(sparse._indices(), sparse._values(), dense, sparse.shape[0])
 
