@@ -48,6 +48,13 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "The graph-network pattern (sparse adjacency x dense features) is what scripts use; the rest of torch's "
         "sparse op set is large and rarely met.",
     ),
+    "dirichlet_grad": (
+        "random", "`Dirichlet.rsample` and `Beta.rsample` gradients (`torch._dirichlet_grad`) agree with torch's to about "
+        "1e-3 relative, not bit for bit; the draws themselves, and `Gamma`/`Chi2`/`StudentT`/`FisherSnedecor` "
+        "gradients (`torch._standard_gamma`'s), are torch's.",
+        "torch evaluates series and rational approximations of -(dCDF/dalpha)/pdf for the marginal Beta; torchlike "
+        "differentiates the Beta CDF numerically in float64, which is at least as accurate but rounds apart.",
+    ),
     "int_div_zero": (
         "ops", "Integer division or remainder by zero returns an unspecified value instead of raising "
         "`ZeroDivisionError` on GPU-resident or traced values (eager CPU calls raise as torch does).",

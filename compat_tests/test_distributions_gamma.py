@@ -145,3 +145,20 @@ def test_validation() -> None:
             t.distributions.Gamma(t.tensor([-1.0]), 1.0, validate_args=True)
         with pytest.raises(ValueError, match="must be at least one-dimensional"):
             t.distributions.Dirichlet(t.tensor(1.0))
+
+
+def test_kl_pairs() -> None:
+    def run(t, D):  # noqa: ANN001, ANN202
+        a = t.tensor(A, dtype=t.float64, requires_grad=True)
+        b = t.tensor(B, dtype=t.float64)
+        kls = [
+            D.kl_divergence(D.Gamma(a, b), D.Gamma(b, a + 1)),
+            D.kl_divergence(D.Chi2(a), D.Chi2(b)),
+            D.kl_divergence(D.Beta(a, b), D.Beta(b, a)),
+            D.kl_divergence(D.Dirichlet(t.stack([a, b], -1)), D.Dirichlet(t.stack([b, a + 1], -1))),
+        ]
+        sum(k.sum() for k in kls).backward()
+        return kls + [a.grad]
+
+    ref, got = _both(run)
+    assert_same(ref, got, rtol=1e-10, atol=1e-12)
