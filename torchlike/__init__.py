@@ -86,6 +86,12 @@ from ._ops.legacy_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_type 
 
 globals().update(_CPU_TYPES)  # torch.FloatTensor and friends: the legacy tensor types
 
+from . import sparse  # noqa: E402
+from .sparse._coo import sparse_coo_tensor, spmm  # noqa: E402
+
+mm = sparse._coo.mm_or_dense(mm)  # noqa: F821  (a sparse first operand: torch.mm(adjacency, features))
+matmul = sparse._coo.mm_or_dense(matmul)  # noqa: F821
+
 float = float32
 double = float64
 half = float16

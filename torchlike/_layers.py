@@ -24,6 +24,7 @@ ROOMS = [
     ("torchlike.linalg", 3, "a namespace re-exporting ops"),
     ("torchlike.special", 3, "a namespace re-exporting ops"),
     ("torchlike.fft", 3, "a namespace re-exporting ops"),
+    ("torchlike.sparse", 3, "sparse COO tensors and the sparse x dense product, over the op table"),
     ("torchlike.distributed", 3, "process groups and collectives over tensors"),
     ("torchlike.amp", 3, "the autocast policy and GradScaler: read by ops' callers, built from ops"),
     ("torchlike.cuda", 4, "device queries; cuda.amp re-exports amp"),

@@ -50,9 +50,6 @@ _INFERENCE_UPDATE = (
 )
 
 
-_warned_float_of_grad = [False]
-
-
 class Buffer:
     """torch's storage: the current array of a tensor and all its views.
 
@@ -419,14 +416,6 @@ class Tensor:
         return bool(self._scalar())
 
     def __float__(self) -> float:
-        if self._rg and not _warned_float_of_grad[0]:  # torch warns once per process, for float() only
-            _warned_float_of_grad[0] = True
-            warnings.warn(
-                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                "Consider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=2,
-            )
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self._scalar())
