@@ -28,6 +28,7 @@ SPACES = (
 )  # fmt: skip
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_MODULE_FILE = re.compile(r" from '[^']*'>")  # a module default's repr names its file: machine-specific
 
 
 def _space(space: str) -> object:
@@ -51,7 +52,7 @@ def _describe(obj: object, owner: object = None, name: str = "") -> str:
         sig = str(inspect.signature(obj))
     except (TypeError, ValueError):
         sig = "(?)"
-    return f"{kind} {_ADDRESS.sub('', sig)}"
+    return f"{kind} {_MODULE_FILE.sub('>', _ADDRESS.sub('', sig))}"
 
 
 def surface() -> dict[tuple[str, str], str]:
