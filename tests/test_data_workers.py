@@ -89,11 +89,6 @@ def _leaves(v):
     return out
 
 
-@pytest.mark.skipif(
-    torchlike.lazy.enabled(),
-    reason="known open bug: in lazy mode, after many earlier tests in the same process, a forked worker that runs "
-    "ops hangs (a lock held at fork; docs/lazy.md, Known limits); passes when run alone",
-)
 def test_fork_worker_runs_ops_like_the_main_process():
     main = [_leaves(b) for b in D.DataLoader(UsesOps(), batch_size=None, num_workers=0)]
     forked = [_leaves(b) for b in D.DataLoader(UsesOps(), batch_size=None, num_workers=2)]
@@ -124,13 +119,13 @@ def test_fork_worker_refuses_unsupported_ops_clearly():
 def test_fork_patch_points_exist():
     """Host mode replaces these attributes; if one is renamed, forked workers could hang instead of raising."""
     import jax
-    from jax._src import compiler
+    from jax._src import compiler, pjit
 
     from torchlike._core import tensor as T
     from torchlike._ops import creation, registry
     from torchlike._ops import random as random_ops
 
-    patches = _worker._fork_patches(None, T, creation, registry, random_ops, compiler, jax)
+    patches = _worker._fork_patches(None, T, creation, registry, random_ops, compiler, jax, pjit)
     missing = [name for owner, name, _ in patches if not hasattr(owner, name) and name != "backend_compile"]
     assert missing == []
 
