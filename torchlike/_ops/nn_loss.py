@@ -220,6 +220,10 @@ def _bce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     if a is not None:
         if not ((a >= 0) & (a <= 1)).all():
             raise RuntimeError("all elements of input should be between 0 and 1")
+    t = dyn[1]
+    b = host_values(t) if t.numel() else None
+    if b is not None and not ((b >= 0) & (b <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
 
 
 @jax.custom_jvp
