@@ -89,6 +89,7 @@ def _leaves(v):
     return out
 
 
+@pytest.mark.timeout(300)  # each worker traces ~70 kernels: over a minute on a loaded 2-core machine
 def test_fork_worker_runs_ops_like_the_main_process():
     main = [_leaves(b) for b in D.DataLoader(UsesOps(), batch_size=None, num_workers=0)]
     forked = [_leaves(b) for b in D.DataLoader(UsesOps(), batch_size=None, num_workers=2)]

@@ -17,6 +17,7 @@ on the CPU.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import pickle
@@ -303,6 +304,9 @@ def worker_loop(fork: bool, payload: Any, index_queue: Any, data_queue: Any, don
         else:
             payload = pickle.loads(payload)
         dataset_kind, dataset, auto_collation, collate_fn, drop_last, init_fn = payload
+        # NOTE: the collector would walk every object the worker inherited or imported (JAX's and torchlike's
+        # tables: a full pass costs milliseconds) many times per batch; they live as long as the worker anyway
+        gc.freeze()
         seed = _seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
 
