@@ -14,13 +14,13 @@ SCRIPT = Path(__file__).parent / "_fork_writes_script.py"
 ROOT = Path(__file__).parent.parent
 CONTEXTS = ["fork", "forkserver", "spawn"]
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # starts processes under both libraries
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]  # starts processes under both libraries
 
 
 def _run(lib: str, contexts: list[str], cache: Path) -> list[str]:
     env = dict(os.environ, TORCHLIKE_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
     p = subprocess.run([sys.executable, str(SCRIPT), lib, *contexts], env=env, capture_output=True, text=True,
-                       timeout=240)  # fmt: skip
+                       timeout=540)  # fmt: skip
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stdout.splitlines()
 
