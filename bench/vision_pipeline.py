@@ -86,21 +86,39 @@ def run_torchlike(arrays, labels, a):
 
 
 def import_torchvision():
-    """torch, torchvision and its transforms, or the reason they do not import (torchvision's wheels fail to load
-    with a torch they were not built for, with errors other than ImportError)."""
+    """torch, torchvision and its transforms, a note on how it was loaded, or the reason they do not import.
+
+    A torchvision wheel built for another torch build (here: 0.28.0+cu130 beside torch 2.13.0+cpu) fails in its
+    C++ operator registrations (``torchvision::nms`` ...). The transforms these pipelines use are Python over
+    torch ops, so the import is retried without those registrations, and the note says so."""
+    import types
+
     try:
         import torch
         import torchvision
         from torchvision import transforms
     except Exception as e:
-        return None, f"{type(e).__name__}: {e}"
-    return (torch, torchvision, transforms), None
+        first = f"{type(e).__name__}: {e}"
+        for name in [m for m in sys.modules if m.startswith("torchvision")]:
+            del sys.modules[name]
+        sys.modules["torchvision._meta_registrations"] = types.ModuleType("torchvision._meta_registrations")
+        try:
+            import torch
+            import torchvision
+            from torchvision import transforms
+        except Exception as e2:
+            return None, f"{first}; without its C++ operators: {type(e2).__name__}: {e2}"
+        note = f"torchvision's C++ operators not loaded ({first}); the transforms used here are its Python code"
+        return (torch, torchvision, transforms, note), None
+    return (torch, torchvision, transforms, None), None
 
 
 def run_torchvision(libs, arrays, labels, a):
-    torch, torchvision, T = libs
+    torch, torchvision, T, note = libs
     torch.manual_seed(0)
     versions = {"torch": torch.__version__, "torchvision": torchvision.__version__}
+    if note:
+        versions["torchvision_note"] = note
     return run(torch, T, arrays, labels, a.workers, a.epochs), versions
 
 

@@ -466,6 +466,34 @@ def test_nonzero_static_fill_value_matches_torch(fill_value, size):
         compare(f, [x], dtype=dtype, grad=False)
 
 
+@pytest.mark.parametrize("ignore_index", [-100, -1, 0, 2, 4, 7, 2**40])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ignore_index_matches_torch(ignore_index, dtype):
+    """ignore_index is a traced kernel argument: values, gradients and the out-of-bounds check as torch's."""
+    x = np.random.RandomState(3).uniform(-2, 2, (5, 4))
+    target = [1, 0, 3, 2, 2]
+
+    def f(t, a):
+        tg = t.tensor(target)
+        return (t.nn.functional.cross_entropy(a, tg, ignore_index=ignore_index),
+                t.nn.functional.cross_entropy(a, tg, ignore_index=ignore_index, label_smoothing=0.2, reduction="sum"),
+                t.nn.functional.nll_loss(a.log_softmax(1), tg, ignore_index=ignore_index, reduction="none"),
+                t.nn.functional.cross_entropy(a.reshape(1, 5, 4).transpose(1, 2), tg[None], ignore_index=ignore_index))
+
+    compare(f, [x], dtype=dtype)
+    check_raises(lambda t, a: t.nn.functional.nll_loss(a, t.tensor([ignore_index + 9, 0, 0, 0, 0]),
+                                                       ignore_index=ignore_index), [x])  # fmt: skip
+
+
+@pytest.mark.parametrize("divisor", [1, 2, 3, 7, -2, 10**6])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_avg_pool_divisor_override_matches_torch(divisor, dtype):
+    x = np.random.RandomState(4).uniform(-2, 2, (1, 2, 5, 6))
+    compare(lambda t, a: (t.nn.functional.avg_pool2d(a, 2, divisor_override=divisor),
+                          t.nn.functional.avg_pool2d(a, 3, stride=2, padding=1, ceil_mode=True, divisor_override=divisor),
+                          t.nn.functional.avg_pool3d(a[None], 2, divisor_override=divisor)), [x], dtype=dtype)  # fmt: skip
+
+
 @pytest.mark.parametrize("norm_type", [2.0, 1, 0, _INF, -_INF, 1.5, 3, 0.5, -1.5, 2.0001, 7, _NAN])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 def test_clip_grad_norm_orders_match_torch(norm_type, dtype):

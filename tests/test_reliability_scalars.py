@@ -179,7 +179,17 @@ MORE_CASES = {
     "round_decimals": (lambda x, y, v: torchlike.round(x * 1e3, decimals=_int(v) - 40), False),
     "round_decimals_half": (lambda x, y, v: (x.half() * 100).round(decimals=_int(v) - 40), False),
     "nonzero_static_fill_value": (lambda x, y, v: torchlike.nonzero_static(x > 0, size=20, fill_value=_int(v)), False),
+    "cross_entropy_ignore_index": (lambda x, y, v: F.cross_entropy(x, _TARGETS(), ignore_index=_int(v) % 5), True),
+    "cross_entropy_ignore_index_smoothing": (lambda x, y, v: F.cross_entropy(
+        x, _TARGETS(), ignore_index=_int(v) % 5, label_smoothing=0.1), True),
+    "nll_loss_ignore_index": (lambda x, y, v: F.nll_loss(x, _TARGETS(), ignore_index=_int(v) % 5), True),
+    "avg_pool2d_divisor_override": (lambda x, y, v: F.avg_pool2d(x[None], 2, divisor_override=_int(v)), True),
+    "avg_pool3d_divisor_override": (lambda x, y, v: F.avg_pool3d(x.reshape(1, 1, 2, 2, 5), 2, divisor_override=_int(v)), True),
 }
+
+
+def _TARGETS():  # noqa: N802 - reads as the constant it is
+    return torchlike.tensor([1, 0, 3, 2])
 
 
 def _int(v):

@@ -119,6 +119,11 @@ def cuda_available() -> bool:
     return bool(_gpus())
 
 
+def no_cuda_error() -> AssertionError:
+    # torch's CPU build; JAX without a GPU backend is the same situation
+    return AssertionError("Torch not compiled with CUDA enabled")
+
+
 CPU = device("cpu")
 current_cuda = 0  # torch.cuda.set_device / torch.cuda.device change it: what plain 'cuda' means
 
@@ -152,7 +157,7 @@ def jax_device(dev: device) -> Any:
         return _cpu_jax()
     gpus = _gpus()
     if not gpus:
-        raise RuntimeError("No CUDA GPUs are available")
+        raise no_cuda_error()
     if dev.index >= len(gpus):
         raise RuntimeError(
             "CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported at some "

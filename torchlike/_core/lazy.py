@@ -663,10 +663,25 @@ def _join_compiles() -> None:
 def _before_fork() -> None:
     flush("fork")  # a forked worker must not inherit (and rerun) pending work
     _join_compiles()
+    # NOTE: a lock another thread holds at fork() stays held forever in the child (which has only
+    # the forking thread): hold it ourselves across the fork
+    _lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _lock.release()
+
+
+def _after_fork_in_child() -> None:
+    global _lock, _graph
+    _lock = threading.RLock()
+    _graph = _Graph()  # whatever other threads recorded after the flush is theirs, not the child's
+    _compiling.clear()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork)
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)  # fmt: skip
 
 
 def flush(reason: str = "explicit") -> None:

@@ -528,7 +528,15 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._node is None and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")  # torch's
         self.requires_grad_(value)
+
+    def _new_requires_grad(self) -> Tensor:
+        """``requires_grad=True`` given to a factory (or Parameter): torch's message differs from requires_grad_'s."""
+        if not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        return self.requires_grad_(True)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if self._node is not None:

@@ -39,7 +39,7 @@ def _place(arr: Any, dev: _device.device) -> Any:
 def from_array(arr: Any, dev: _device.device, requires_grad: bool = False, dtype: D.dtype | None = None) -> Tensor:
     t = T.make(_place(arr, dev), dev, dtype)
     if requires_grad:
-        t.requires_grad_(True)
+        t._new_requires_grad()
     return t
 
 
@@ -81,9 +81,12 @@ def parse_size(size: Sequence[Any], fname: str) -> tuple:
                 raise TypeError(
                     f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {type(s).__name__}"
                 )
-        if s < 0:
-            raise RuntimeError(f"{fname}: Dimension size must be non-negative.")
         out.append(s)
+    for s in out:
+        if s < 0:
+            if fname == "zeros":  # torch: zeros checks its size itself, the other factories in empty
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {out}")
     return tuple(out)
 
 
@@ -249,7 +252,7 @@ def asarray(obj: Any, *, dtype: D.dtype | None = None, device: Any = None, copy:
     else:
         t = as_tensor(obj, dtype=dtype, device=device)
     if requires_grad:
-        t.requires_grad_(True)
+        t._new_requires_grad()
     return t
 
 
@@ -278,7 +281,7 @@ def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
     arr = np.frombuffer(buffer, dtype=D.to_dtype(dtype).np, count=count, offset=offset)
     t = from_numpy(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        t._new_requires_grad()
     return t
 
 
@@ -312,7 +315,7 @@ def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requir
     arr = _filled(shape, dt, value, None if dev.type == "cpu" else _device.jax_device(dev))
     t = T.make(arr, dev, dt)
     if requires_grad:
-        t.requires_grad_(True)
+        t._new_requires_grad()
     if out is not None:
         registry.copy_to_out(t, out)
         return out
@@ -423,6 +426,8 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
         dt = D.get_default_dtype()
     else:
         dt = D.int64
+    if dt == D.bool:
+        raise NotImplementedError('"arange_cpu" not implemented for \'Bool\'')
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not all(math.isfinite(v) for v in (start, end)):

@@ -231,7 +231,7 @@ def _freq(
     if not onesided:
         k = k - (k >= (n + 1) // 2).to(D.int64) * n
     out = (k.to(dt) * (1.0 / (n * d))).to(dt)
-    return out.requires_grad_(True) if requires_grad else out
+    return out._new_requires_grad() if requires_grad else out
 
 
 @expose("fft")

@@ -17,7 +17,17 @@ import numpy as np
 from .._core import dtype as D
 from ._common import norm_acc, special_ord
 from .nn_ops import host_values
-from .registry import OptRawTensor, OptTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorOrScalar, defop
+from .registry import (
+    OptRawTensor,
+    OptScalar,
+    OptTensor,
+    RawTensor,
+    Scalar,
+    ScalarOrStatic,
+    TensorArg,
+    TensorOrScalar,
+    defop,
+)
 
 # Hyper-parameters (beta, delta, margin, eps, label_smoothing, a general p) are traced arguments, so a loop over
 # their values compiles once: ``Scalar`` where torch's kernel casts the value to the input's type,
@@ -120,8 +130,8 @@ def _targets_check(input: Any, target: Any, weight: Any, ignore_index: int, what
 
 
 def _nll_check(cdt: Any, dyn: tuple, static: tuple) -> None:
-    input, target, weight = dyn
-    _targets_check(input, target, weight, static[1])
+    input, target, weight, ignore_index = dyn
+    _targets_check(input, target, weight, ignore_index)
 
 
 def _nll_name(static: tuple, dyn: tuple) -> str:
@@ -148,8 +158,9 @@ def _nll_reduce(losses: Any, w: Any, reduction: str) -> Any:
 
 @defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"))  # fmt: skip
 def _nll_loss(
-    input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int
+    input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: OptScalar
 ) -> Any:
+    # ignore_index is a traced int64: a new padding index compiles nothing
     losses, w = _pick(input, target, weight, ignore_index)
     return _nll_reduce(losses, w, reduction).astype(input.dtype)
 
@@ -162,11 +173,11 @@ def _ce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
                 f"expected scalar type {D.cpp_name(input.dtype)} but found {D.cpp_name(target.dtype)}"
             )
         return
-    _targets_check(input, target, weight, static[1])
+    _targets_check(input, target, weight, dyn[3])
 
 
 def _ce_name(static: tuple, dyn: tuple) -> str:
-    reduction, smoothing = static[0], dyn[3]
+    reduction, smoothing = static[0], dyn[4]
     if dyn[1].dtype.is_floating_point and tuple(dyn[1].shape) == tuple(dyn[0].shape):
         return "DivBackward1" if reduction == "mean" else "NegBackward0"
     if smoothing > 0:
@@ -180,7 +191,7 @@ def _wrapped(v: Any, dt: Any) -> Any:
 
 
 @defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"))  # fmt: skip
-def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: int,
+def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: OptScalar,
                    label_smoothing: Scalar = 0.0) -> Any:  # fmt: skip
     # label_smoothing is traced, or the baked default 0.0 (no smoothing terms in the program)
     smooth = not isinstance(label_smoothing, float)
@@ -220,6 +231,10 @@ def _bce_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     if a is not None:
         if not ((a >= 0) & (a <= 1)).all():
             raise RuntimeError("all elements of input should be between 0 and 1")
+    t = dyn[1]
+    b = host_values(t) if t.numel() else None
+    if b is not None and not ((b >= 0) & (b <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
 
 
 @jax.custom_jvp

@@ -20,7 +20,7 @@ from .._core import lazy
 from .._core.tensor import Tensor
 from .._core.graph import show_as
 from .linalg import _same_dtype
-from .registry import OptRawTensor, RawTensor, Scalar, defop, expose
+from .registry import OptRawTensor, OptScalar, RawTensor, Scalar, defop, expose
 
 
 def host_values(t: Tensor) -> np.ndarray | None:
@@ -682,7 +682,7 @@ def _avg_pool_name(static: tuple, dyn: tuple) -> str:
 
 @defop(promote=None, method=False, grad_name=_avg_pool_name, saves=())
 def _avg_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tuple, ceil_mode: bool,
-              count_include_pad: bool, divisor_override: Any) -> Any:  # fmt: skip
+              count_include_pad: bool, divisor_override: OptScalar) -> Any:  # fmt: skip
     n = len(kernel_size)
     ones = (1,) * n
     spatial = input.shape[-n:]
@@ -693,8 +693,8 @@ def _avg_pool(input: RawTensor, kernel_size: tuple, stride: tuple, padding: tupl
     total = lax.reduce_window(
         x.astype(acc), np.array(0, acc), lax.add, lead + kernel_size, lead + stride, pads
     )
-    if divisor_override:
-        return (total / divisor_override).astype(input.dtype)
+    if divisor_override is not None:  # traced (one kernel for every divisor); None keeps the counting program
+        return (total / jnp.asarray(divisor_override).astype(acc)).astype(input.dtype)
     # the divisor of each window: its cells inside the input (and, with count_include_pad, inside the padding)
     sp = pads[-n:]
     cells = np.ones(x.shape[-n:], np.float64)
@@ -720,6 +720,8 @@ def avg_pool_nd(n: int, input: Tensor, kernel_size: Any, stride: Any = None, pad
     k, s, p, _ = _pool_args(f"avg_pool{n}d", n, input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if n == 3 and input.dtype in (D.float16, D.bfloat16):  # torch's CPU kernel has no half types
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{D.cpp_name(input.dtype)}'")
     return _avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
 
 

@@ -435,7 +435,7 @@ def _finish(t: Tensor, requires_grad: bool, out: Tensor | None) -> Tensor:
         registry.copy_to_out(t, out)
         return out
     if requires_grad:
-        t.requires_grad_(True)
+        t._new_requires_grad()
     return t
 
 
@@ -527,6 +527,8 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype:
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype: Any = None,
              layout: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     if n < 0:
+        if out is None:  # torch: the result is made first, with its own check
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
         raise RuntimeError(f"n must be non-negative, got{n}")
     dt = D.to_dtype(dtype) if dtype is not None else D.int64
     dev = _dev(device)

@@ -168,6 +168,8 @@ def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
 
 
 def _cuda(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+    if isinstance(device, int) and not _device.cuda_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")  # torch's, for an index
     return to(self, _device.device("cuda", device) if isinstance(device, int) else (device or "cuda"))
 
 

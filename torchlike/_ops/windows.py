@@ -52,7 +52,7 @@ def _start(name: str, length: int, dtype: Any, layout: Any, device: Any, require
 def _finish(window: Tensor, periodic: bool, requires_grad: bool) -> Tensor:
     if periodic:
         window = window.narrow(0, 0, window.shape[0] - 1)
-    return window.requires_grad_(True) if requires_grad else window
+    return window._new_requires_grad() if requires_grad else window
 
 
 @expose("torch")

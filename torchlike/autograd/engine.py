@@ -14,6 +14,8 @@ Graphs are run in one of two ways, from the same program:
 from __future__ import annotations
 
 import collections
+import contextlib
+import threading
 from typing import Any, Sequence
 
 import jax
@@ -418,6 +420,18 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
     node_args = [n.args for n in prog.nodes]
     device = grads[0]._buf.device if grads else None
 
+    # torch: accumulation into .grad is atomic across threads. The old .grad is read before the backward
+    # runs (the fused program adds it inside the jit), so the read and the write hold one lock
+    with _grad_lock if accumulate else contextlib.nullcontext():
+        return _run_locked(prog, node_args, grads, device, retain_graph, create_graph, inputs, wanted_edges,
+                           accumulate)  # fmt: skip
+
+
+_grad_lock = threading.RLock()
+
+
+def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retain_graph: bool, create_graph: bool,
+                inputs: Sequence[Tensor] | None, wanted_edges: list | None, accumulate: bool) -> list:  # fmt: skip
     _with_inputs.append(inputs is not None)
     try:
         if create_graph:

@@ -25,7 +25,7 @@ def device_count() -> int:
 
 def _lazy_check() -> None:
     if not is_available():
-        raise RuntimeError("No CUDA GPUs are available")
+        raise _device.no_cuda_error()
 
 
 def _index(device: Any) -> int:

@@ -38,8 +38,7 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}")
         t = _share(cls, data)
-        t.requires_grad_(requires_grad)
-        return t
+        return t._new_requires_grad() if requires_grad else t.requires_grad_(False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass

@@ -99,6 +99,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     reduction = resolve(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # torch: the log_softmax inside names its kernel (the "lastdim" one when classes are the last dim)
+        kernel = "log_softmax_lastdim_kernel_impl" if input.dim() <= 2 else "log_softmax_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.cpp_name(input.dtype)}\'')
     return L._cross_entropy(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
 
 
@@ -385,6 +389,11 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
             padded[i, :ln] = t[pos : pos + ln]
             pos += ln
         targets = creation.tensor(padded)
+    elif targets.dim() == 2 and n and int(tlv.max()) > targets.shape[1]:
+        raise RuntimeError(
+            f"Expected tensor to have size at least {int(tlv.max())} at dimension 1, but got size {targets.shape[1]} "
+            "for argument #2 'targets' (while checking arguments for ctc_loss_allocate_outputs)"
+        )
     ilv = np.asarray(il._data()).reshape(-1)
     if (ilv > log_probs.shape[0]).any():
         raise RuntimeError(

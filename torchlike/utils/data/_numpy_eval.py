@@ -186,7 +186,7 @@ def _gather(operand: Any, indices: Any, dimension_numbers: Any, slice_sizes: tup
             fill_value: Any = None, **_: Any) -> Any:  # fmt: skip
     dn = dimension_numbers
     if getattr(dn, "operand_batching_dims", ()):
-        raise _Unsupported("gather with batching dimensions")
+        raise Unsupported("gather with batching dimensions")
     fill = "FILL" in str(mode)
     batch_shape = indices.shape[:-1]
     offset_src = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims]
@@ -215,7 +215,7 @@ def _scatter(combine: Callable) -> Callable:
     def run(operand: Any, indices: Any, updates: Any, dimension_numbers: Any, mode: Any = None, **_: Any) -> Any:
         dn = dimension_numbers
         if getattr(dn, "operand_batching_dims", ()):
-            raise _Unsupported("scatter with batching dimensions")
+            raise Unsupported("scatter with batching dimensions")
         batch_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
         u = np.moveaxis(updates, batch_dims, list(range(len(batch_dims))))
         windows = u.reshape((-1,) + u.shape[len(batch_dims) :])
@@ -287,8 +287,8 @@ _STRUCTURAL: dict[str, Callable] = {
 # --- evaluation ---------------------------------------------------------------------------------------
 
 
-class _Unsupported(Exception):
-    pass
+class Unsupported(Exception):
+    """A primitive outside the NumPy table (the message names it)."""
 
 
 def _sub_jaxpr(params: dict) -> Any:
@@ -300,8 +300,11 @@ def _sub_jaxpr(params: dict) -> Any:
 
 
 def _apply(eqn: Any, args: list) -> Any:
-    name = eqn.primitive.name
-    params = dict(eqn.params)
+    return apply_primitive(eqn.primitive.name, dict(eqn.params), args)
+
+
+def apply_primitive(name: str, params: dict, args: list) -> Any:
+    """One lax primitive ``name`` with its parameters, on NumPy arrays."""
     f = _ELEMENTWISE.get(name)
     if f is not None:
         return f(*args)
@@ -313,21 +316,21 @@ def _apply(eqn: Any, args: list) -> Any:
         return f(*args, **params)
     if name == "cond":
         index, *ops = args
-        return _eval_closed(params["branches"][int(index)], ops)
+        return eval_closed(params["branches"][int(index)], ops)
     if name == "while":
         nc, nb = params["cond_nconsts"], params["body_nconsts"]
         cconsts, bconsts, carry = args[:nc], args[nc : nc + nb], args[nc + nb :]
-        while bool(_eval_closed(params["cond_jaxpr"], cconsts + carry)[0]):
-            carry = _eval_closed(params["body_jaxpr"], bconsts + carry)
+        while bool(eval_closed(params["cond_jaxpr"], cconsts + carry)[0]):
+            carry = eval_closed(params["body_jaxpr"], bconsts + carry)
         return carry
     inner = _sub_jaxpr(params)
     if inner is not None:  # jit, closed_call, custom_jvp_call, custom_vjp_call, remat: run the primal
         n = len(getattr(inner, "jaxpr", inner).invars)
-        return _eval_closed(inner, args[len(args) - n :])
-    raise _Unsupported(f"the JAX primitive '{name}'")
+        return eval_closed(inner, args[len(args) - n :])
+    raise Unsupported(f"the JAX primitive '{name}'")
 
 
-def _eval_closed(closed: Any, args: list) -> list:
+def eval_closed(closed: Any, args: list) -> list:
     if hasattr(closed, "consts"):
         return _eval(closed.jaxpr, list(closed.consts), args)
     return _eval(closed, [], args)
@@ -367,8 +370,8 @@ def compiled(fn: Callable, on_unsupported: Callable[[str], Exception]) -> Callab
             entry = cache[key] = (closed, jax.tree_util.tree_structure(out_shape))
         closed, out_tree = entry
         try:
-            outs = _eval_closed(closed, leaves)
-        except _Unsupported as e:
+            outs = eval_closed(closed, leaves)
+        except Unsupported as e:
             raise on_unsupported(str(e)) from None
         return jax.tree_util.tree_unflatten(out_tree, outs)
 

@@ -17,6 +17,7 @@ on the CPU.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import pickle
@@ -151,6 +152,22 @@ def _refuse_compile(*args: Any, **kwargs: Any) -> Any:
     raise fork_error("a JAX computation")
 
 
+def _host_jit_call(*args: Any, jaxpr: Any, name: str = "a jitted function", **params: Any) -> tuple:
+    """Stands in for JAX's jit dispatch (``pjit._pjit_call_impl_python``) in a forked worker.
+
+    Every JAX computation outside the op table (a ``jax.jit`` function, an eager ``jnp``/``lax`` call)
+    reaches this once JAX's C++ caches are cleared: the jaxpr is evaluated with NumPy, and no
+    executable is compiled, loaded from the persistent cache or run.
+    """
+    from . import _numpy_eval
+
+    try:
+        outs = _numpy_eval.eval_closed(jaxpr, list(args))
+    except _numpy_eval.Unsupported as e:
+        raise fork_error(f"{name} (it needs {e})") from None
+    return outs, None, None, []  # outputs, no executable (so nothing enters the C++ fast path), no profiler
+
+
 def _host_data(self: Tensor) -> Any:
     return _host.host_array(self)
 
@@ -162,22 +179,38 @@ def _host_device_put(x: Any, device: Any = None, *args: Any, **kwargs: Any) -> A
     raise fork_error("moving data to an accelerator")
 
 
-class _HostNumpy:
-    """Stands in for ``jax.numpy`` in the creation paths of a forked worker: arrays stay numpy arrays."""
+def _host_or_traced(name: str) -> Any:
+    host = getattr(np, name)
 
-    array = staticmethod(np.array)
-    asarray = staticmethod(np.asarray)
-    zeros = staticmethod(np.zeros)
-    ones = staticmethod(np.ones)
-    full = staticmethod(np.full)
-    empty = staticmethod(np.empty)
-    eye = staticmethod(np.eye)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        import jax
+
+        if any(isinstance(a, jax.core.Tracer) for a in (*args, *kwargs.values())):  # inside a kernel being traced
+            return getattr(jax.numpy, name)(*args, **kwargs)
+        return host(*args, **kwargs)
+
+    return run
+
+
+class _HostNumpy:
+    """Stands in for ``jax.numpy`` in the creation paths of a forked worker: arrays stay numpy arrays
+    (a kernel traced there still gets ``jax.numpy``)."""
+
+    array = staticmethod(_host_or_traced("array"))
+    asarray = staticmethod(_host_or_traced("asarray"))
+    zeros = staticmethod(_host_or_traced("zeros"))
+    ones = staticmethod(_host_or_traced("ones"))
+    full = staticmethod(_host_or_traced("full"))
+    empty = staticmethod(_host_or_traced("empty"))
+    eye = staticmethod(_host_or_traced("eye"))
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(np, name, None)
         if isinstance(value, type) and issubclass(value, np.generic):  # dtypes such as jnp.float32
             return value
-        raise fork_error(f"jax.numpy.{name}")
+        import jax.numpy as jnp
+
+        return getattr(jnp, name)  # run eagerly, through _host_jit_call
 
 
 def enter_fork_mode() -> None:
@@ -194,18 +227,21 @@ def enter_fork_mode() -> None:
 
     _host.IN_FORK_WORKER = True
     import jax
-    from jax._src import compiler
+    from jax._src import compiler, pjit
 
     shim = _HostNumpy()
-    for owner, name, value in _fork_patches(shim, T, creation, registry, random_ops, compiler, jax):
+    for owner, name, value in _fork_patches(shim, T, creation, registry, random_ops, compiler, jax, pjit):
         if hasattr(owner, name):
             setattr(owner, name, value)
     for op in set(registry.OPS.values()):  # the parent's compiled kernels would run on its runtime
         op.kernels = LRU()
+    # NOTE: a jit function's C++ fast path would run the parent's executables (the warm-cache hang);
+    # with its caches empty every call takes the Python path, which _host_jit_call answers
+    jax.clear_caches()
 
 
 def _fork_patches(
-    shim: Any, T: Any, creation: Any, registry: Any, random_ops: Any, compiler: Any, jax: Any
+    shim: Any, T: Any, creation: Any, registry: Any, random_ops: Any, compiler: Any, jax: Any, pjit: Any
 ) -> list:
     """(owner, attribute, replacement) for host mode; tests check that every attribute still exists."""
     return [
@@ -220,6 +256,7 @@ def _fork_patches(
         (random_ops, "jnp", shim),
         (creation, "_filled", lambda shape, dt, value, jdev=None: np.full(shape, value, dt.np)),
         (jax, "device_put", _host_device_put),
+        (pjit, "_pjit_call_impl_python", _host_jit_call),
         # a new compilation is the first thing that would hang: the catch-all
         (compiler, "backend_compile_and_load", _refuse_compile),
         (compiler, "backend_compile", _refuse_compile),
@@ -267,6 +304,9 @@ def worker_loop(fork: bool, payload: Any, index_queue: Any, data_queue: Any, don
         else:
             payload = pickle.loads(payload)
         dataset_kind, dataset, auto_collation, collate_fn, drop_last, init_fn = payload
+        # NOTE: the collector would walk every object the worker inherited or imported (JAX's and torchlike's
+        # tables: a full pass costs milliseconds) many times per batch; they live as long as the worker anyway
+        gc.freeze()
         seed = _seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
 
