@@ -1,0 +1,129 @@
+"""The two compile tiers of lazy programs (fast first, autotuned later), exercised on the CPU by
+making torchlike believe its arrays live on a GPU. The CPU compiler accepts the GPU-only options
+(they are fields of XLA's debug options), so the tiers' mechanics run for real."""
+
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn as nn
+from torchlike._core import _xla_tiers as tiers
+from torchlike._core import lazy as L
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """Lazy mode on, arrays reported as GPU-resident (so a new structure compiles in two tiers)."""
+    monkeypatch.setattr(tiers, "platform_of", lambda leaves: "gpu")
+    monkeypatch.setattr(tiers, "TIERS", True)
+    monkeypatch.setattr(tiers, "HOT", True)
+    monkeypatch.setattr(L, "_COMPILE_AFTER", 1)  # a GPU compiles at the first sighting
+    old = L.enabled()
+    L.set_enabled(True)
+    L.clear_caches()
+    L.reset_stats()
+    try:
+        yield
+    finally:
+        L.set_enabled(old)
+        _join()
+
+
+def _join():
+    for t in list(L._compiling):
+        t.join()
+
+
+def _train(steps, after_step=None):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+    losses = []
+    for i in range(steps):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        if after_step is not None:
+            after_step(i)
+    return losses, [p.detach().numpy().copy() for p in model.parameters()]
+
+
+def test_cold_program_runs_first_then_the_autotuned_one_takes_over(fake_gpu):
+    # each step waits for the background compile: the next run of a structure seen once is the hot one
+    losses, params = _train(5, lambda i: _join())
+    s = torch.lazy.stats()
+    assert s["cold_compiles"] >= 1 and s["hot_compiles"] >= 1, s
+    assert s["hot_takeovers"] >= 1 and s["hot_takeover_at"] == 2, s  # a structure's 2nd run
+    with torch.lazy.mode(False):
+        want_losses, want_params = _train(5)
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-5, atol=1e-6)
+    for a, b in zip(params, want_params):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_without_the_hot_tier_the_fast_program_stays(fake_gpu, monkeypatch):
+    monkeypatch.setattr(tiers, "HOT", False)
+    _train(3)
+    s = torch.lazy.stats()
+    assert s["cold_compiles"] >= 1 and s.get("hot_compiles", 0) == 0 and s.get("hot_takeovers", 0) == 0
+
+
+def test_tiers_off_compiles_once_with_defaults(fake_gpu, monkeypatch):
+    monkeypatch.setattr(tiers, "TIERS", False)
+    _train(3)
+    s = torch.lazy.stats()
+    assert s.get("cold_compiles", 0) == 0 and s["compiles"] >= 1
+
+
+def test_options_the_compiler_rejects_fall_back_to_one_tier(fake_gpu, monkeypatch):
+    monkeypatch.setattr(tiers, "COLD_OPTIONS", {"xla_no_such_option_for_torchlike": 1})
+    losses, _ = _train(3)
+    s = torch.lazy.stats()
+    assert s["cold_compile_failures"] >= 1 and s["compiles"] >= 1
+    with torch.lazy.mode(False):
+        want, _ = _train(3)
+    np.testing.assert_allclose(losses, want, rtol=1e-5, atol=1e-6)
+
+
+def test_options_only_for_gpu_platforms(monkeypatch):
+    monkeypatch.setattr(tiers, "TIERS", True)
+    assert tiers.cold_options("cpu") is None
+    assert tiers.cold_options("tpu") is None
+    assert tiers.cold_options("gpu") == tiers.COLD_OPTIONS
+    assert tiers.cold_options("cuda") == tiers.COLD_OPTIONS
+    monkeypatch.setattr(tiers, "TIERS", False)
+    assert tiers.cold_options("gpu") is None
+    assert tiers.platform_of([1.0, np.ones(2), jnp.ones(2)]) == "cpu"
+
+
+def test_each_tier_has_its_own_persistent_cache_entry():
+    """A program compiled with the cold options and the same lowering compiled with defaults are two
+    entries (per-compile options are part of JAX's cache key), so neither is served for the other."""
+    folder = jax.config.jax_compilation_cache_dir
+    if not folder:
+        pytest.skip("the persistent compilation cache is off in this process")
+    salt = float(np.random.default_rng().integers(1 << 30))  # a program no earlier run has cached
+
+    def f(x):
+        return (x @ x.T + salt).sum()
+
+    lowered = jax.jit(f).lower(jax.ShapeDtypeStruct((8, 8), jnp.float32))
+
+    def entries():
+        return {n for n in os.listdir(folder) if not n.startswith(".")}
+
+    before = entries()
+    cold = lowered.compile(dict(tiers.COLD_OPTIONS))
+    after_cold = entries()
+    hot = lowered.compile()
+    after_hot = entries()
+    assert len(after_cold - before) == 1 and len(after_hot - after_cold) == 1
+    x = jnp.ones((8, 8), jnp.float32)
+    assert float(cold(x)) == float(hot(x))
