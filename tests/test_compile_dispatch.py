@@ -14,6 +14,7 @@ from jax._src.interpreters import pxla
 import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
+from torchlike._core.lazy import LazyArray
 
 
 @pytest.fixture
@@ -78,3 +79,27 @@ def test_steady_state_step_is_one_program_without_transfers(launches):
         step()
     assert len(launches) == 2 and all("pure" in name for name in launches), launches
     assert opt.param_groups[0]["lr"] == lr and len(step.cache) == 1 and step.recompiles == 0
+
+
+def test_lazy_mode_steady_step_records_nothing_and_flushes_only_pending_work(launches):
+    """In lazy mode (the GPU default) a compiled call does what it does with lazy mode off: no lazy
+    node is recorded, no flush runs unless work is pending, and the step is its one program."""
+    with torch.lazy.mode(True):
+        step, model, opt, sched = _training_step()
+        torch.lazy.mark_step()
+        torch.lazy.reset_stats()
+        step()  # discovery runs eagerly, as with lazy mode off
+        step()
+        assert torch.lazy.stats()["nodes"] == 0
+        del launches[:]
+        with jax.transfer_guard("disallow"):
+            losses = [step() for _ in range(3)]
+        s = torch.lazy.stats()
+        assert s["nodes"] == 0 and s.get("flushes", 0) == 0, s
+        assert len(launches) == 3 and all("pure" in name for name in launches), launches
+        assert all(type(v._buf.array) is not LazyArray for v in losses)  # concrete results
+        x = torch.ones(1) * 2  # pending work before a call: one flush, then the program
+        step()
+        s = torch.lazy.stats()
+        assert s["flush_reasons"] == {"compiled step": 1}, s
+        assert float(x) == 2.0

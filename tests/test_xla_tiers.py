@@ -127,3 +127,41 @@ def test_each_tier_has_its_own_persistent_cache_entry():
     assert len(after_cold - before) == 1 and len(after_hot - after_cold) == 1
     x = jnp.ones((8, 8), jnp.float32)
     assert float(cold(x)) == float(hot(x))
+
+
+def test_compiled_step_runs_fast_compiled_then_autotuned(monkeypatch):
+    """torchlike.compile's program takes the same two tiers on a GPU."""
+    from torchlike._compile import stats as compile_stats
+
+    monkeypatch.setattr(tiers, "HOT", True)
+    monkeypatch.setattr(tiers, "cold_options", lambda platform: dict(tiers.COLD_OPTIONS))
+    compile_stats.clear()
+
+    def run(compiled):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+
+        def step():
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        step = torch.compile(step) if compiled else step
+        losses = []
+        for _ in range(5):
+            losses.append(step().item())
+            while tiers.busy():
+                for t in list(tiers._running):
+                    t.join()
+        return losses
+
+    got = run(True)
+    assert compile_stats["cold_compiles"] == 1 and compile_stats["hot_compiles"] == 1, compile_stats
+    assert compile_stats["hot_takeover_at"] == 2, compile_stats  # the program's 2nd run (the step's 3rd call)
+    with torch.lazy.mode(False):
+        want = run(False)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import lazy
+from .._core import _xla_tiers, lazy
 from .._core import tensor as T
 from .._core.tensor import Buffer, Tensor
 from ..autograd import grad_mode
@@ -167,7 +167,7 @@ class _Entry:
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
-                 "packed", "device", "scalar_host", "scalar_dev", "state_pos",
+                 "packed", "device", "scalar_host", "scalar_dev", "state_pos", "jitted", "failed",
                  "__weakref__")  # fmt: skip
 
 
@@ -208,8 +208,18 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.disable or T.hook is not None:  # disabled, or called from inside another trace
             return self.fn(*args, **kwargs)
-        if lazy._on:  # pending lazy work may read arrays this program donates: run it first
+        if lazy._on and not lazy._suspended:
+            # The call does what it does with lazy mode off: pending work runs first (it may read arrays this
+            # program donates), and nothing inside records (discovery runs eagerly, outputs are concrete).
             lazy.flush("compiled step")
+            lazy.suspend(True)
+            try:
+                return self._call(args, kwargs)
+            finally:
+                lazy.suspend(False)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
         leaves, tree = _flatten((args, kwargs))
         key = self._key(leaves, tree)
         entry = self.cache.get(key)
@@ -414,29 +424,39 @@ class CompiledFunction:
             scalar_values = np.asarray(leaves_, np.float64)
         donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()
         jitted = jax.jit(pure, donate_argnums=donate)
+        args = (state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state())
+        entry = _Entry()
+        entry.jitted = entry.compiled = jitted
+        entry.failed = False
+        entry.calls = 0
+        device = _device_of(state_arrays + input_arrays)
+        platform = device.platform if isinstance(device, jax.Device) else "cpu"  # one device only
         # Lowering traces the function (and fills ``info``); the jitted callable then compiles on its
         # first call and is called through JAX's fast C++ path afterwards.
-        jitted.lower(state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state())
-        compiled = jitted
+        lowered = jitted.lower(*args)
+        options = _xla_tiers.cold_options(platform)
+        if options is not None:  # on a GPU: a program compiled fast runs now, the autotuned one takes over later
+            try:
+                _xla_tiers.start(entry, jitted, lowered, options, stats, lambda: entry.calls + 1)
+            except Exception:  # options this XLA does not know: one tier
+                entry.compiled = jitted
+                stats["cold_compile_failures"] += 1
         stats["compiles"] += 1
         if self.cache:
             self._note_recompile(None, "new input shapes, dtypes, static arguments or grad mode")
-        entry = _Entry()
         entry.eager = False
         entry.state = state
         entry.state_pos = {id(b): i for i, b in enumerate(state)}  # entry.state keeps the buffers alive
         entry.n_state = len(state)
-        entry.compiled = compiled
         entry.pure = pure
         entry.out_tree = info["out_tree"]
         entry.out_static = info["out_static"]
         entry.escaped = [weakref.ref(b) for b in info["escaped"]]
         entry.grad_effects = info["effects"]
         entry.has_random = info["has_random"]
-        entry.calls = 0
         entry.scalars = list(scalars)
         entry.packed = packed
-        entry.device = _device_of(state_arrays + input_arrays)
+        entry.device = device
         entry.scalar_host = entry.scalar_dev = None
         entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
@@ -486,9 +506,19 @@ class CompiledFunction:
         mut = state_arrays[:n]
         if entry.training and len(set(map(id, mut))) != n:  # an array held twice can't be donated twice
             mut = [jnp.copy(a) for a in mut]
-        out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
-            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state(entry.device)
-        )
+        key = self._key_state(entry.device)
+        try:
+            out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+                mut, state_arrays[n:], input_arrays, scalar_values, key)
+        except (TypeError, ValueError):
+            if entry.compiled is entry.jitted:
+                raise
+            # the fast-compiled program refused these arguments (an AOT program checks them more strictly
+            # than jit does: e.g. a placement it was not compiled for), before running: use jit's
+            entry.compiled = entry.jitted
+            entry.failed = True
+            out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+                mut, state_arrays[n:], input_arrays, scalar_values, key)
         if new_key is not None:
             self._rng_key = new_key
         for b, a in zip(entry.changed, new_state):

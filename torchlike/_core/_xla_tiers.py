@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from typing import Any, Callable
 
 import jax
 
-__all__ = ["COLD_OPTIONS", "cold_options", "platform_of", "start"]
+__all__ = ["COLD_OPTIONS", "busy", "cold_options", "platform_of", "start"]
 
 COLD_OPTIONS = {"xla_gpu_autotune_level": 0, "xla_gpu_enable_triton_gemm": False}
 GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})
@@ -63,46 +64,56 @@ def _persistent_cache_on() -> bool:
 class _Takeover:
     """The hot program's first call: records when it took over, then steps aside."""
 
-    __slots__ = ("prog", "run", "stats")
+    __slots__ = ("target", "run", "stats", "runs")
 
-    def __init__(self, prog: Any, run: Callable, stats: Any) -> None:
-        self.prog, self.run, self.stats = prog, run, stats
+    def __init__(self, target: Any, run: Callable, stats: Any, runs: Callable[[], int]) -> None:
+        self.target, self.run, self.stats, self.runs = target, run, stats, runs
 
-    def __call__(self, *leaves: Any) -> Any:
-        out = self.run(*leaves)
-        self.prog.compiled = self.run
+    def __call__(self, *args: Any) -> Any:
+        out = self.run(*args)
+        self.target.compiled = self.run
         self.stats["hot_takeovers"] += 1
-        self.stats["hot_takeover_at"] = self.prog.seen  # this structure's N-th run is the first hot one
-        self.stats["hot_takeover_flush"] = self.stats["flushes"]
+        self.stats["hot_takeover_at"] = self.runs()  # the N-th run of this program was the first hot one
+        if "flushes" in self.stats:
+            self.stats["hot_takeover_flush"] = self.stats["flushes"]
         return out
 
 
-def start(prog: Any, jitted: Any, structs: list, options: dict, stats: Any) -> threading.Thread | None:
-    """Compile ``jitted`` for ``structs`` with ``options`` now and install it as ``prog.compiled``;
-    then compile it with XLA's defaults in a thread that installs that program when ready.
+_running: weakref.WeakSet = weakref.WeakSet()
+
+
+def busy() -> bool:
+    """Whether an autotuned compile is still running in the background."""
+    return any(t.is_alive() for t in list(_running))
+
+
+def start(target: Any, jitted: Any, lowered: Any, options: dict, stats: Any,
+          runs: Callable[[], int]) -> threading.Thread | None:
+    """Compile ``lowered`` (``jitted.lower(...)``) with ``options`` now and install it as
+    ``target.compiled``; then compile it with XLA's defaults in a thread that installs that program
+    (as ``jitted``) when ready, unless ``target.failed`` by then. ``runs()`` counts the target's runs.
 
     Returns the thread (None when no hot compile runs). Raises what the cold compile raises: the
     caller then compiles the ordinary way."""
-    lowered = jitted.lower(*structs)
-    prog.compiled = lowered.compile(options)
-    stats["compiles"] += 1
+    target.compiled = lowered.compile(options)
     stats["cold_compiles"] += 1
     if not HOT:
         return None
 
     def hot() -> None:
         try:
-            compiled = lowered.compile()  # XLA's defaults: the same key as calling ``jitted``
+            compiled = lowered.compile()  # XLA's defaults: the same cache key as calling ``jitted``
         except Exception:  # the cold program stays: slower, never wrong
             stats["hot_compile_failures"] += 1
             return
         stats["hot_compiles"] += 1
-        if prog.failed or prog.compiled is None:
+        if target.failed or target.compiled is None:
             return
         # the jit object dispatches through JAX's C++ path; its first call reads the program this compile
         # put in the persistent cache. Without that cache it would compile again: keep the compiled object.
-        prog.compiled = _Takeover(prog, jitted if _persistent_cache_on() else compiled, stats)
+        target.compiled = _Takeover(target, jitted if _persistent_cache_on() else compiled, stats, runs)
 
-    t = threading.Thread(target=hot, name="torchlike-lazy-autotune", daemon=True)
+    t = threading.Thread(target=hot, name="torchlike-autotune", daemon=True)
+    _running.add(t)
     t.start()
     return t

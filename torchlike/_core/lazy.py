@@ -513,7 +513,8 @@ def _build(prog: _Program, leaves: list, background: bool) -> None:
     options = None if background else _xla_tiers.cold_options(_xla_tiers.platform_of(leaves))
     if options is not None:  # a GPU's first sighting: compile fast and run now, autotune in the background
         try:
-            t = _xla_tiers.start(prog, jitted, structs, options, stats)
+            t = _xla_tiers.start(prog, jitted, jitted.lower(*structs), options, stats, lambda: prog.seen)
+            stats["compiles"] += 1
             if t is not None:
                 _compiling.add(t)
             return
