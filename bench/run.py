@@ -38,7 +38,8 @@ def _device_name(device: str) -> str:
     return f"{platform.processor() or platform.machine()} ({os.cpu_count()} cpus)"
 
 
-def measure(workload: str, backend: str, device: str, steps: int, warmup: int, loops: int = 0) -> dict:
+def measure(workload: str, backend: str, device: str, steps: int, warmup: int, loops: int = 0,
+            until_hot: float = 0) -> dict:
     """Run in this process: build, time the first step (compile), then ``steps`` steady steps."""
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.dirname(HERE))
@@ -94,15 +95,28 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int, l
         t0 = time.perf_counter()
         sync(step())
         firsts.append(time.perf_counter() - t0)
+    row = {}
+    if until_hot and backend.startswith("torchlike"):
+        # steady state is after the autotuned program took over (on a GPU it compiles in the background)
+        from torchlike._core import _xla_tiers
+
+        t0 = time.perf_counter()
+        n = 0
+        while _xla_tiers.busy() and time.perf_counter() - t0 < until_hot:
+            sync(step())
+            n += 1
+        row.update(steps_waiting_for_hot=n, seconds_waiting_for_hot=time.perf_counter() - t0,
+                   hot_ready=not _xla_tiers.busy())  # fmt: skip
     samples = []
     for _ in range(steps):
         t0 = time.perf_counter()
         sync(step())
         samples.append(time.perf_counter() - t0)
     ms = statistics.median(samples) * 1e3
-    row = {"workload": workload, "backend": backend, "ms_per_step": ms, "steps_per_s": 1e3 / ms,
-           "first_step_s": first, "warmup_s": firsts, "peak_mem_bytes": peak(),
-           "tflops": (flops / (ms / 1e3) / 1e12) if flops else None}  # fmt: skip
+    row.update({"workload": workload, "backend": backend, "ms_per_step": ms, "steps_per_s": 1e3 / ms,
+                "first_step_s": first, "warmup_s": firsts, "peak_mem_bytes": peak(),
+                "early_ms_per_step": statistics.median(firsts[1:]) * 1e3 if len(firsts) > 1 else None,
+                "tflops": (flops / (ms / 1e3) / 1e12) if flops else None})  # fmt: skip
     if loops:
         # a loop that never waits (one sync at the end) and one that reads the loss every step
         last = None
@@ -119,6 +133,9 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int, l
         lazy_stats = lib.lazy.stats()
         row["lazy"] = lib.lazy.enabled()
         row["lazy_stats"] = {k: v for k, v in lazy_stats.items() if isinstance(v, (int, float))}
+        from torchlike._compile import stats as compile_stats
+
+        row["compile_stats"] = dict(compile_stats)
     return row
 
 
@@ -130,6 +147,8 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--loops", type=int, default=0, help="also time an unsynchronised and a loss.item() loop")
+    p.add_argument("--until-hot", type=float, default=0,
+                   help="torchlike: before timing, step for up to this many seconds while an autotuned compile runs")
     p.add_argument("--timeout", type=int, default=1800, help="seconds per workload and backend")
     p.add_argument("--fresh-cache", action="store_true", help="each process starts with an empty compilation cache")
     p.add_argument("--out")
@@ -137,13 +156,13 @@ def main() -> None:
     p.add_argument("--one", nargs=2, metavar=("WORKLOAD", "BACKEND"), help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.one:
-        print(json.dumps(measure(a.one[0], a.one[1], a.device, a.steps, a.warmup, a.loops)))
+        print(json.dumps(measure(a.one[0], a.one[1], a.device, a.steps, a.warmup, a.loops, a.until_hot)))
         return
     rows = []
     for w in a.workloads.split(","):
         for b in a.backends.split(","):
             cmd = [sys.executable, __file__, "--one", w, b, "--device", a.device, "--steps", str(a.steps),
-                   "--warmup", str(a.warmup), "--loops", str(a.loops)]  # fmt: skip
+                   "--warmup", str(a.warmup), "--loops", str(a.loops), "--until-hot", str(a.until_hot)]  # fmt: skip
             env = dict(os.environ)
             if b in _LAZY:
                 env["TORCHLIKE_LAZY"] = _LAZY[b]
@@ -166,7 +185,7 @@ def main() -> None:
             tf = f"{row['tflops']:.1f} TFLOP/s" if row["tflops"] else ""
             loops = (f"  unsynced {row['unsynced_ms_per_step']:.3f}  item {row['item_ms_per_step']:.3f} ms/step"
                      if "item_ms_per_step" in row else "")  # fmt: skip
-            hot = row.get("lazy_stats", {}).get("hot_takeover_at")
+            hot = row.get("lazy_stats", {}).get("hot_takeover_at") or row.get("compile_stats", {}).get("hot_takeover_at")
             hot = f"  hot program from run {hot}" if hot else ""
             print(f"{w:18s} {b:24s} {row['ms_per_step']:9.3f} ms/step  first {row['first_step_s']:6.2f} s  "
                   f"peak {row['peak_mem_bytes'] / 2**20:8.1f} MiB  {tf}{loops}{hot}", flush=True)  # fmt: skip

@@ -154,9 +154,7 @@ def test_compiled_step_runs_fast_compiled_then_autotuned(monkeypatch):
         losses = []
         for _ in range(5):
             losses.append(step().item())
-            while tiers.busy():
-                for t in list(tiers._running):
-                    t.join()
+            tiers.join()
         return losses
 
     got = run(True)

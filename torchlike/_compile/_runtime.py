@@ -34,8 +34,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import _xla_tiers, lazy
+from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Buffer, Tensor
+from ..amp import autocast_mode
 from ..autograd import grad_mode
 from ..optim import _fused
 from ..optim import lr_scheduler as _lr_scheduler
@@ -721,13 +723,7 @@ def _compare(what: str, a: list, b: list) -> None:
 
 
 def _ambient() -> tuple:
-    from .._core import dtype as D
-
-    amb = [D.get_default_dtype()]
-    from ..amp import autocast_mode
-
-    amb.append(autocast_mode.state_key())
-    return tuple(amb)
+    return (D.get_default_dtype(), autocast_mode.state_key())
 
 
 _fused.read_hyper = hyper

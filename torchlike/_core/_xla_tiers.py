@@ -15,6 +15,7 @@ old first-step stall); ``TORCHLIKE_LAZY_HOT=0`` keeps the fast program and never
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import weakref
@@ -22,7 +23,7 @@ from typing import Any, Callable
 
 import jax
 
-__all__ = ["COLD_OPTIONS", "busy", "cold_options", "platform_of", "start"]
+__all__ = ["COLD_OPTIONS", "busy", "cold_options", "join", "platform_of", "start"]
 
 COLD_OPTIONS = {"xla_gpu_autotune_level": 0, "xla_gpu_enable_triton_gemm": False}
 GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})
@@ -85,6 +86,18 @@ _running: weakref.WeakSet = weakref.WeakSet()
 def busy() -> bool:
     """Whether an autotuned compile is still running in the background."""
     return any(t.is_alive() for t in list(_running))
+
+
+@atexit.register
+def join() -> None:
+    """Wait for background compiles (a thread killed inside XLA's compiler at exit aborts the process,
+    and a fork taken during one leaves the child XLA's locks held)."""
+    for t in list(_running):
+        t.join()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=join)
 
 
 def start(target: Any, jitted: Any, lowered: Any, options: dict, stats: Any,
