@@ -32,10 +32,12 @@ unset JAX_COMPILATION_CACHE_DIR TORCHLIKE_LAZY TORCHLIKE_CACHE_DIR  # defaults, 
 if [ "${GPU_MATRIX_SMOKE:-0}" = 1 ]; then
     DEVICE=cpu; STEPS=2; WARMUP=1; LOOPS=3; UNTIL_HOT=5; PER_RUN=240
     export BENCH_SMALL=1 OMP_NUM_THREADS=1
+    SCALE=4  # section time limits: a loaded 2-core CPU is slower than the GPU machine
     GPT_ARGS="--steps 3 --sample-len 5"; OVERHEAD_ARGS="--reps 5 --rounds 2"
 else
     DEVICE=cuda; STEPS=20; WARMUP=5; LOOPS=100; UNTIL_HOT=45; PER_RUN=120
     GPT_ARGS="--device cuda"; OVERHEAD_ARGS="--device cuda --reps 100 --rounds 5"
+    SCALE=1
 fi
 SHARED_CACHE=$(mktemp -d -t gpu-matrix-cache-XXXX)  # for sections that time steady state, not cold starts
 
@@ -43,7 +45,7 @@ left() { echo $((BUDGET - ($(date +%s) - T0))); }
 
 # section NAME MAX_SECONDS COMMAND...: run with a timeout that fits the budget left; log to $OUT/NAME.log
 section() {
-    local name=$1 max=$2 t s rc
+    local name=$1 max=$(($2 * SCALE)) t s rc
     shift 2
     t=$(left)
     t=$((t - 15))
@@ -78,7 +80,7 @@ section matrix 330 python3 bench/run.py --device "$DEVICE" --workloads mlp,cnn,g
 
 TORCHLIKE_CACHE_DIR=$SHARED_CACHE section compile 90 python3 bench/run.py --device "$DEVICE" --workloads gpt \
     --backends torchlike.compile,torchlike.compile.eager,torchlike.compile --steps "$STEPS" --warmup "$WARMUP" \
-    --until-hot "$UNTIL_HOT" --timeout 80 --out "$OUT/compile.json"
+    --until-hot "$UNTIL_HOT" --timeout $((80 * SCALE)) --out "$OUT/compile.json"
 
 section overhead 60 python3 bench/compile_overhead.py $OVERHEAD_ARGS --json "$OUT/overhead.json"
 

@@ -159,6 +159,22 @@ def main() -> None:
         print(json.dumps(measure(a.one[0], a.one[1], a.device, a.steps, a.warmup, a.loops, a.until_hot)))
         return
     rows = []
+    report = {"device": a.device, "device_name": _device_name(a.device), "date": time.strftime("%Y-%m-%d"),
+              "python": platform.python_version(), "rows": rows}  # fmt: skip
+    try:
+        import jax
+        import torch
+
+        report["versions"] = {"jax": jax.__version__, "torch": torch.__version__}
+    except ImportError:
+        pass
+
+    def save() -> None:  # after every row: a run cut short still leaves what it measured
+        if a.out:
+            os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+            with open(a.out, "w") as f:
+                json.dump(report, f, indent=1)
+
     for w in a.workloads.split(","):
         for b in a.backends.split(","):
             cmd = [sys.executable, __file__, "--one", w, b, "--device", a.device, "--steps", str(a.steps),
@@ -177,9 +193,11 @@ def main() -> None:
             if err is not None:
                 rows.append({"workload": w, "backend": b, "error": err})
                 print(f"{w:18s} {b:24s} FAILED: {err}", flush=True)
+                save()
                 continue
             row = json.loads(r.stdout.strip().splitlines()[-1])
             rows.append(row)
+            save()
             if "skipped" in row:
                 continue
             tf = f"{row['tflops']:.1f} TFLOP/s" if row["tflops"] else ""
@@ -189,19 +207,7 @@ def main() -> None:
             hot = f"  hot program from run {hot}" if hot else ""
             print(f"{w:18s} {b:24s} {row['ms_per_step']:9.3f} ms/step  first {row['first_step_s']:6.2f} s  "
                   f"peak {row['peak_mem_bytes'] / 2**20:8.1f} MiB  {tf}{loops}{hot}", flush=True)  # fmt: skip
-    report = {"device": a.device, "device_name": _device_name(a.device), "date": time.strftime("%Y-%m-%d"),
-              "python": platform.python_version(), "rows": rows}  # fmt: skip
-    try:
-        import jax
-        import torch
-
-        report["versions"] = {"jax": jax.__version__, "torch": torch.__version__}
-    except ImportError:
-        pass
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        with open(a.out, "w") as f:
-            json.dump(report, f, indent=1)
+    save()
     if a.png:
         _chart(rows, a.png, report["device_name"])
 

@@ -103,3 +103,32 @@ def test_lazy_mode_steady_step_records_nothing_and_flushes_only_pending_work(lau
         s = torch.lazy.stats()
         assert s["flush_reasons"] == {"compiled step": 1}, s
         assert float(x) == 2.0
+
+
+def test_last_steps_grads_are_not_arguments_of_the_program():
+    """zero_grad(set_to_none=True) drops last step's .grads: they are not state (not passed each call,
+    not kept alive by the program), and the fresh .grads are still the step's results."""
+
+    def run(compiled):
+        torch.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(8, 4)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        f = torch.compile(step) if compiled else step
+        for _ in range(4):
+            f()
+        return f, model
+
+    step, model = run(True)
+    entry = next(e for e in step.cache.values() if not e.eager)
+    assert sorted(tuple(b.get().shape) for b in entry.state) == [(3,), (3, 4), (8, 4)]  # bias, weight, x
+    _, want = run(False)
+    assert torch.allclose(model.weight, want.weight) and torch.allclose(model.weight.grad, want.weight.grad)

@@ -117,12 +117,16 @@ class _TraceHook:
         self.lifted = lifted
         self.scalars = scalars  # (id(container), key) -> tracer
         self._created: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.used: set = set()  # lifted buffers the function read or wrote
 
     def created(self, buf: Buffer) -> None:
         self._created[buf] = None
 
     def read(self, buf: Buffer) -> None:
-        if id(buf) in self.lifted or buf in self._created:
+        if id(buf) in self.lifted:
+            self.used.add(id(buf))
+            return
+        if buf in self._created:
             return
         raise _NeedState(buf)
 
@@ -170,6 +174,7 @@ class _Entry:
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
                  "packed", "device", "scalar_host", "scalar_dev", "state_pos", "jitted", "failed",
+                 "unused", "lowered", "platform",  # lowered: the trace, until tiers start
                  "__weakref__")  # fmt: skip
 
 
@@ -316,9 +321,23 @@ class CompiledFunction:
 
     def _trace(self, key: Any, leaves: list, tree: Any) -> _Entry:
         state, scalars = (list(x) for x in self.discovered[key])
+        pruned = False
         for _ in range(64):
             try:
-                return self._trace_with(state, scalars, leaves, tree)
+                entry = self._trace_with(state, scalars, leaves, tree)
+                if entry.unused and not pruned:
+                    # State the program neither reads nor writes (last step's .grads, which zero_grad(set_to_none=True)
+                    # drops) would be an argument of every call and kept alive by it: trace again without it
+                    # (a read of it would make it state again).
+                    pruned = True
+                    drop = {id(b) for b in entry.unused}
+                    state = [b for b in state if id(b) not in drop]
+                    self.discovered[key] = (state, scalars)
+                    stats["pruned_state"] += len(drop)
+                    stats["compiles"] -= 1  # that lowering is never compiled
+                    continue
+                self._start_tiers(entry)
+                return entry
             except _NeedState as e:
                 state.append(e.buf)
                 stats["retraces"] += 1
@@ -405,7 +424,7 @@ class CompiledFunction:
                     if t._grad is not before:
                         effects.append((weakref.ref(t), t._grad))
                 info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
-                            has_random=rng.count > 0, owners=owners, changed=changed)  # fmt: skip
+                            has_random=rng.count > 0, owners=owners, changed=changed, used=set(hook.used))  # fmt: skip
                 # no draws: no key output (returning the input would cost a copy kernel per call)
                 return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else None
             finally:
@@ -424,25 +443,30 @@ class CompiledFunction:
         packed = _all_numbers(leaves_)
         if packed:
             scalar_values = np.asarray(leaves_, np.float64)
+        device = _device_of(state_arrays + input_arrays)
+        if device is not None:
+            # Lower with the arguments as every call passes them: later calls pass the program's own (committed)
+            # outputs, the key and the numbers placed on the device. An uncommitted array from an eager first
+            # call would give jit another signature, so the first steps would lower (and compile) twice.
+            if packed:
+                scalar_values = jax.device_put(scalar_values, device)
+            for k in range(n_mut):
+                a = state_arrays[k]
+                if isinstance(a, jax.Array) and not a.committed and isinstance(device, jax.Device):
+                    state_arrays[k] = a = jax.device_put(a, device)
+                    state[k].set(a)
         donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()
         jitted = jax.jit(pure, donate_argnums=donate)
-        args = (state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state())
+        args = (state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state(device))
         entry = _Entry()
         entry.jitted = entry.compiled = jitted
         entry.failed = False
         entry.calls = 0
-        device = _device_of(state_arrays + input_arrays)
         platform = device.platform if isinstance(device, jax.Device) else "cpu"  # one device only
-        # Lowering traces the function (and fills ``info``); the jitted callable then compiles on its
-        # first call and is called through JAX's fast C++ path afterwards.
-        lowered = jitted.lower(*args)
-        options = _xla_tiers.cold_options(platform)
-        if options is not None:  # on a GPU: a program compiled fast runs now, the autotuned one takes over later
-            try:
-                _xla_tiers.start(entry, jitted, lowered, options, stats, lambda: entry.calls + 1)
-            except Exception:  # options this XLA does not know: one tier
-                entry.compiled = jitted
-                stats["cold_compile_failures"] += 1
+        # Tracing fills ``info``; the jitted callable then lowers and compiles on its first call (from the
+        # same trace) and is called through JAX's fast C++ path afterwards.
+        traced = jitted.trace(*args)
+        entry.platform = platform
         stats["compiles"] += 1
         if self.cache:
             self._note_recompile(None, "new input shapes, dtypes, static arguments or grad mode")
@@ -465,7 +489,22 @@ class CompiledFunction:
         entry.n_mut = n_mut
         entry.training = bool(donate) or getattr(self, "training_step", False)
         entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
+        changed = set(info["changed"])
+        entry.unused = [b for k, b in enumerate(state) if id(b) not in info["used"] and k not in changed]
+        entry.lowered = traced
         return entry
+
+    def _start_tiers(self, entry: _Entry) -> None:
+        """On a GPU, a program compiled fast runs now and the autotuned one takes over when ready."""
+        traced, entry.lowered, entry.unused = entry.lowered, None, ()
+        options = _xla_tiers.cold_options(entry.platform)
+        if options is None:
+            return
+        try:
+            _xla_tiers.start(entry, entry.jitted, traced.lower(), options, stats, lambda: entry.calls + 1)
+        except Exception:  # options this XLA does not know: one tier
+            entry.compiled = entry.jitted
+            stats["cold_compile_failures"] += 1
 
     def _key_state(self, device: Any = None) -> Any:
         """The program's RNG key: on the program's device, replaced by each call's output key."""
