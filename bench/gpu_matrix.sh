@@ -2,6 +2,7 @@
 # Every GPU number of docs/benchmarks.md for issues 30 and 31, in one call (about 7-9 minutes on an H200).
 #
 #   bash bench/gpu_matrix.sh                       # on the GPU machine, from the repository root
+#   GPU_MATRIX_SECTIONS=startup,overhead bash bench/gpu_matrix.sh   # only these sections (a second call)
 #   GPU_MATRIX_SMOKE=1 bash bench/gpu_matrix.sh    # a dry run on a CPU with tiny steps (checks the script)
 #
 # Sections, each in its own processes under `timeout`, so one failing or slow section doesn't stop the rest:
@@ -9,8 +10,10 @@
 #              jax; empty compilation caches per process; median ms/step after the autotuned program took over,
 #              first step, peak memory, an unsynchronised loop and a loss.item()-every-step loop
 #   compile    the GPT step under torchlike.compile in the default mode against lazy mode off
-#   overhead   bench/compile_overhead.py on the GPU
 #   startup    examples/char_transformer.py, first run (empty cache) and second run, against real torch
+#   overhead   bench/compile_overhead.py on the GPU
+# in that order of importance: a section that no longer fits the budget (GPU_MATRIX_BUDGET seconds, default
+# 540) is skipped and says so; run it in a second call with GPU_MATRIX_SECTIONS.
 # Results: $OUT (when set, else a new temporary folder) gets each section's log and JSON and summary.md.
 # Wheels in .whl/ (optax, chex...) are installed first when the machine lacks them.
 
@@ -19,7 +22,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$(mktemp -d -t gpu-matrix-XXXX)}
 mkdir -p "$OUT"
-BUDGET=${GPU_MATRIX_BUDGET:-530}  # seconds for the whole script
+BUDGET=${GPU_MATRIX_BUDGET:-540}  # seconds for the whole script
+SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead}
 T0=$(date +%s)
 
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -35,7 +39,7 @@ if [ "${GPU_MATRIX_SMOKE:-0}" = 1 ]; then
     SCALE=4  # section time limits: a loaded 2-core CPU is slower than the GPU machine
     GPT_ARGS="--steps 3 --sample-len 5"; OVERHEAD_ARGS="--reps 5 --rounds 2"
 else
-    DEVICE=cuda; STEPS=20; WARMUP=5; LOOPS=100; UNTIL_HOT=45; PER_RUN=120
+    DEVICE=cuda; STEPS=20; WARMUP=5; LOOPS=100; UNTIL_HOT=30; PER_RUN=150
     GPT_ARGS="--device cuda"; OVERHEAD_ARGS="--device cuda --reps 100 --rounds 5"
     SCALE=1
 fi
@@ -47,6 +51,7 @@ left() { echo $((BUDGET - ($(date +%s) - T0))); }
 section() {
     local name=$1 max=$(($2 * SCALE)) t s rc
     shift 2
+    case ",$SECTIONS," in *",$name,"*) ;; *) return ;; esac
     t=$(left)
     t=$((t - 15))
     [ "$t" -gt "$max" ] && t=$max
@@ -74,17 +79,17 @@ try:
 except ImportError as e: print("no optax (the jax backend will fail):", e)
 EOF'
 
-section matrix 330 python3 bench/run.py --device "$DEVICE" --workloads mlp,cnn,gpt,matmul_mlp \
+section matrix 370 python3 bench/run.py --device "$DEVICE" --workloads mlp,cnn,gpt,matmul_mlp \
     --backends torch,torchlike.lazy,torchlike.compile,jax --steps "$STEPS" --warmup "$WARMUP" --loops "$LOOPS" \
     --until-hot "$UNTIL_HOT" --fresh-cache --timeout "$PER_RUN" --out "$OUT/matrix.json"
 
 TORCHLIKE_CACHE_DIR=$SHARED_CACHE section compile 90 python3 bench/run.py --device "$DEVICE" --workloads gpt \
-    --backends torchlike.compile,torchlike.compile.eager,torchlike.compile --steps "$STEPS" --warmup "$WARMUP" \
+    --backends torchlike.compile,torchlike.compile.eager --steps "$STEPS" --warmup "$WARMUP" \
     --until-hot "$UNTIL_HOT" --timeout $((80 * SCALE)) --out "$OUT/compile.json"
 
-section overhead 60 python3 bench/compile_overhead.py $OVERHEAD_ARGS --json "$OUT/overhead.json"
+section startup 150 python3 bench/startup.py --torch --json "$OUT/startup.json" "examples/char_transformer.py $GPT_ARGS"
 
-section startup 170 python3 bench/startup.py --torch --json "$OUT/startup.json" "examples/char_transformer.py $GPT_ARGS"
+section overhead 40 python3 bench/compile_overhead.py $OVERHEAD_ARGS --json "$OUT/overhead.json"
 
 python3 - "$OUT" <<'EOF' | tee "$OUT/summary.md"
 import json, os, sys

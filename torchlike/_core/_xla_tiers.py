@@ -41,7 +41,7 @@ def platform_of(leaves: list) -> str:
     """The platform of the first device-resident array among a program's arguments ("cpu" if none)."""
     for x in leaves:
         devices = getattr(x, "devices", None)
-        if devices is not None and not isinstance(x, type):
+        if devices is not None:
             try:
                 return next(iter(devices())).platform
             except Exception:  # a tracer or a foreign array: look further
