@@ -40,9 +40,9 @@ def _aliases(text: str) -> int:
 
 def compiled_step(cfg: dict) -> tuple:
     import jax
+    import workloads
 
     import torchlike as torch
-    import workloads
 
     step, _ = workloads.make_gpt(torch, "cuda" if jax.default_backend() == "gpu" else "cpu", torch.compile, cfg=cfg)
     for _ in range(3):
