@@ -163,3 +163,83 @@ def test_compiled_step_runs_fast_compiled_then_autotuned(monkeypatch):
     with torch.lazy.mode(False):
         want = run(False)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+_ONE_OP_SCRIPT = r"""
+import json, sys
+import jax
+import torchlike as torch
+import torchlike.nn as nn
+from torchlike._core import _xla_tiers
+from torchlike._ops import registry
+from torchlike.autograd import engine
+from torchlike.optim import _fused
+
+if sys.argv[1] == "gpu":
+    _xla_tiers._default_platform = "gpu"  # what jax.default_backend() says on a GPU machine
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+
+def step():
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+losses = [step().item() for _ in range(3)]
+compiled = torch.compile(step)
+losses += [compiled().item() for _ in range(3)]
+kernels = [k for op in registry.OPS.values() for k in op.kernels.values()]
+kernels += list(engine._vjp_kernels.values()) + _fused._fused_update_one_op
+kinds = sorted({type(k).__name__ for k in kernels})
+# a one-op kernel called at top level compiled its cold program; inside traces (the compiled step) the plain jit
+cold = sum(k.cold._cache_size() for k in kernels if hasattr(k, "cold"))
+print(json.dumps({"losses": losses, "kinds": kinds, "cold_programs": cold}))
+"""
+
+
+@pytest.mark.parametrize("lazy", ["0", "1"])
+def test_one_op_kernels_compile_cold_on_a_gpu(tmp_path, lazy):
+    """On a GPU the op table's kernels, the VJPs and the optimizer's fused update compile without
+    autotuning when called at top level (eager mode, lazy mode's first sighting, compile's discovery) and
+    as the plain jit inside a trace; the CPU keeps plain jit objects. Same numbers either way."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "one_op.py"
+    script.write_text(_ONE_OP_SCRIPT)
+    env = dict(os.environ, TORCHLIKE_LAZY=lazy, TORCHLIKE_LAZY_TIERS="1", TORCHLIKE_COLD_KERNELS="1",
+               PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(torch.__file__)),
+                                           os.environ.get("PYTHONPATH", "")]))
+
+    def run(platform):
+        out = subprocess.run([sys.executable, str(script), platform], env=env, capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    cpu, gpu = run("cpu"), run("gpu")
+    assert cpu["kinds"] == ["PjitFunction"] and cpu["cold_programs"] == 0, cpu
+    assert gpu["kinds"] == ["_OneOp"] and gpu["cold_programs"] > 0, gpu
+    assert gpu["losses"] == cpu["losses"]
+
+
+def test_one_op_jit_is_plain_jit_off_a_gpu(monkeypatch):
+    monkeypatch.setattr(tiers, "_default_platform", "cpu")
+    assert type(tiers.one_op_jit(jnp.sin)) is type(jax.jit(jnp.sin))
+    monkeypatch.setattr(tiers, "_default_platform", "gpu")
+    monkeypatch.setattr(tiers, "COLD_KERNELS", False)
+    assert type(tiers.one_op_jit(jnp.sin)) is type(jax.jit(jnp.sin))
+    monkeypatch.setattr(tiers, "COLD_KERNELS", True)
+    k = tiers.one_op_jit(lambda a, b: a @ b)
+    a = jnp.arange(4.0).reshape(2, 2)
+    # top level: the cold program; nested in a trace (JAX refuses compiler_options there): the plain jit
+    np.testing.assert_array_equal(k(a, a), a @ a)
+    np.testing.assert_array_equal(jax.jit(lambda a: k(a, a) + 1)(a), a @ a + 1)
+    np.testing.assert_array_equal(jax.grad(lambda a: k(a, a).sum())(a), jax.grad(lambda a: (a @ a).sum())(a))
+    assert k.cold._cache_size() == 1 and k.plain._cache_size() == 0
+    assert k.__name__ == "<lambda>" and k.eval_shape(a, a).shape == (2, 2)

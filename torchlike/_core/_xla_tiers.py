@@ -9,8 +9,15 @@ program takes over at the first flush after it is ready.
 Both go in the persistent compilation cache: per-compile options are part of JAX's cache key (the
 compile options it hashes include them), so one tier's program is never served for the other.
 
+One-op kernels (the op table's kernels, the autograd engine's fused backward and per-node VJPs, the
+optimizer's fused update, view reads and writes) run eager mode, lazy mode's first sighting of a
+structure and ``torchlike.compile``'s discovery call. On a GPU they are built by ``one_op_jit`` with
+``COLD_OPTIONS`` too: autotuning each one-op GEMM cost 0.4-2 s of a first step (an MLP's compiled first
+step: 25 s on an H200). They stay cold: a single GEMM without autotuning runs cuBLAS's heuristic choice.
+
 Switches: ``TORCHLIKE_LAZY_TIERS=0`` compiles a new structure autotuned at once (one tier, the
-old first-step stall); ``TORCHLIKE_LAZY_HOT=0`` keeps the fast program and never autotunes.
+old first-step stall) and one-op kernels with XLA's defaults; ``TORCHLIKE_LAZY_HOT=0`` keeps the fast
+program and never autotunes; ``TORCHLIKE_COLD_KERNELS=0`` builds one-op kernels with XLA's defaults only.
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ import weakref
 from typing import Any, Callable
 
 import jax
+from jax._src.core import trace_state_clean as _trace_state_clean  # no public name; JAX's stages use it
 
-__all__ = ["COLD_OPTIONS", "busy", "cold_options", "join", "platform_of", "start"]
+__all__ = ["COLD_OPTIONS", "busy", "cold_options", "join", "one_op_cold", "one_op_jit", "platform_of", "start"]
 
 COLD_OPTIONS = {"xla_gpu_autotune_level": 0, "xla_gpu_enable_triton_gemm": False}
 GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})
@@ -35,6 +43,7 @@ def _flag(name: str) -> bool:
 
 TIERS = _flag("TORCHLIKE_LAZY_TIERS")
 HOT = _flag("TORCHLIKE_LAZY_HOT")
+COLD_KERNELS = _flag("TORCHLIKE_COLD_KERNELS")
 
 
 def platform_of(leaves: list) -> str:
@@ -56,6 +65,50 @@ def cold_options(platform: str) -> dict | None:
     if not TIERS or platform not in GPU_PLATFORMS:
         return None
     return dict(COLD_OPTIONS)
+
+
+_default_platform: str | None = None
+
+
+def one_op_cold() -> bool:
+    """Whether one-op kernels compile with ``COLD_OPTIONS``: JAX's default backend is a GPU.
+
+    Asked when a kernel is built (a first call), so the backend is already up; never at import."""
+    global _default_platform
+    if not (TIERS and COLD_KERNELS):
+        return False
+    if _default_platform is None:
+        _default_platform = jax.default_backend()
+    return _default_platform in GPU_PLATFORMS
+
+
+class _OneOp:
+    """A one-op kernel on a GPU: called at top level, the program compiled without autotuning; called
+    inside a trace (a lazy program, a compiled step, eval_shape, a VJP), the plain jit, because JAX
+    refuses ``compiler_options`` on a nested jit. Anything else (lower, trace, eval_shape, __name__...)
+    is the plain jit's."""
+
+    __slots__ = ("cold", "plain", "__weakref__")
+
+    def __init__(self, fn: Callable, kwargs: dict) -> None:
+        self.plain = jax.jit(fn, **kwargs)
+        self.cold = jax.jit(fn, compiler_options=dict(COLD_OPTIONS), **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _trace_state_clean():
+            return self.cold(*args, **kwargs)
+        return self.plain(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.plain, name)
+
+
+def one_op_jit(fn: Callable, **kwargs: Any) -> Any:
+    """``jax.jit(fn, **kwargs)``; when ``one_op_cold()``, its top-level calls compile without autotuning
+    (see ``_OneOp``). The CPU gets exactly ``jax.jit(fn, **kwargs)``."""
+    if one_op_cold():
+        return _OneOp(fn, kwargs)
+    return jax.jit(fn, **kwargs)
 
 
 def _persistent_cache_on() -> bool:

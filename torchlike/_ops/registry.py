@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core import device as _device
 from .._core import dtype as D
-from .._core import lazy
+from .._core import _xla_tiers, lazy
 from .._core import tensor as T
 from .._core.dtype import RANK_DIM0, RANK_DIMMED, RANK_SCALAR
 from .._core.kernel_cache import LRU
@@ -751,7 +751,7 @@ def _autocast_cast(a: Any, target: Any) -> Any:
 
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple,
                   precast: D.dtype | None = None) -> Callable:
-    jitted = jax.jit(kernel_function(op, static, cdt, baked, precast))
+    jitted = _xla_tiers.one_op_jit(kernel_function(op, static, cdt, baked, precast))  # no autotuning on a GPU
     op.kernels[key] = jitted
     return jitted
 

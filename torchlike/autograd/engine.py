@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import lazy
+from .._core import _xla_tiers, lazy
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
@@ -261,7 +261,7 @@ def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int)
         return new_grads, [wanted_cts.get(w) for w in range(len(wanted or ()))]
 
     run.__name__ = "fused_backward"
-    return jax.jit(run)
+    return _xla_tiers.one_op_jit(run)  # no autotuning on a GPU: its own program outside lazy mode
 
 
 # --- the per-node path -------------------------------------------------------------------------
@@ -277,7 +277,7 @@ def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> t
             return _node_vjp(kernel, diff, a, c)
 
         vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_backward"
-        k = _vjp_kernels[key] = jax.jit(vjp)
+        k = _vjp_kernels[key] = _xla_tiers.one_op_jit(vjp)
     return _mesh_safe(k, args, cts)
 
 
