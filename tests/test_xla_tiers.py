@@ -193,7 +193,7 @@ losses = [step().item() for _ in range(3)]
 compiled = torch.compile(step)
 losses += [compiled().item() for _ in range(3)]
 kernels = [k for op in registry.OPS.values() for k in op.kernels.values()]
-kernels += list(engine._vjp_kernels.values()) + _fused._fused_update_one_op
+kernels += list(engine._vjp_kernels.values()) + [k for k in _fused._fused_update_one_op if k is not None]
 kinds = sorted({type(k).__name__ for k in kernels})
 # a one-op kernel called at top level compiled its cold program; inside traces (the compiled step) the plain jit
 cold = sum(k.cold._cache_size() for k in kernels if hasattr(k, "cold"))

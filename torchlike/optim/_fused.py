@@ -90,10 +90,11 @@ fused_update = jax.jit(_fused_update, static_argnums=(0, 1, 7))
 _fused_update_one_op: list = []  # built at the first step (the backend is known then): no autotuning on a GPU
 
 
-def _update_kernel() -> Callable:
+def _update_kernel() -> Callable | None:
+    """``fused_update`` built by ``one_op_jit`` on a GPU; None elsewhere (``fused_update`` itself)."""
     if not _fused_update_one_op:
         _fused_update_one_op.append(_xla_tiers.one_op_jit(_fused_update, static_argnums=(0, 1, 7))
-                                    if _xla_tiers.one_op_cold() else fused_update)
+                                    if _xla_tiers.one_op_cold() else None)
     return _fused_update_one_op[0]
 
 
@@ -291,10 +292,10 @@ def _step_kernel(cls: type, statics: tuple, exact: bool) -> Callable:
         if len(_step_kernels) > 256:
             _step_kernels.clear()
 
-        update = _update_kernel()
+        cold = _update_kernel()
 
         def k(hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
-            return update(cls, statics, hypers, params, grads, states, zero, exact)
+            return (cold or fused_update)(cls, statics, hypers, params, grads, states, zero, exact)
 
         _step_kernels[key] = k
     return k
