@@ -2,7 +2,7 @@
 first step on a GPU spends 14 s in one cold-tier compile). Each depth runs in its own process, so no
 kernel is shared; the program is torchlike.compile's (the same ops as lazy mode's whole-step program).
 
-    python bench/compile_scaling.py [--device cpu] [--layers 1,2,4,8] [--d 64] [--fp32]
+    python bench/compile_scaling.py [--device cpu] [--layers 1,2,4,8] [--d 64] [--fp32] [--sgd]
 
 Prints, per depth, the seconds XLA spent compiling the step program; if compile time
 grows linearly with depth, compiling per-layer regions of one structure (compiled once, run per layer)
@@ -23,11 +23,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def one(device: str, layers: int, d: int, autocast: bool = True) -> dict:
+def one(device: str, layers: int, d: int, autocast: bool = True, sgd: bool = False) -> dict:
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.dirname(HERE))
     os.environ["TORCHLIKE_LAZY"] = "0"
     os.environ["TORCHLIKE_CACHE"] = "0"  # every compile for real
+    os.environ["TORCHLIKE_LAZY_HOT"] = "0"  # on a GPU: only the fast tier's compile (the first step's)
     import jax
 
     times: list = []
@@ -44,6 +45,8 @@ def one(device: str, layers: int, d: int, autocast: bool = True) -> dict:
 
     import torchlike as lib
 
+    if sgd:  # plain SGD in place of AdamW: how much of the compile is the optimizer update
+        lib.optim.AdamW = lambda params, lr: lib.optim.SGD(params, lr=lr)
     cfg = dict(layers=layers, d=d, heads=4, seq=32, batch=4, vocab=128)
     step, _ = workloads.make_gpt(lib, device, lib.compile, cfg=cfg, autocast=autocast)
     step()._data().block_until_ready()  # discovery (eager)
@@ -62,14 +65,15 @@ def main() -> None:
     p.add_argument("--layers", default="1,2,4,8")
     p.add_argument("--d", type=int, default=64)
     p.add_argument("--fp32", action="store_true", help="no bf16 autocast")
+    p.add_argument("--sgd", action="store_true", help="SGD in place of AdamW")
     p.add_argument("--one", type=int, default=None)
     a = p.parse_args()
     if a.one is not None:
-        print(json.dumps(one(a.device, a.one, a.d, not a.fp32)))
+        print(json.dumps(one(a.device, a.one, a.d, not a.fp32, a.sgd)))
         return
     for n in [int(x) for x in a.layers.split(",")]:
         out = subprocess.run([sys.executable, __file__, "--device", a.device, "--d", str(a.d), "--one", str(n)]
-                             + (["--fp32"] if a.fp32 else []),
+                             + (["--fp32"] if a.fp32 else []) + (["--sgd"] if a.sgd else []),
                              capture_output=True, text=True)
         lines = out.stdout.strip().splitlines()
         print(lines[-1] if lines else f"layers {n}: failed: {out.stderr[-500:]}", flush=True)
