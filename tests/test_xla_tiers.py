@@ -151,15 +151,23 @@ def test_compiled_step_runs_fast_compiled_then_autotuned(monkeypatch):
             return loss
 
         step = torch.compile(step) if compiled else step
+        steps.append(step)
         losses = []
         for _ in range(5):
             losses.append(step().item())
             tiers.join()
         return losses
 
+    steps = []
     got = run(True)
     assert compile_stats["cold_compiles"] == 1 and compile_stats["hot_compiles"] == 1, compile_stats
     assert compile_stats["hot_takeover_at"] == 2, compile_stats  # the program's 2nd run (the step's 3rd call)
+    (entry,) = [e for e in steps[0].cache.values() if not e.eager]
+    if jax.config.jax_compilation_cache_dir:
+        # steady calls go through the jit object (JAX's C++ dispatch; its program read from the cache)
+        assert entry.compiled is entry.jitted
+    with jax.transfer_guard("disallow"):
+        steps[0]()
     with torch.lazy.mode(False):
         want = run(False)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
@@ -201,6 +209,7 @@ print(json.dumps({"losses": losses, "kinds": kinds, "cold_programs": cold}))
 """
 
 
+@pytest.mark.slow  # two processes
 @pytest.mark.parametrize("lazy", ["0", "1"])
 def test_one_op_kernels_compile_cold_on_a_gpu(tmp_path, lazy):
     """On a GPU the op table's kernels, the VJPs and the optimizer's fused update compile without
