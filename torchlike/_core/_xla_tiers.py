@@ -29,7 +29,11 @@ import weakref
 from typing import Any, Callable
 
 import jax
-from jax._src.core import trace_state_clean as _trace_state_clean  # no public name; JAX's stages use it
+
+try:  # no public name; JAX's own AOT call path uses it
+    from jax._src.core import trace_state_clean as _trace_state_clean
+except ImportError:  # another JAX: one-op kernels keep XLA's defaults
+    _trace_state_clean = None
 
 __all__ = ["COLD_OPTIONS", "busy", "cold_options", "join", "one_op_cold", "one_op_jit", "platform_of", "start"]
 
@@ -75,7 +79,7 @@ def one_op_cold() -> bool:
 
     Asked when a kernel is built (a first call), so the backend is already up; never at import."""
     global _default_platform
-    if not (TIERS and COLD_KERNELS):
+    if not (TIERS and COLD_KERNELS) or _trace_state_clean is None:
         return False
     if _default_platform is None:
         _default_platform = jax.default_backend()
