@@ -18,7 +18,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import optax
-from workloads import GPT_CFG
+from workloads import GPT_CFG, MATMUL_MLP
 
 
 def _dense(key: Any, n_in: int, n_out: int) -> dict:
@@ -160,7 +160,7 @@ def make_gpt(device: Any, cfg: dict = GPT_CFG) -> tuple:
     return _trainer(loss, params, optax.adamw(3e-4, weight_decay=0.01), x, y), 6 * n_params * B * T + 3 * attn
 
 
-def make_matmul_mlp(device: Any, width: int = 4096, batch: int = 2048) -> tuple:
+def make_matmul_mlp(device: Any, width: int = MATMUL_MLP["width"], batch: int = MATMUL_MLP["batch"]) -> tuple:
     w, w2 = width, 2 * width
     ks = jax.random.split(jax.random.PRNGKey(0), 5)
     params = [_dense(ks[0], w, w2), _dense(ks[1], w2, w2), _dense(ks[2], w2, w)]

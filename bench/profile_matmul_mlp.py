@@ -81,7 +81,7 @@ def _summary(step, path: str | None) -> dict:
     else:
         entry = next(e for e in step.cache.values() if not e.eager)
         state = [b.get() for b in entry.state]
-        lowered = entry.compiled.lower(state[: entry.n_mut], state[entry.n_mut :], [], step._scalars_now(entry),
+        lowered = entry.jitted.lower(state[: entry.n_mut], state[entry.n_mut :], [], step._scalars_now(entry),
                                        step._key_state())  # fmt: skip
     text = lowered.compile().as_text()
     if path:

@@ -7,6 +7,7 @@ training step (or forward pass) and returns a tensor to synchronise on.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Callable
 
 # name -> description, used in reports
@@ -114,7 +115,11 @@ def make_cnn(lib: Any, device: str, compiled: Callable | None = None) -> tuple:
     return (step if compiled is None else compiled(step)), 3 * (conv + fc)
 
 
-GPT_CFG = dict(layers=6, d=512, heads=8, seq=256, batch=16, vocab=4096)
+# BENCH_SMALL=1 shrinks the large workloads (a CPU dry run of bench/gpu_matrix.sh checks the scripts, not speed)
+SMALL = os.environ.get("BENCH_SMALL", "0") == "1"
+GPT_CFG = dict(layers=2, d=64, heads=4, seq=32, batch=4, vocab=128) if SMALL else \
+    dict(layers=6, d=512, heads=8, seq=256, batch=16, vocab=4096)  # fmt: skip
+MATMUL_MLP = dict(width=256, batch=64) if SMALL else dict(width=4096, batch=2048)
 
 
 def build_gpt(lib: Any, cfg: dict = GPT_CFG) -> Any:
@@ -181,8 +186,8 @@ def make_gpt(lib: Any, device: str, compiled: Callable | None = None, cfg: dict 
     return (step if compiled is None else compiled(step)), 6 * n_params * tokens + 3 * attn
 
 
-def make_matmul_mlp(lib: Any, device: str, compiled: Callable | None = None, width: int = 4096,
-                    batch: int = 2048) -> tuple:
+def make_matmul_mlp(lib: Any, device: str, compiled: Callable | None = None, width: int = MATMUL_MLP["width"],
+                    batch: int = MATMUL_MLP["batch"]) -> tuple:
     nn = lib.nn
     lib.manual_seed(0)
     w, w2 = width, 2 * width

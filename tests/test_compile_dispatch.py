@@ -14,6 +14,7 @@ from jax._src.interpreters import pxla
 import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
+from torchlike._core.lazy import LazyArray
 
 
 @pytest.fixture
@@ -78,3 +79,56 @@ def test_steady_state_step_is_one_program_without_transfers(launches):
         step()
     assert len(launches) == 2 and all("pure" in name for name in launches), launches
     assert opt.param_groups[0]["lr"] == lr and len(step.cache) == 1 and step.recompiles == 0
+
+
+def test_lazy_mode_steady_step_records_nothing_and_flushes_only_pending_work(launches):
+    """In lazy mode (the GPU default) a compiled call does what it does with lazy mode off: no lazy
+    node is recorded, no flush runs unless work is pending, and the step is its one program."""
+    with torch.lazy.mode(True):
+        step, model, opt, sched = _training_step()
+        torch.lazy.mark_step()
+        torch.lazy.reset_stats()
+        step()  # discovery runs eagerly, as with lazy mode off
+        step()
+        assert torch.lazy.stats()["nodes"] == 0
+        del launches[:]
+        with jax.transfer_guard("disallow"):
+            losses = [step() for _ in range(3)]
+        s = torch.lazy.stats()
+        assert s["nodes"] == 0 and s.get("flushes", 0) == 0, s
+        assert len(launches) == 3 and all("pure" in name for name in launches), launches
+        assert all(type(v._buf.array) is not LazyArray for v in losses)  # concrete results
+        x = torch.ones(1) * 2  # pending work before a call: one flush, then the program
+        step()
+        s = torch.lazy.stats()
+        assert s["flush_reasons"] == {"compiled step": 1}, s
+        assert float(x) == 2.0
+
+
+def test_last_steps_grads_are_not_arguments_of_the_program():
+    """zero_grad(set_to_none=True) drops last step's .grads: they are not state (not passed each call,
+    not kept alive by the program), and the fresh .grads are still the step's results."""
+
+    def run(compiled):
+        torch.manual_seed(0)
+        model = nn.Linear(4, 3)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(8, 4)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        f = torch.compile(step) if compiled else step
+        for _ in range(4):
+            f()
+        return f, model
+
+    step, model = run(True)
+    entry = next(e for e in step.cache.values() if not e.eager)
+    assert sorted(tuple(b.get().shape) for b in entry.state) == [(3,), (3, 4), (8, 4)]  # bias, weight, x
+    _, want = run(False)
+    assert torch.allclose(model.weight, want.weight) and torch.allclose(model.weight.grad, want.weight.grad)

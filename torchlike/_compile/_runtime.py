@@ -33,9 +33,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import lazy
+from .._core import _xla_tiers, lazy
+from .._core import dtype as D
 from .._core import tensor as T
 from .._core.tensor import Buffer, Tensor
+from ..amp import autocast_mode
 from ..autograd import grad_mode
 from ..optim import _fused
 from ..optim import lr_scheduler as _lr_scheduler
@@ -115,12 +117,16 @@ class _TraceHook:
         self.lifted = lifted
         self.scalars = scalars  # (id(container), key) -> tracer
         self._created: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.used: set = set()  # lifted buffers the function read or wrote
 
     def created(self, buf: Buffer) -> None:
         self._created[buf] = None
 
     def read(self, buf: Buffer) -> None:
-        if id(buf) in self.lifted or buf in self._created:
+        if id(buf) in self.lifted:
+            self.used.add(id(buf))
+            return
+        if buf in self._created:
             return
         raise _NeedState(buf)
 
@@ -167,7 +173,8 @@ class _Entry:
 
     __slots__ = ("state", "state_tensors", "compiled", "out_tree", "out_static", "escaped", "grad_effects",
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
-                 "packed", "device", "scalar_host", "scalar_dev", "state_pos",
+                 "packed", "device", "scalar_host", "scalar_dev", "state_pos", "jitted", "failed",
+                 "unused", "lowered", "platform",  # lowered: the trace, until tiers start
                  "__weakref__")  # fmt: skip
 
 
@@ -208,8 +215,18 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.disable or T.hook is not None:  # disabled, or called from inside another trace
             return self.fn(*args, **kwargs)
-        if lazy._on:  # pending lazy work may read arrays this program donates: run it first
+        if lazy._on and not lazy._suspended:
+            # The call does what it does with lazy mode off: pending work runs first (it may read arrays this
+            # program donates), and nothing inside records (discovery runs eagerly, outputs are concrete).
             lazy.flush("compiled step")
+            lazy.suspend(True)
+            try:
+                return self._call(args, kwargs)
+            finally:
+                lazy.suspend(False)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
         leaves, tree = _flatten((args, kwargs))
         key = self._key(leaves, tree)
         entry = self.cache.get(key)
@@ -304,9 +321,23 @@ class CompiledFunction:
 
     def _trace(self, key: Any, leaves: list, tree: Any) -> _Entry:
         state, scalars = (list(x) for x in self.discovered[key])
+        pruned = False
         for _ in range(64):
             try:
-                return self._trace_with(state, scalars, leaves, tree)
+                entry = self._trace_with(state, scalars, leaves, tree)
+                if entry.unused and not pruned:
+                    # State the program neither reads nor writes (last step's .grads, which zero_grad(set_to_none=True)
+                    # drops) would be an argument of every call and kept alive by it: trace again without it
+                    # (a read of it would make it state again).
+                    pruned = True
+                    drop = {id(b) for b in entry.unused}
+                    state = [b for b in state if id(b) not in drop]
+                    self.discovered[key] = (state, scalars)
+                    stats["pruned_state"] += len(drop)
+                    stats["compiles"] -= 1  # that lowering is never compiled
+                    continue
+                self._start_tiers(entry)
+                return entry
             except _NeedState as e:
                 state.append(e.buf)
                 stats["retraces"] += 1
@@ -393,7 +424,7 @@ class CompiledFunction:
                     if t._grad is not before:
                         effects.append((weakref.ref(t), t._grad))
                 info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
-                            has_random=rng.count > 0, owners=owners, changed=changed)  # fmt: skip
+                            has_random=rng.count > 0, owners=owners, changed=changed, used=set(hook.used))  # fmt: skip
                 # no draws: no key output (returning the input would cost a copy kernel per call)
                 return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else None
             finally:
@@ -412,38 +443,68 @@ class CompiledFunction:
         packed = _all_numbers(leaves_)
         if packed:
             scalar_values = np.asarray(leaves_, np.float64)
+        device = _device_of(state_arrays + input_arrays)
+        if device is not None:
+            # Lower with the arguments as every call passes them: later calls pass the program's own (committed)
+            # outputs, the key and the numbers placed on the device. An uncommitted array from an eager first
+            # call would give jit another signature, so the first steps would lower (and compile) twice.
+            if packed:
+                scalar_values = jax.device_put(scalar_values, device)
+            for k in range(n_mut):
+                a = state_arrays[k]
+                if isinstance(a, jax.Array) and not a.committed and isinstance(device, jax.Device):
+                    state_arrays[k] = a = jax.device_put(a, device)
+                    state[k].set(a)
         donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()
         jitted = jax.jit(pure, donate_argnums=donate)
-        # Lowering traces the function (and fills ``info``); the jitted callable then compiles on its
-        # first call and is called through JAX's fast C++ path afterwards.
-        jitted.lower(state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state())
-        compiled = jitted
+        args = (state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state(device))
+        entry = _Entry()
+        entry.jitted = entry.compiled = jitted
+        entry.failed = False
+        entry.calls = 0
+        platform = device.platform if isinstance(device, jax.Device) else "cpu"  # one device only
+        # Tracing fills ``info``; the jitted callable then lowers and compiles on its first call (from the
+        # same trace) and is called through JAX's fast C++ path afterwards.
+        traced = jitted.trace(*args)
+        entry.platform = platform
         stats["compiles"] += 1
         if self.cache:
             self._note_recompile(None, "new input shapes, dtypes, static arguments or grad mode")
-        entry = _Entry()
         entry.eager = False
         entry.state = state
         entry.state_pos = {id(b): i for i, b in enumerate(state)}  # entry.state keeps the buffers alive
         entry.n_state = len(state)
-        entry.compiled = compiled
         entry.pure = pure
         entry.out_tree = info["out_tree"]
         entry.out_static = info["out_static"]
         entry.escaped = [weakref.ref(b) for b in info["escaped"]]
         entry.grad_effects = info["effects"]
         entry.has_random = info["has_random"]
-        entry.calls = 0
         entry.scalars = list(scalars)
         entry.packed = packed
-        entry.device = _device_of(state_arrays + input_arrays)
+        entry.device = device
         entry.scalar_host = entry.scalar_dev = None
         entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
         entry.n_mut = n_mut
         entry.training = bool(donate) or getattr(self, "training_step", False)
         entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
+        changed = set(info["changed"])
+        entry.unused = [b for k, b in enumerate(state) if id(b) not in info["used"] and k not in changed]
+        entry.lowered = traced
         return entry
+
+    def _start_tiers(self, entry: _Entry) -> None:
+        """On a GPU, a program compiled fast runs now and the autotuned one takes over when ready."""
+        traced, entry.lowered, entry.unused = entry.lowered, None, ()
+        options = _xla_tiers.cold_options(entry.platform)
+        if options is None:
+            return
+        try:
+            _xla_tiers.start(entry, entry.jitted, traced.lower(), options, stats, lambda: entry.calls + 1)
+        except Exception:  # options this XLA does not know: one tier
+            entry.compiled = entry.jitted
+            stats["cold_compile_failures"] += 1
 
     def _key_state(self, device: Any = None) -> Any:
         """The program's RNG key: on the program's device, replaced by each call's output key."""
@@ -486,9 +547,19 @@ class CompiledFunction:
         mut = state_arrays[:n]
         if entry.training and len(set(map(id, mut))) != n:  # an array held twice can't be donated twice
             mut = [jnp.copy(a) for a in mut]
-        out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
-            mut, state_arrays[n:], input_arrays, scalar_values, self._key_state(entry.device)
-        )
+        key = self._key_state(entry.device)
+        try:
+            out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+                mut, state_arrays[n:], input_arrays, scalar_values, key)
+        except (TypeError, ValueError):
+            if entry.compiled is entry.jitted:
+                raise
+            # the fast-compiled program refused these arguments (an AOT program checks them more strictly
+            # than jit does: e.g. a placement it was not compiled for), before running: use jit's
+            entry.compiled = entry.jitted
+            entry.failed = True
+            out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+                mut, state_arrays[n:], input_arrays, scalar_values, key)
         if new_key is not None:
             self._rng_key = new_key
         for b, a in zip(entry.changed, new_state):
@@ -691,13 +762,7 @@ def _compare(what: str, a: list, b: list) -> None:
 
 
 def _ambient() -> tuple:
-    from .._core import dtype as D
-
-    amb = [D.get_default_dtype()]
-    from ..amp import autocast_mode
-
-    amb.append(autocast_mode.state_key())
-    return tuple(amb)
+    return (D.get_default_dtype(), autocast_mode.state_key())
 
 
 _fused.read_hyper = hyper

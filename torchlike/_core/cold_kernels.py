@@ -28,7 +28,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from . import lazy
+from . import _xla_tiers, lazy
 from .kernel_cache import LRU
 
 __all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_enabled", "enabled"]
@@ -769,5 +769,7 @@ def signature(args: Any) -> tuple | None:
 
 def cold(fn: Callable, name: str | None = None, direct: bool = False, **jit_kwargs: Any) -> ColdKernel:
     """``jax.jit(fn)`` whose first calls on each signature run without compiling (see the module doc).
-    ``direct``: ``fn`` is itself a call of jitted code, and hot signatures call it as it is."""
-    return ColdKernel(jax.jit(fn, **jit_kwargs), name or getattr(fn, "__name__", None), fn if direct else None)
+    ``direct``: ``fn`` is itself a call of jitted code, and hot signatures call it as it is. On a GPU the
+    compiled kernel skips XLA's GEMM autotuning (``_xla_tiers.one_op_jit``)."""
+    jitted = _xla_tiers.one_op_jit(fn, **jit_kwargs)
+    return ColdKernel(jitted, name or getattr(fn, "__name__", None), fn if direct else None)

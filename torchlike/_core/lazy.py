@@ -37,6 +37,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _xla_tiers
+
 __all__ = ["LazyArray", "call", "flush", "enabled", "set_enabled", "stats", "flush_reasons"]
 
 _tree_flatten = jax.tree_util.tree_flatten
@@ -621,6 +623,17 @@ def _build(prog: _Program, leaves: list, background: bool) -> None:
     if prog.spmd is not None:
         _build_spmd(prog, leaves, structs)
         return
+    options = None if background else _xla_tiers.cold_options(_xla_tiers.platform_of(leaves))
+    if options is not None:  # a GPU's first sighting: compile fast and run now, autotune in the background
+        try:
+            t = _xla_tiers.start(prog, jitted, jitted.lower(*structs), options, stats, lambda: prog.seen)
+            stats["compiles"] += 1
+            if t is not None:
+                _compiling.add(t)
+            return
+        except Exception:  # e.g. options this XLA does not know: one tier
+            prog.compiled = None
+            stats["cold_compile_failures"] += 1
 
     def work() -> None:
         try:

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import cold_kernels, lazy
+from .._core import _xla_tiers, cold_kernels, lazy
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
@@ -270,7 +270,7 @@ def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int)
         return new_grads, [wanted_cts.get(w) for w in range(len(wanted or ()))]
 
     run.__name__ = "fused_backward"
-    return jax.jit(run)
+    return _xla_tiers.one_op_jit(run)  # no autotuning on a GPU: its own program outside lazy mode
 
 
 # --- the per-node path -------------------------------------------------------------------------

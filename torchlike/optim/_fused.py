@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import cold_kernels, lazy
+from .._core import _xla_tiers, cold_kernels, lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from . import _math as M
@@ -74,8 +74,7 @@ def _group_update(cls: type, static: tuple, h: Any, ps: list, gs: list, ss: list
     return out
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 7))
-def fused_update(cls: type, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any,
+def _fused_update(cls: type, statics: tuple, hypers: list, params: list, grads: list, states: list, zero: Any,
                  exact: bool = True) -> list:
     """The whole optimizer step: every parameter of every group, one XLA program.
 
@@ -85,6 +84,18 @@ def fused_update(cls: type, statics: tuple, hypers: list, params: list, grads: l
     """
     with M.fence_zero(zero, exact):
         return [_group_update(cls, *args) for args in zip(statics, hypers, params, grads, states)]
+
+
+fused_update = jax.jit(_fused_update, static_argnums=(0, 1, 7))
+_fused_update_one_op: list = []  # built at the first step (the backend is known then): no autotuning on a GPU
+
+
+def _update_kernel() -> Callable | None:
+    """``fused_update`` built by ``one_op_jit`` on a GPU; None elsewhere (``fused_update`` itself)."""
+    if not _fused_update_one_op:
+        _fused_update_one_op.append(_xla_tiers.one_op_jit(_fused_update, static_argnums=(0, 1, 7))
+                                    if _xla_tiers.one_op_cold() else None)
+    return _fused_update_one_op[0]
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1, 3))
@@ -281,8 +292,10 @@ def _step_kernel(cls: type, statics: tuple, exact: bool) -> Callable:
         if len(_step_kernels) > 256:
             _step_kernels.clear()
 
+        cold = _update_kernel()
+
         def k(hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
-            return fused_update(cls, statics, hypers, params, grads, states, zero, exact)
+            return (cold or fused_update)(cls, statics, hypers, params, grads, states, zero, exact)
 
         # the first steps (and steps of new parameter shapes) run without compiling: see cold_kernels
         k = _step_kernels[key] = cold_kernels.cold(k, "fused_update", direct=True)
