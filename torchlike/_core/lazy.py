@@ -344,17 +344,22 @@ def call(fn: Callable, args: tuple | list) -> Any:
                 refs.append(None)
                 sig.append(None)
                 continue
+            known = None
             if t is LazyArray:
                 if x.graph is g:
                     refs.append(x.slot)
                     sig.append(x.sig)
                     continue
-                x = x.materialize()
+                if x.graph is None:  # a flushed value: its signature is already known
+                    known = x.sig
+                    x = x.value
+                else:
+                    x = x.materialize()
                 t = type(x)
             if t in arr_types or t is np.ndarray:
                 hit = g.leaf_index.get(id(x))
                 if hit is None:  # reading a jax.Array's shape/dtype costs ~1 us: once per graph
-                    hit = (len(g.leaves), (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+                    hit = (len(g.leaves), known or (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
                     g.leaves.append(x)
                     g.leaf_index[id(x)] = hit
                     if g.device is None and t is not np.ndarray:
@@ -413,6 +418,7 @@ def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
                 refs.append(None)
                 continue
             t = type(x)
+            known = None
             if t is LazyArray:
                 xg = x.graph
                 if xg is g:
@@ -423,6 +429,7 @@ def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
                     continue
                 if xg is not None:
                     return None
+                known = x.sig
                 x = x.value
                 t = type(x)
             if t in arr_types or t is np.ndarray:
@@ -434,7 +441,7 @@ def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
                                 hit = h
                                 break
                     if hit is None:
-                        hit = (n_leaves, (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+                        hit = (n_leaves, known or (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
                         n_leaves += 1
                         if new is None:
                             new = []

@@ -283,23 +283,6 @@ def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
 # --- filled ----------------------------------------------------------------------------------------
 
 _fill_kernels: LRU = LRU()
-_range_kernels: LRU = LRU()
-
-
-def _range_kernel(n: int, dt: D.dtype, jdev: Any) -> Any:
-    """``start + i * step`` for i < n in int64, cast to ``dt`` (torch's integral arange), made on ``jdev``."""
-    key = (n, dt, jdev)
-    k = _range_kernels.get(key)
-    if k is None:
-        np_dt = dt.np
-        out = None if jdev is None else jax.sharding.SingleDeviceSharding(jdev)
-
-        def fill(start: Any, step: Any) -> Any:
-            i = jax.lax.iota(np.int64, n)
-            return (jnp.asarray(start, np.int64) + i * jnp.asarray(step, np.int64)).astype(np_dt)
-
-        k = _range_kernels[key] = jax.jit(fill, out_shardings=out)
-    return k
 
 
 def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
@@ -446,20 +429,11 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = math.ceil((end - start) / step)
     # torch computes start + i * step in double for floating outputs, in int64 for integral ones.
-    dev = _dev(device)
     if dt.is_floating_point:
         vals = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
-        t = from_array(jnp.array(vals), dev, requires_grad, dt)
-    elif not lazy._on:  # eagerly, a host range beats compiling a kernel per length
-        vals = (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dt.np)
-        t = from_array(jnp.array(vals), dev, requires_grad, dt)
     else:
-        # integers are exact on the device too: in a lazy step a kernel recorded in the program, like any
-        # op, instead of a host range copied over every step
-        jdev = None if dev.type == "cpu" else _device.jax_device(dev)
-        t = T.make(lazy.call(_range_kernel(n, dt, jdev), (int(start), int(step))), dev, dt)
-        if requires_grad:
-            t.requires_grad_(True)
+        vals = (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dt.np)
+    t = from_array(jnp.array(vals), _dev(device), requires_grad, dt)
     if out is not None:
         registry.copy_to_out(t, out)
         return out
