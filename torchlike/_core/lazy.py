@@ -346,17 +346,22 @@ def call(fn: Callable, args: tuple | list) -> Any:
                 refs.append(None)
                 sig.append(None)
                 continue
+            known = None
             if t is LazyArray:
                 if x.graph is g:
                     refs.append(x.slot)
                     sig.append(x.sig)
                     continue
-                x = x.materialize()
+                if x.graph is None:  # a flushed value: its signature is already known
+                    known = x.sig
+                    x = x.value
+                else:
+                    x = x.materialize()
                 t = type(x)
             if t in arr_types or t is np.ndarray:
                 hit = g.leaf_index.get(id(x))
                 if hit is None:  # reading a jax.Array's shape/dtype costs ~1 us: once per graph
-                    hit = (len(g.leaves), (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+                    hit = (len(g.leaves), known or (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
                     g.leaves.append(x)
                     g.leaf_index[id(x)] = hit
                     if g.device is None and t is not np.ndarray:
@@ -415,6 +420,7 @@ def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
                 refs.append(None)
                 continue
             t = type(x)
+            known = None
             if t is LazyArray:
                 xg = x.graph
                 if xg is g:
@@ -425,6 +431,7 @@ def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
                     continue
                 if xg is not None:
                     return None
+                known = x.sig
                 x = x.value
                 t = type(x)
             if t in arr_types or t is np.ndarray:
@@ -436,7 +443,7 @@ def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
                                 hit = h
                                 break
                     if hit is None:
-                        hit = (n_leaves, (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+                        hit = (n_leaves, known or (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
                         n_leaves += 1
                         if new is None:
                             new = []
@@ -579,24 +586,45 @@ _getrefcount = sys.getrefcount
 _OWN_REFS = 3
 
 
-def _donatable(leaves: list, device: Any, live_objs: list) -> tuple:
+def _donation_plan(leaves: list, live_objs: list) -> tuple:
+    """The leaf positions that could give their buffer to an output of the same shape and dtype, each with
+    its (shape, dtype) bucket, and how many outputs each bucket has: fixed by a graph's structure."""
+    wanted = collections.Counter((z.shape, z.dtype) for z in live_objs)
+    buckets: dict = {}
+    cands = []
+    for i, x in enumerate(leaves):
+        if type(x) in _SCALARS or x is None:
+            continue
+        k = (tuple(x.shape), np.dtype(x.dtype))
+        if wanted[k] > 0:
+            cands.append((i, buckets.setdefault(k, len(buckets))))
+    caps = [0] * len(buckets)
+    for k, b in buckets.items():
+        caps[b] = wanted[k]
+    return tuple(cands), caps
+
+
+def _donatable(leaves: list, device: Any, live_objs: list, plan: tuple | None = None) -> tuple:
     """Positions of leaf arrays the program may overwrite: held by nothing but this graph, and of the shape and
     dtype of an output that can take the buffer over (XLA warns about a donation it cannot use). Off the CPU
-    only (XLA's CPU backend does not reuse donated buffers)."""
+    only (XLA's CPU backend does not reuse donated buffers). ``plan``: ``_donation_plan``'s answer for this
+    structure, kept from an earlier step (only the reference counts change)."""
     if device is None or device.platform == "cpu" or not _DONATE:
         return ()
+    cands, caps = plan if plan is not None else _donation_plan(leaves, live_objs)
+    left = list(caps)
     arr_types = _ARRAY_TYPES
-    wanted = collections.Counter((z.shape, z.dtype) for z in live_objs)
     out = []
-    for i in range(len(leaves)):
+    for i, b in cands:
         x = leaves[i]
-        if type(x) in arr_types and _getrefcount(x) == _OWN_REFS:
-            k = (tuple(x.shape), np.dtype(x.dtype))
-            if wanted[k] > 0:
-                wanted[k] -= 1
-                out.append(i)
+        if left[b] and type(x) in arr_types and _getrefcount(x) == _OWN_REFS:
+            left[b] -= 1
+            out.append(i)
     stats["donated"] += len(out)
     return tuple(out)
+
+
+_donation_plans: dict = {}  # (graph key, live slots) -> _donation_plan's answer
 
 
 def _compile_after(device: Any) -> int:
@@ -764,8 +792,18 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
         stats["dead_flushes"] += 1
         return None
     leaves = g.leaves
-    donate = _donatable(leaves, g.device, live_objs)
-    key = (tuple(g.key), live, donate)
+    gkey = tuple(g.key)
+    device = g.device
+    if device is None or device.platform == "cpu" or not _DONATE:
+        donate = ()
+    else:
+        plan = _donation_plans.get((gkey, live))
+        if plan is None:
+            if len(_donation_plans) >= PROGRAM_CACHE_SIZE:
+                _donation_plans.clear()
+            plan = _donation_plans[(gkey, live)] = _donation_plan(leaves, live_objs)
+        donate = _donatable(leaves, device, live_objs, plan)
+    key = (gkey, live, donate)
     prog = _programs.get(key)
     if prog is None:
         prog = _Program(tuple(g.nodes), live, len(g.leaves), donate)
@@ -937,5 +975,6 @@ def clear_caches() -> None:
     flush("clear caches")
     _graph.expect = None
     _programs.clear()
+    _donation_plans.clear()
     _sigs.clear()
     _first_trace[0] = None

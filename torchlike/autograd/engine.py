@@ -76,28 +76,32 @@ class _Program:
     __slots__ = ("nodes", "leaves", "entries", "key", "roots", "wanted")
 
     def __init__(self, root_edges: list, wanted_edges: list | None) -> None:
-        # Depth-first post-order from the roots; reversed it is a topological order.
+        # Depth-first post-order from the roots; reversed it is a topological order. NOTE: this runs on every
+        # backward, so it is written for speed: type() instead of isinstance (AccumulateGrad has no
+        # subclasses), one dict per kind of target, no helper calls per edge.
         order: list = []
         seen: set = set()
         leaves: list = []
-        leaf_index: dict = {}
+        leaf_target: dict = {}  # id(AccumulateGrad) -> ("l", leaf position)
         stack = [(e[0], False) for e in reversed(root_edges)]
+        pop, push, add = stack.pop, stack.append, seen.add
         while stack:
-            node, done = stack.pop()
+            node, done = pop()
             if done:
                 order.append(node)
                 continue
-            if id(node) in seen:
+            i = id(node)
+            if i in seen:
                 continue
-            seen.add(id(node))
-            if isinstance(node, AccumulateGrad):
-                leaf_index[id(node)] = len(leaves)
+            add(i)
+            if type(node) is AccumulateGrad:
+                leaf_target[i] = ("l", len(leaves))
                 leaves.append(node)
                 continue
-            stack.append((node, True))
+            push((node, True))
             for nxt, _ in reversed(node.edges):
                 if id(nxt) not in seen:
-                    stack.append((nxt, False))
+                    push((nxt, False))
         order.reverse()
         node_index = {id(n): i for i, n in enumerate(order)}
         self.nodes = order
@@ -105,19 +109,23 @@ class _Program:
 
         def target(edge: tuple) -> tuple:
             n, nr = edge
-            if isinstance(n, AccumulateGrad):
-                return ("l", leaf_index[id(n)])
-            return ("n", node_index[id(n)], nr)
+            t = leaf_target.get(id(n))
+            return ("n", node_index[id(n)], nr) if t is None else t
 
         entries = []
         for n in order:
             if n.freed and n.needs_saved:  # torch: a node that saved nothing runs again
                 raise RuntimeError(_ERR_FREED)
-            entries.append((n.kernel, n.diff, tuple(target(e) for e in n.edges), _arg_sig(n.args)))
+            targets = []
+            for m, nr in n.edges:
+                t = leaf_target.get(id(m))
+                targets.append(("n", node_index[id(m)], nr) if t is None else t)
+            entries.append((n.kernel, n.diff, tuple(targets), _arg_sig(n.args)))
         self.entries = entries
         self.roots = tuple(target(e) for e in root_edges)
+
         def maybe_target(edge: tuple | None) -> tuple | None:
-            if edge is None or (id(edge[0]) not in leaf_index and id(edge[0]) not in node_index):
+            if edge is None or (id(edge[0]) not in leaf_target and id(edge[0]) not in node_index):
                 return None  # not reachable from the roots: its gradient is None
             return target(edge)
 
@@ -165,15 +173,19 @@ def _revive(args: list) -> list:
     return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
 
 
+_SCALAR_TYPES = frozenset((bool, int, float, complex))
+
+
 def _arg_sig(args: list) -> tuple:
     sig = []
     for a in args:
-        if isinstance(a, list):
+        t = type(a)
+        if t is list or isinstance(a, list):
             sig.append(len(a))
         elif a is None:
             sig.append(None)
-        elif isinstance(a, (bool, int, float, complex)):
-            sig.append(type(a))
+        elif t in _SCALAR_TYPES or isinstance(a, (bool, int, float, complex)):
+            sig.append(t)
         else:
             sig.append(0)
     return tuple(sig)
