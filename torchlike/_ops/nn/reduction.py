@@ -1,4 +1,4 @@
-"""torch.nn._reduction: reduction names and the deprecated size_average/reduce arguments."""
+"""torch.nn._reduction (re-exported there): reduction names and the deprecated size_average/reduce arguments."""
 
 from __future__ import annotations
 
