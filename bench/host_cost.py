@@ -3,8 +3,10 @@
 A 100-op elementwise chain (``y * 1.01``, ``y + x`` on 16x16 float32) with and without a tensor that
 requires grad, plus the walk ``backward()`` makes over it. Timed with ``time.thread_time`` (this
 thread's CPU time, so other processes on a loaded machine disturb it less), best of 15 runs, after
-warm-up. Lazy figures are recording only: the fused program runs after the timed region, so they are
-the host cost a GPU step pays while the device works. torch's figures include its (tiny) CPU compute.
+warm-up. ``lazy`` replays the recurring chain (guarded replay, see docs/lazy.md); ``lazy-record``
+records every step in full (``TORCHLIKE_LAZY_REPLAY=0``). Lazy figures are recording only: the fused
+program runs after the timed region, so they are the host cost a GPU step pays while the device works.
+torch's figures include its (tiny) CPU compute.
 
     python bench/host_cost.py [--json out.json]
 """
@@ -33,7 +35,7 @@ def measure(lib_name: str, mode: str) -> dict:
         sys.path.insert(0, os.path.dirname(HERE))
         import torchlike as lib
 
-        lib.lazy.enable() if mode == "lazy" else lib.lazy.disable()
+        lib.lazy.enable() if mode.startswith("lazy") else lib.lazy.disable()
 
         def sync() -> None:
             lib.lazy.mark_step()
@@ -83,8 +85,9 @@ def main() -> None:
         print(json.dumps(measure(*a.one)))
         return
     rows = {}
-    for lib, mode in (("torch", "eager"), ("torchlike", "eager"), ("torchlike", "lazy")):
-        env = dict(os.environ, TORCHLIKE_LAZY_BACKGROUND="0")
+    for lib, mode in (("torch", "eager"), ("torchlike", "eager"), ("torchlike", "lazy"), ("torchlike", "lazy-record")):
+        # lazy-record: every step recorded in full (guarded replay off), the cost before replay existed
+        env = dict(os.environ, TORCHLIKE_LAZY_BACKGROUND="0", TORCHLIKE_LAZY_REPLAY="0" if mode == "lazy-record" else "1")
         res = subprocess.run([sys.executable, __file__, "--one", lib, mode], capture_output=True, text=True,
                              env=env, check=True)  # fmt: skip
         rows[f"{lib} {mode}"] = json.loads(res.stdout.strip().splitlines()[-1])

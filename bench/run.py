@@ -96,9 +96,14 @@ def measure(workload: str, backend: str, device: str, steps: int, warmup: int) -
         sync(step())
         samples.append(time.perf_counter() - t0)
     ms = statistics.median(samples) * 1e3
+    lazy = None
+    if backend.startswith("torchlike") and lib.lazy.enabled():  # what lazy execution did (replay, compiles)
+        s = lib.lazy.stats()
+        lazy = {k: s.get(k, 0) for k in ("flushes", "replayed", "replayed_steps", "replay_misses", "compiles",
+                                         "hits", "cold_runs", "donated")}  # fmt: skip
     return {"workload": workload, "backend": backend, "ms_per_step": ms, "steps_per_s": 1e3 / ms,
             "first_step_s": first, "warmup_s": firsts, "peak_mem_bytes": peak(),
-            "tflops": (flops / (ms / 1e3) / 1e12) if flops else None}  # fmt: skip
+            "tflops": (flops / (ms / 1e3) / 1e12) if flops else None, "lazy": lazy}  # fmt: skip
 
 
 def main() -> None:

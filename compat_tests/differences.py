@@ -34,6 +34,27 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "visible only through `stride()`/`is_contiguous()` of such results.",
         "XLA chooses layouts itself; views (which keep torch's strides exactly) are unaffected.",
     ),
+    "lbfgs_float32_dots": (
+        "optim", "float32 `LBFGS` follows torch's trajectory to about 1e-5 relative over a few steps, not bit for bit "
+        "(float64 agrees to 1e-10): its dot products (`y.dot(s)`, the two-loop recursion) sum in XLA's order, torch's "
+        "in MKL's `sdot` order, and each step's 20 iterations amplify the last-bit differences.",
+        "MKL picks its summation order from the CPU, so torch's own float32 trajectories differ between machines.",
+    ),
+    "sparse_coo_subset": (
+        "tensors", "Sparse COO tensors support construction, coalescing, `to_dense`/`to_sparse`, `torch.sparse.sum` "
+        "and the sparse x dense product with its gradients (docs/sparse.md); other ops on them, hybrid tensors and the "
+        "CSR/CSC/BSR layouts raise NotImplementedError, and torch's one-time 'Sparse invariant checks are "
+        "implicitly disabled' warning is not printed.",
+        "The graph-network pattern (sparse adjacency x dense features) is what scripts use; the rest of torch's "
+        "sparse op set is large and rarely met.",
+    ),
+    "dirichlet_grad": (
+        "random", "`Dirichlet.rsample` and `Beta.rsample` gradients (`torch._dirichlet_grad`) agree with torch's to about "
+        "1e-3 relative, not bit for bit; the draws themselves, and `Gamma`/`Chi2`/`StudentT`/`FisherSnedecor` "
+        "gradients (`torch._standard_gamma`'s), are torch's.",
+        "torch evaluates series and rational approximations of -(dCDF/dalpha)/pdf for the marginal Beta; torchlike "
+        "differentiates the Beta CDF numerically in float64, which is at least as accurate but rounds apart.",
+    ),
     "int_div_zero": (
         "ops", "Integer division or remainder by zero returns an unspecified value instead of raising "
         "`ZeroDivisionError` on GPU-resident or traced values (eager CPU calls raise as torch does).",
@@ -188,6 +209,40 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "vision", "`ops.roi_align` and `ops.nms` run on the host in NumPy; `roi_align` has no backward and raises "
         "when its input requires grad.",
         "torchvision's kernels are C++/CUDA extensions; the forward arithmetic is reproduced, the backward not yet.",
+    ),
+    "mp_default_spawn": (
+        "multiprocessing", "`torch.multiprocessing`'s default start method is `spawn` (torch's, on Linux, is `fork`), "
+        "so `get_start_method()` says 'spawn' and a `Process` target must be importable (defined at module level, "
+        "with the `if __name__ == '__main__':` guard). Asking for `fork` raises a RuntimeError when a process "
+        "starts; `forkserver` works (its server preloads nothing). The standard `multiprocessing` module is "
+        "unchanged, and its forked children cannot run torchlike ops.",
+        "A forked child inherits JAX's runtime without its threads: its first computation would hang.",
+    ),
+    "mp_sharing": (
+        "multiprocessing", "Shared CPU tensors live in named memory-mapped blocks (`/dev/shm`), whatever "
+        "`set_sharing_strategy` says; every read of a shared tensor copies the block (JAX arrays cannot alias "
+        "memory that other processes write). Sending a CUDA tensor to another process raises (torch uses CUDA "
+        "IPC). `detach()` of an inference tensor shares its storage, so in-place updates of it outside "
+        "`inference_mode` raise as for the tensor itself (torch allows them on the detached alias).",
+        "JAX arrays are immutable and device-resident; the numpy-backed buffer is the one mutable, shareable form.",
+    ),
+    "legacy_uninitialised": (
+        "creation", "Legacy constructors with sizes (`torch.FloatTensor(2, 3)`, `torch.Tensor(5)`) return zeros, as "
+        "`torch.empty` does; the legacy type objects' module is `torchlike` (`<class 'torchlike.FloatTensor'>`).",
+        "JAX has no uninitialised arrays; torch's values there are arbitrary.",
+    ),
+    "functional_create_graph": (
+        "autograd", "With `create_graph=True`, `autograd.functional` results other than the function's own outputs "
+        "(jacobians, hessians, vjp/jvp/hvp/vhp products) hang from one `FunctionalBackward` node over the inputs: "
+        "they require grad even where torch's graph knows they do not depend on the inputs, and tensors the "
+        "function reads from its closure get no gradient through them. The function's outputs themselves carry "
+        "torch's nodes (`MmBackward0`, ...).",
+        "The derivatives come from JAX transforms of the whole function, recorded as one node.",
+    ),
+    "func_transforms_detach": (
+        "autograd", "Results of `torch.func` transforms (`grad`, `vjp`, `jvp`, `jacrev`, `vmap`, ...) have no "
+        "`grad_fn`: they do not connect to an outer autograd graph of tensors that require grad.",
+        "The transforms run as JAX transforms over tracer-backed tensors, outside the tape.",
     ),
 }
 

@@ -2,7 +2,10 @@
 
 import numpy as np
 import pytest
-from _harness import check
+import torch
+from _harness import assert_same, check
+
+import torchlike
 
 R = np.random.RandomState(0)
 A = R.rand(4, 6).astype(np.float32)
@@ -125,3 +128,37 @@ def test_grad_scaler_sequence_with_injected_infs():
         return scales, w.detach(), scaler.state_dict()
 
     check(f, [A, B], grad=False)
+
+
+def _bf16_training(lib, model_kind):  # noqa: ANN001, ANN202
+    """Three SGD steps of a small MLP or conv net under CPU bfloat16 autocast (issue 35's drift case)."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    if model_kind == "mlp":
+        model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 5))
+        x = lib.randn(32, 20)
+    else:
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 8 * 8, 5))
+        x = lib.randn(16, 3, 8, 8)
+    y = lib.randint(0, 5, (x.shape[0],))
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    out = []
+    for _ in range(3):
+        with lib.autocast("cpu", dtype=lib.bfloat16):
+            logits = model(x)
+            loss = nn.functional.cross_entropy(logits, y)
+        opt.zero_grad()
+        loss.backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        opt.step()
+        out += [logits.detach(), loss.detach(), *grads]
+    return out
+
+
+@pytest.mark.parametrize("model_kind", ["mlp", "conv"])
+def test_bf16_autocast_training_matches(model_kind):  # noqa: ANN001, ANN201
+    # linear and conv round their bfloat16 result once, after the float32 bias add, as torch's kernels do:
+    # the logits are torch's bit for bit at step 0, and losses and gradients follow torch's to float32 rounding
+    ref, got = _bf16_training(torch, model_kind), _bf16_training(torchlike, model_kind)
+    assert np.array_equal(got[0].float().numpy(), ref[0].float().numpy())
+    assert_same(ref, got, rtol=1e-5, atol=1e-6)

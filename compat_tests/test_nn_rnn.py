@@ -72,6 +72,33 @@ def test_packed_sequences(bidirectional: bool, enforce_sorted: bool) -> None:
     )
 
 
+def _packed_dropout_training(t: object, mode: str, bidirectional: bool) -> list:
+    t.manual_seed(0)
+    rnn = getattr(t.nn, mode)(4, 6, num_layers=3, dropout=0.3, batch_first=True, bidirectional=bidirectional)
+    head = t.nn.Linear(12 if bidirectional else 6, 1)
+    opt = t.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.1)
+    x, lens = t.randn(3, 5, 4), t.tensor([5, 2, 4])
+    out = []
+    for _ in range(3):
+        packed = t.nn.utils.rnn.pack_padded_sequence(x, lens, batch_first=True, enforce_sorted=False)
+        y, _ = rnn(packed)
+        padded, _ = t.nn.utils.rnn.pad_packed_sequence(y, batch_first=True)
+        loss = head(padded).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        out += [loss.detach(), t.rand(1)]  # the draw after the step checks how many numbers dropout took
+    return out
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_packed_sequence_dropout_between_layers(mode: str, bidirectional: bool) -> None:
+    # torch drops out the packed data (sum(lengths), H) between layers, not the padded (T, B, H)
+    assert_same(_packed_dropout_training(torch, mode, bidirectional),
+                _packed_dropout_training(torchlike, mode, bidirectional), rtol=1e-5, atol=1e-6)  # fmt: skip
+
+
 def test_rnn_utils() -> None:
     def f(t):  # noqa: ANN001, ANN202
         a, b, c = (t.tensor(rand(n, 2, seed=n)) for n in (4, 2, 3))

@@ -112,6 +112,8 @@ DEFAULT_ARGS = {
     "normal": lambda t: (t.zeros(4, 3),),
     "bernoulli": lambda t: (t.full((4, 3), 0.3),),
     "multinomial": lambda t: (t.ones(5), 3),
+    "_standard_gamma": lambda t: (t.full((4, 3), 1.7),),
+    "_sample_dirichlet": lambda t: (t.full((4, 3), 0.8),),
 }  # fmt: skip
 NOT_COMPARED = {"poisson": "torchlike raises NotImplementedError: torch's Poisson sampler is not reproduced"}
 

@@ -326,8 +326,17 @@ def test_pad_sequence_and_fill_diagonal_values_match_torch(value, dtype):
     compare(lambda t, a: a.clone().fill_diagonal_(value, wrap=True), [np.zeros((7, 3))], dtype=dtype, grad=False)
 
 
-def test_new_float_values_compile_nothing():
+def _compiled_kernels(monkeypatch):
+    """Tests that count compiles or flushes run with the cold path off: with it on, new kernels and shapes
+    run through NumPy and compile nothing either way (tests/test_cold_kernels.py tests that path)."""
+    from torchlike._core import cold_kernels
+
+    monkeypatch.setattr(cold_kernels, "_on", False)
+
+
+def test_new_float_values_compile_nothing(monkeypatch):
     """1 + i*1e-4 exponents and changing activation slopes reuse one kernel each."""
+    _compiled_kernels(monkeypatch)
     x = torchlike.randn(8, 8)
     f = torchlike.nn.functional
     warm = [lambda v: x.abs() ** v, lambda v: f.leaky_relu(x, v), lambda v: f.softplus(x, beta=v),
@@ -477,9 +486,10 @@ def test_clip_grad_norm_orders_match_torch(norm_type, dtype):
 
 
 @pytest.fixture
-def small_cache():
+def small_cache(monkeypatch):
     from torchlike._core import kernel_cache
 
+    _compiled_kernels(monkeypatch)
     old = kernel_cache.get_kernel_cache_size()
     torchlike.set_kernel_cache_size(6)
     yield kernel_cache
@@ -510,6 +520,7 @@ def test_changing_shapes_flush_and_stay_correct(small_cache):
 def test_recompiling_op_warns_naming_it(monkeypatch):
     from torchlike._core import kernel_cache
 
+    _compiled_kernels(monkeypatch)
     monkeypatch.setattr(kernel_cache, "WARN_AFTER", kernel_cache._by_op["logaddexp"] + 4)
     monkeypatch.setattr(kernel_cache, "_warned", set())
     with warnings.catch_warnings(record=True) as caught:

@@ -15,7 +15,10 @@ def _mlp_step(w1, w2, x):
 
 
 @pytest.mark.skipif(torch.lazy.enabled(), reason="lazy mode fuses the backward from the first step (test_lazy.py)")
-def test_fused_path_compiles_once_per_structure():
+def test_fused_path_compiles_once_per_structure(monkeypatch):
+    from torchlike._core import cold_kernels
+
+    monkeypatch.setattr(cold_kernels, "_on", False)  # the compiled policy (the cold one: test_cold_kernels.py)
     torch.manual_seed(0)
     w1 = torch.randn(4, 8, requires_grad=True)
     w2 = torch.randn(8, 2, requires_grad=True)

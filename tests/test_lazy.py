@@ -243,7 +243,8 @@ def test_only_unreferenced_leaves_are_donated(lazy_on):
     keep = q._buf.peek()
     q.mul_(2)  # q's old array: still held by `keep`
     leaves = L._graph.leaves
-    donated = L._donatable(leaves, _FakeGpu())
+    live = [z for z in (r() for r in L._graph.outs) if z is not None]  # p's and q's new values
+    donated = L._donatable(leaves, _FakeGpu(), live)
     assert donated == (leaves.index(next(x for x in leaves if x is not keep and x.shape == (10,))),)
-    assert L._donatable(leaves, None) == ()  # never on the CPU
+    assert L._donatable(leaves, None, live) == ()  # never on the CPU
     L.flush()

@@ -37,6 +37,9 @@ class _Counter:
 @pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax", "Adadelta",
                                   "Rprop", "ASGD"])  # fmt: skip
 def test_step_is_one_jitted_call(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchlike._core import cold_kernels
+
+    monkeypatch.setattr(cold_kernels, "_on", False)  # cold, the update's jaxpr is traced once and interpreted
     params = _params()
     opt = getattr(torchlike.optim, name)([{"params": params[:2]}, {"params": params[2:], "lr": 0.01}], lr=0.1)
     counter = _Counter(_fused.fused_update)
@@ -47,7 +50,10 @@ def test_step_is_one_jitted_call(name: str, monkeypatch: pytest.MonkeyPatch) -> 
     assert counter.calls == 4  # one call per step covers every parameter of both groups
 
 
-def test_lr_change_does_not_recompile() -> None:
+def test_lr_change_does_not_recompile(monkeypatch: pytest.MonkeyPatch) -> None:
+    from torchlike._core import cold_kernels
+
+    monkeypatch.setattr(cold_kernels, "_on", False)  # counts compiles: the cold path would compile nothing
     params = _params(5)
     opt = torchlike.optim.Adam(params, lr=0.1, betas=(0.9, 0.999))
     sched = torchlike.optim.lr_scheduler.ExponentialLR(opt, 0.5)

@@ -32,7 +32,7 @@ from . import _cache  # noqa: E402
 _cache.configure()  # compiled programs persist between runs (TORCHLIKE_CACHE=0 turns it off)
 
 from ._core import dtype as _dtype_mod  # noqa: E402
-from ._core.device import device  # noqa: E402
+from ._core.device import device, get_default_device, set_default_device  # noqa: E402
 from ._core.dtype import (  # noqa: E402
     bfloat16, bool, can_cast, complex64, complex128, dtype, finfo, float16, float32, float64, get_default_dtype,
     iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8, uint16, uint32, uint64,
@@ -44,6 +44,7 @@ from ._core.printing import set_printoptions, get_printoptions  # noqa: E402
 from ._core.size import Size  # noqa: E402
 from ._core.tensor import Tensor  # noqa: E402
 from ._core import storage as _storage  # noqa: E402,F401  (attaches Tensor.storage, untyped_storage)
+from ._core import shared_memory as _shared_memory  # noqa: E402,F401  (Tensor.share_memory_, is_shared)
 from . import autograd  # noqa: E402
 from ._core.grad_mode import (  # noqa: E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
@@ -69,6 +70,7 @@ from .amp.autocast_mode import (  # noqa: E402,F401
 from . import utils  # noqa: E402  (submodules such as utils.data load lazily)
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
+from . import multiprocessing  # noqa: E402  (registers how tensors cross process boundaries, as torch does)
 from . import distributions, fft, jit, masked, signal, special, testing  # noqa: E402
 from . import lazy  # noqa: E402
 from . import accelerator, mps, onnx, profiler, version, xpu  # noqa: E402
@@ -80,6 +82,15 @@ from .serialization import load, save  # noqa: E402
 from .random import Generator, default_generator, fork_rng  # noqa: E402,F401
 
 globals().update(_ops.names("torch"))  # the op table's installer generates torch's op namespace
+from ._ops.legacy_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_type  # noqa: E402
+
+globals().update(_CPU_TYPES)  # torch.FloatTensor and friends: the legacy tensor types
+
+from . import sparse  # noqa: E402
+from .sparse._coo import sparse_coo_tensor, spmm  # noqa: E402
+
+mm = sparse._coo.mm_or_dense(mm)  # noqa: F821  (a sparse first operand: torch.mm(adjacency, features))
+matmul = sparse._coo.mm_or_dense(matmul)  # noqa: F821
 
 float = float32
 double = float64

@@ -11,7 +11,7 @@ from ._core.tensor import Tensor
 newaxis = None  # torch's alias, as numpy's
 
 __all__ = ["e", "inf", "nan", "pi", "newaxis", "is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "result_type",
-           "typename", "is_same_size"]  # fmt: skip
+           "typename", "is_same_size", "is_inference"]  # fmt: skip
 
 
 def is_tensor(obj: Any) -> bool:
@@ -28,6 +28,10 @@ def is_floating_point(input: Tensor) -> bool:
 
 def is_complex(input: Tensor) -> bool:
     return input._dtype.is_complex
+
+
+def is_inference(input: Tensor) -> bool:
+    return input.is_inference()
 
 
 def is_nonzero(input: Tensor) -> bool:

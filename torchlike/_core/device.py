@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any
 
 import jax
 
-__all__ = ["device"]
+__all__ = ["device", "set_default_device", "get_default_device"]
 
 _TYPES = (
     "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu mtia privateuseone"
@@ -62,6 +63,48 @@ class device:
     def __reduce__(self) -> tuple:
         return (device, (self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with torch.device(d):`` factories called without a device inside create on ``d``."""
+        _default.stack = _default.stack + (self,)
+        _default.dev = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _default.stack = stack = _default.stack[:-1]
+        _default.dev = stack[-1] if stack else _default.base
+
+
+class _DefaultDevice(threading.local):
+    """The default device of the calling thread (torch keeps its device modes per thread): ``base`` is
+    ``set_default_device``'s, ``stack`` the open ``with torch.device(d):`` blocks, ``dev`` the one in force."""
+
+    base: device | None = None
+    stack: tuple = ()
+    dev: device | None = None
+
+
+_default = _DefaultDevice()
+
+
+def set_default_device(device: Any) -> None:
+    """torch.set_default_device: where factory functions without ``device=`` create tensors (None: the CPU)."""
+    d = None if device is None else _as_device(device)
+    _default.base = d
+    if not _default.stack:
+        _default.dev = d
+
+
+def get_default_device() -> device:
+    """torch.get_default_device: the device in force, with a CUDA index filled in as torch does."""
+    d = _default.dev
+    if d is None:
+        return CPU
+    return canonical(d) if d.index is None and d.type in ("cpu", "cuda") else d
+
+
+def _as_device(d: Any) -> device:
+    return d if type(d) is device else device(d)
+
 
 @functools.cache
 def _gpus() -> tuple:
@@ -89,7 +132,9 @@ def _cpu_jax() -> Any:
 def canonical(dev: Any) -> device:
     """A device with torch's default index filled in where tensors report one ('cuda' -> 'cuda:0')."""
     if dev is None:
-        return CPU
+        dev = _default.dev
+        if dev is None:
+            return CPU
     if type(dev) is not device:
         dev = device(dev)
     if dev.type == "cuda" and dev.index is None:

@@ -63,6 +63,8 @@ __all__ = [
     "cauchy",
     "bernoulli",
     "multinomial",
+    "standard_gamma",
+    "dirichlet",
 ]
 
 # --- messages --------------------------------------------------------------------------
@@ -539,6 +541,66 @@ def exponential(gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, lamb
         return np.empty(shape, dtype.np)
     _floating_only("Exponential", dtype, D.cpp_name(dtype))
     return _to_dtype((-1.0 / lambd) * _libm(math.log1p, -_u53(gen, n)), dtype).reshape(shape)
+
+
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # torch's 1.0f / 3.0f, a float constant
+_C0331_F = float(np.float32(0.0331))
+
+
+def _gamma_one(gen: Generator, alpha: Any, in_float: bool) -> float:
+    """One draw of ATen's sample_gamma (Marsaglia-Tsang, boosted below alpha 1) with double accumulators; in
+    float32 the steps on ``alpha`` itself round to float, as the kernel's scalar_t arithmetic does."""
+    f = np.float32 if in_float else float
+    alpha = f(alpha)
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        u = float(_u53(gen, 1)[0])
+        scale *= math.pow(1.0 - u, float(f(1.0) / alpha))
+        alpha = f(alpha + f(1.0))
+    d = float(alpha - np.float32(_THIRD_F)) if in_float else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = float(_normal_double_stream(gen, 1)[0])
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - float(_u53(gen, 1)[0])
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """torch._standard_gamma(alpha) on the CPU: one serial draw per element, clamped below at the dtype's
+    smallest normal number."""
+    if dtype not in (D.float32, D.float64):
+        raise _not_implemented("gamma_cpu", dtype)
+    flat = np.asarray(alpha).reshape(-1)
+    in_float = dtype is D.float32
+    out = np.array([_gamma_one(gen, a, in_float) for a in flat.tolist()], np.float64).astype(dtype.np)
+    return np.maximum(out, np.finfo(dtype.np).tiny).reshape(np.shape(alpha))
+
+
+def dirichlet(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """torch._sample_dirichlet on the CPU: double gamma draws (of the alpha values cast to double), normalised
+    over the last dim, cast and clamped into [tiny, the float below 1]."""
+    if dtype not in (D.float32, D.float64):
+        raise _not_implemented("dirichlet", dtype)
+    a = np.asarray(alpha)
+    g = np.array([_gamma_one(gen, x, False) for x in a.reshape(-1).tolist()], np.float64)
+    g = np.maximum(g, np.finfo(np.float64).tiny).reshape(a.shape)
+    total = np.zeros(a.shape[:-1] + (1,), np.float64)
+    for i in range(a.shape[-1]):  # torch sums a short last dim in order
+        total = total + g[..., i : i + 1]
+    out = (g / total).astype(dtype.np)
+    top = np.nextafter(np.ones((), dtype.np), np.zeros((), dtype.np))
+    return np.minimum(top, np.maximum(np.finfo(dtype.np).tiny, out))
 
 
 def geometric(gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, p: float) -> np.ndarray:

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 from typing import Any, Callable
+
+from .._core.tensor import grad_state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
 
 
-
-class _ThreadState(threading.local):
-    """Grad and inference mode of the calling thread (torch keeps both per thread). Class attributes
-    are the defaults a new thread starts with; the op table reads ``_state.enabled`` per call."""
-
-    enabled = True
-    inference = False
-
-
-_state = _ThreadState()
+_state = grad_state  # the calling thread's grad and inference mode (kept in _core: allocation reads it)
 
 
 def is_grad_enabled() -> bool:
@@ -136,7 +128,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (torchlike keeps no extra inference-only tensor state)."""
+    """torch.inference_mode: no_grad, and tensors allocated inside are inference tensors
+    (``Tensor.is_inference()``). ``inference_mode(False)`` turns both off, enabling grad as torch does."""
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
@@ -148,9 +141,8 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (_state.enabled, _state.inference)
-        if self.mode:
-            _set(False)
-            _state.inference = True
+        _set(not self.mode)
+        _state.inference = bool(self.mode)
 
     def __exit__(self, *exc: Any) -> None:
         _set(self.prev[0])

@@ -39,24 +39,16 @@ class Node:
         "input_edges",
         "out_meta",  # ((shape, np dtype), ...) of outputs
         "saved",  # ((version_counter, version, describe), ...) for torch's in-place check
-        "pre_hooks",  # {output_nr: [hook]} tensor hooks on this node's outputs
-        "retained",  # {output_nr: weakref(tensor)} for retain_grad
-        "hooks",
-        "prehooks_node",
-        "freed",
-        "_metadata",
-        "needs_saved",
+        "__dict__",  # the rarely set attributes below, whose class defaults a new node shares
         "__weakref__",
     )
-
-    def __init__(self) -> None:  # one per recorded op: keep it to plain stores
-        self.pre_hooks = None
-        self.retained = None
-        self.hooks = None
-        self.prehooks_node = None
-        self.freed = False
-        self._metadata = None
-        self.needs_saved = True
+    pre_hooks: dict | None = None  # {output_nr: [hook]} tensor hooks on this node's outputs
+    retained: dict | None = None  # {output_nr: weakref(tensor)} for retain_grad
+    hooks: list | None = None
+    prehooks_node: list | None = None
+    freed = False
+    _metadata: dict | None = None
+    needs_saved = True
 
     @property
     def metadata(self) -> dict:
@@ -316,7 +308,8 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
                     vc = item._vc
                     saved.append((vc, vc.v, (item._dtype, item._shape, item._node, item._out_nr)))
     node.saved = saved
-    node.needs_saved = bool(saves)
+    if not saves:
+        node.needs_saved = False
     for i, o in enumerate(outs):
         dt = o._dtype
         if dt.is_floating_point or dt.is_complex:
@@ -330,6 +323,97 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
 
 
 _NO_EDGE = (None, 0)
+
+
+class Prepared:
+    """What ``record`` decided for one op call that only depends on its inputs' metadata (a guarded replay
+    of the same call reuses it): the node's class, gradient positions, next_functions layout, saved inputs."""
+
+    __slots__ = ("cls", "diff", "rg", "in_edges", "slots", "head", "tail", "out_meta", "save", "needs_saved", "result",
+                 "float_outs")  # fmt: skip
+
+
+def prepare(op: Any, tensors: list, outputs: Any) -> Prepared | None:
+    """The ``Prepared`` form of the node ``record`` just gave ``outputs`` (flat tensor arguments only)."""
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    node = outs[0]._node
+    if node is None or any(not isinstance(t, Tensor) for _, t in tensors):
+        return None
+    if any(o._node is not node for o in outs if o._rg) or not node.diff:
+        return None
+    pr = Prepared()
+    pr.cls = type(node) if type(op.grad_name) is str else None  # a computed name is computed per call
+    pr.diff = node.diff
+    pos = [p for p, _ in node.diff]
+    pr.rg = tuple(pos)  # the dynamic arguments that get edges
+    pr.slots = tuple(i for i, e in enumerate(node.input_edges) if e is not _NO_EDGE)
+    pr.in_edges = (_NO_EDGE,) * len(node.input_edges)  # the edges are filled in per call: no nodes kept
+    pr.head = pr.tail = None
+    if len(pr.slots) == 1:
+        pr.head, pr.tail = pr.in_edges[: pr.slots[0]], pr.in_edges[pr.slots[0] + 1 :]
+    if len(pr.slots) != len(pr.rg):
+        return None
+    pr.out_meta = node.out_meta
+    saves = op.saves
+    names = op.dyn_names
+    wanted = _saved_names(saves, names, tuple(pos)) if saves and saves != ("*",) else None
+    pr.save = tuple(p for p, _ in tensors if saves and (wanted is None or names[p] in wanted))
+    pr.needs_saved = node.needs_saved
+    pr.result = bool(saves and "result" in saves)
+    pr.float_outs = tuple(i for i, o in enumerate(outs) if o._node is node)
+    return pr
+
+
+def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args: list, outputs: Any,
+                    dyn: tuple) -> None:  # fmt: skip
+    """``record`` for a call whose inputs have the metadata ``pr`` was prepared from (see ``prepare``)."""
+    cls = pr.cls
+    node = cls() if cls is not None else node_class(op.grad_name(static, dyn))()
+    node.kernel = kernel
+    node.args = args
+    node.diff = pr.diff
+    edges = []
+    for k in pr.rg:
+        item = dyn[k]
+        n = item._node
+        if n is None:
+            edges.append((accumulator(item), 0))
+        elif item._base_t is not None and item._node_v != item._vc.v:
+            edges.append(edge_of(item))
+        else:
+            edges.append((n, item._out_nr))
+    node.edges = edges = tuple(edges)
+    if pr.head is not None:  # one input with an edge: next_functions is (no edges..., it, no edges...)
+        node.input_edges = pr.head + edges + pr.tail
+    else:
+        in_edges = list(pr.in_edges)
+        for i, e in zip(pr.slots, edges):
+            in_edges[i] = e
+        node.input_edges = tuple(in_edges)
+    node.out_meta = pr.out_meta
+    saved = []
+    for k in pr.save:
+        item = dyn[k]
+        vc = item._vc
+        saved.append((vc, vc.v, (item._dtype, item._shape, item._node, item._out_nr)))
+    node.saved = saved
+    if not pr.needs_saved:
+        node.needs_saved = False
+    if type(outputs) is tuple:
+        outs = outputs
+        for i in pr.float_outs:
+            o = outs[i]
+            o._node = node
+            o._out_nr = i
+            o._node_v = o._vc.v
+            o._rg = True
+    else:  # one output (float: prepare checked), _out_nr 0 and version 0 as made
+        outs = (outputs,)
+        outputs._node = node
+        outputs._rg = True
+    if pr.result:
+        for o in outs:
+            saved.append((o._vc, o._vc.v, _describe(o)))
 
 
 @functools.lru_cache(maxsize=4096)

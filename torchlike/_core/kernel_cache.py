@@ -16,6 +16,7 @@ it, as torch._dynamo warns on recompiles (JAX's own helpers are counted but not 
 from __future__ import annotations
 
 import collections
+import sys
 import threading
 import warnings
 from typing import Any
@@ -114,8 +115,25 @@ def _on_event(event: str, duration: float, **kw: Any) -> None:
             f"torchlike: '{name}' has compiled {WARN_AFTER} times (new input shapes or arguments each call); "
             "each compile costs time and memory. Keep shapes to a few sizes (pad batches), or pass changing "
             "values as tensors. torchlike.compile_stats() has the counters.",
-            stacklevel=2,
+            stacklevel=_user_stacklevel(),
         )
+
+
+_INTERNAL = ("torchlike", "jax", "jaxlib", "contextlib", "functools")
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside torchlike and JAX (the user's line that made the
+    kernel compile), counted from ``_on_event``'s caller of ``warnings.warn``."""
+    f = sys._getframe(1)  # _on_event: stacklevel 1
+    level = 1
+    while f is not None:
+        mod = f.f_globals.get("__name__") or "torchlike"  # the generated op wrappers' globals have no name
+        if mod.partition(".")[0] not in _INTERNAL:
+            return level
+        f = f.f_back
+        level += 1
+    return 1
 
 
 monitoring.register_event_duration_secs_listener(_on_event)

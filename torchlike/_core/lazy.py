@@ -29,6 +29,7 @@ import collections
 import os
 import sys
 import threading
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -71,6 +72,7 @@ _BACKGROUND = _env_flag("TORCHLIKE_LAZY_BACKGROUND", "1") not in ("0", "false", 
 _TRACE = _env_flag("TORCHLIKE_LAZY_TRACE", "0") in ("1", "true", "yes", "on")
 _DONATE = _env_flag("TORCHLIKE_LAZY_DONATE", "1") not in ("0", "false", "no", "off")
 _AOT = _env_flag("TORCHLIKE_LAZY_AOT", "0") in ("1", "true", "yes", "on")
+_REPLAY = _env_flag("TORCHLIKE_LAZY_REPLAY", "1") not in ("0", "false", "no", "off")
 
 stats: collections.Counter = collections.Counter()  # nodes, flushes, compiles, hits, cold_runs...
 flush_reasons: collections.Counter = collections.Counter()
@@ -228,7 +230,8 @@ def concrete_tree(tree: Any) -> Any:
 
 
 class _Graph:
-    __slots__ = ("nodes", "leaves", "leaf_index", "key", "outs", "device")
+    __slots__ = ("nodes", "leaves", "leaf_index", "key", "outs", "device", "last_sig", "expect", "pos", "trace",
+                 "prev")  # fmt: skip
 
     def __init__(self) -> None:
         self.nodes: list = []  # (fn, treedef, refs, first_slot, n_out, single)
@@ -237,6 +240,13 @@ class _Graph:
         self.key: list = []  # per node: (signature entry, refs)
         self.outs: list = []  # per slot: weakref to its LazyArray
         self.device = None
+        self.last_sig: tuple = ()  # the input signature of the last node ``call`` appended
+        # Guarded replay (see ``replay``): the op table's entries expected in this graph, in call order,
+        # and the cursor into them; or, while not replaying, the entries recorded so far (None: no record)
+        self.expect: list | None = None
+        self.pos = 0
+        self.trace: list | None = None
+        self.prev: Any = None  # the program of the graph flushed before this one (whose successor this is)
 
 
 class _Sig:
@@ -256,6 +266,7 @@ def suspend(on: bool) -> None:
     global _suspended
     if on:
         flush("anomaly mode")
+        _graph.expect = None
     _suspended = bool(on)
 _sigs: collections.OrderedDict = collections.OrderedDict()
 
@@ -376,11 +387,105 @@ def call(fn: Callable, args: tuple | list) -> Any:
             outs.append(z)
         g.nodes.append((fn, treedef, refs, first, len(outs), entry.single))
         g.key.append((entry, refs))
+        g.last_sig = sig
         if len(g.nodes) >= MAX_NODES:
             flush("node limit")
     if entry.single:
         return outs[0]
     return _tree_unflatten(entry.treedef, outs)
+
+
+def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
+    """Append the node ``fn(*flat)`` whose abstract evaluation ``entry`` is already known, for inputs of the
+    signatures ``want`` (flat arrays, scalars and None; no lists): the outputs' LazyArrays, or None when an
+    input's signature differs (then nothing was recorded). The op table's guarded replay calls it."""
+    arr_types = _ARRAY_TYPES or _array_types()
+    with _lock:
+        g = _graph
+        leaf_index = g.leaf_index
+        refs = []
+        new = None  # leaves this node adds, registered only once every input matched
+        n_leaves = len(g.leaves)
+        for x, w in zip(flat, want):
+            if x is None:
+                if w is not None:
+                    return None
+                refs.append(None)
+                continue
+            t = type(x)
+            if t is LazyArray:
+                xg = x.graph
+                if xg is g:
+                    s = x.sig
+                    if s is not w and s != w:
+                        return None
+                    refs.append(x.slot)
+                    continue
+                if xg is not None:
+                    return None
+                x = x.value
+                t = type(x)
+            if t in arr_types or t is np.ndarray:
+                hit = leaf_index.get(id(x))
+                if hit is None:
+                    if new is not None:
+                        for y, h in new:
+                            if y is x:
+                                hit = h
+                                break
+                    if hit is None:
+                        hit = (n_leaves, (x.shape, x.dtype, x.weak_type if t is not np.ndarray else False))
+                        n_leaves += 1
+                        if new is None:
+                            new = []
+                        new.append((x, hit))
+                s = hit[1]
+                if s is not w and s != w:
+                    return None
+                refs.append(~hit[0])
+            elif t in _SCALARS:
+                if t is not w:
+                    return None
+                if new is None:
+                    new = []
+                new.append((x, None))
+                refs.append(~n_leaves)
+                n_leaves += 1
+            else:
+                return None
+        if new is not None:
+            for x, hit in new:
+                g.leaves.append(x)
+                if hit is not None:
+                    leaf_index[id(x)] = hit
+                    if g.device is None and type(x) is not np.ndarray:
+                        g.device = _one_device(x)
+        refs = tuple(refs)
+        first = len(g.outs)
+        outs = []
+        for o in entry.out:
+            z = _new_lazy(LazyArray)
+            z.shape = o[0]
+            z.dtype = o[1]
+            z.sig = o
+            z.graph = g
+            z.slot = len(g.outs)
+            z.value = None
+            g.outs.append(weakref.ref(z))
+            outs.append(z)
+        g.nodes.append((fn, None, refs, first, len(outs), entry.single))
+        g.key.append((entry, refs))
+        if len(g.nodes) >= MAX_NODES:
+            flush("node limit")
+    return outs
+
+
+def stop_replay(g: _Graph) -> None:
+    """The step left its recorded path: from here on ``g`` records again (keeping the entries that matched)."""
+    if g.expect is not None:
+        g.trace = g.expect[: g.pos]
+        g.expect = None
+        stats["replay_misses"] += 1
 
 
 def _one_device(x: Any) -> Any:
@@ -410,9 +515,12 @@ def put(x: Any, device: Any) -> Any:
 class _Program:
     """One graph structure: how often it was seen, its plan, and its compiled program once built."""
 
-    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh", "spmd")
+    __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh", "spmd",
+                 "next_trace", "hits")  # fmt: skip
 
     def __init__(self, plan: tuple, live: tuple, n_leaves: int, donate: tuple) -> None:
+        self.next_trace: list | None = None  # the op table's entries of the step that followed this one last time
+        self.hits = 0  # calls of the compiled program
         self.donate = donate
         # a cross-process collective node (DDP's all-reduce) makes this one SPMD program over its mesh
         self.spmd = next((m for m in (getattr(n[0], "_spmd_mesh", None) for n in plan) if m is not None), None)
@@ -469,17 +577,22 @@ _getrefcount = sys.getrefcount
 _OWN_REFS = 3
 
 
-def _donatable(leaves: list, device: Any) -> tuple:
-    """Positions of leaf arrays the program may overwrite: held by nothing but this graph. Off the CPU only
-    (XLA's CPU backend does not reuse donated buffers)."""
+def _donatable(leaves: list, device: Any, live_objs: list) -> tuple:
+    """Positions of leaf arrays the program may overwrite: held by nothing but this graph, and of the shape and
+    dtype of an output that can take the buffer over (XLA warns about a donation it cannot use). Off the CPU
+    only (XLA's CPU backend does not reuse donated buffers)."""
     if device is None or device.platform == "cpu" or not _DONATE:
         return ()
     arr_types = _ARRAY_TYPES
+    wanted = collections.Counter((z.shape, z.dtype) for z in live_objs)
     out = []
     for i in range(len(leaves)):
         x = leaves[i]
         if type(x) in arr_types and _getrefcount(x) == _OWN_REFS:
-            out.append(i)
+            k = (tuple(x.shape), np.dtype(x.dtype))
+            if wanted[k] > 0:
+                wanted[k] -= 1
+                out.append(i)
     stats["donated"] += len(out)
     return tuple(out)
 
@@ -563,15 +676,49 @@ def flush(reason: str = "explicit") -> None:
         g = _graph
         if not g.nodes:
             return
-        _graph = _Graph()
+        _graph = new = _Graph()
         _running = True
         try:
-            _run_graph(g, reason)
+            prog = _run_graph(g, reason)
         finally:
             _running = False
+        if _REPLAY:
+            _chain(g, prog, new)
 
 
-def _run_graph(g: _Graph, reason: str) -> None:
+_first_trace: list = [None]  # the entries of the step that followed a graph with no program (a dead flush)
+
+
+def _chain(g: _Graph, prog: Any, new: _Graph) -> None:
+    """Remember ``g``'s entries as what follows the graph before it, and expect in ``new`` what followed
+    ``prog``'s structure last time: a loop alternating structures (forward-backward, then the update) replays
+    each."""
+    exp = g.expect
+    if exp is not None:
+        trace = exp if g.pos == len(exp) else exp[: g.pos]
+        n = len(trace) - trace.count(None)
+        stats["replayed"] += n
+        if n:
+            stats["replayed_steps"] += 1
+    else:
+        trace = g.trace
+    prev = g.prev
+    if trace is not None and len(trace) - trace.count(None) > 0:
+        if prev is None:
+            _first_trace[0] = trace
+        else:
+            prev.next_trace = trace
+    if new.nodes or not _on or _suspended:
+        return
+    nxt = _first_trace[0] if prog is None else prog.next_trace
+    new.prev = prog
+    if nxt is not None:
+        new.expect = nxt
+    elif prog is not None and prog.seen >= 2:  # a structure that recurs: note this step's calls, to replay next
+        new.trace = []
+
+
+def _run_graph(g: _Graph, reason: str) -> _Program | None:
     stats["flushes"] += 1
     stats["nodes"] += len(g.nodes)  # counted here, not per recorded op
     flush_reasons[reason] += 1
@@ -587,9 +734,9 @@ def _run_graph(g: _Graph, reason: str) -> None:
     live = tuple(live_slots)
     if not live:  # nothing pending is referenced any more: pure kernels, nothing to run
         stats["dead_flushes"] += 1
-        return
+        return None
     leaves = g.leaves
-    donate = _donatable(leaves, g.device)
+    donate = _donatable(leaves, g.device, live_objs)
     key = (tuple(g.key), live, donate)
     prog = _programs.get(key)
     if prog is None:
@@ -610,7 +757,13 @@ def _run_graph(g: _Graph, reason: str) -> None:
     values = None
     if prog.compiled is not None:
         try:
-            values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
+            if prog.hits:
+                values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
+            else:  # the first call traces and lowers: JAX's warnings about torchlike's own program stay here
+                with warnings.catch_warnings():
+                    warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+                    values = prog.compiled(*leaves) if prog.spmd is None else _call_spmd(prog, leaves, live_objs)
+            prog.hits += 1
             stats["hits"] += 1
         except Exception:  # e.g. arrays committed to other devices than at compile time
             prog.compiled = None
@@ -633,6 +786,7 @@ def _run_graph(g: _Graph, reason: str) -> None:
     for z, v in zip(live_objs, values):
         z.value = v
         z.graph = None
+    return prog
 
 
 _spmd_tracing = False  # while an SPMD program traces: collective nodes emit their collective
@@ -753,5 +907,7 @@ def reset_stats() -> None:
 def clear_caches() -> None:
     """Forget compiled programs and signatures (memory; tests)."""
     flush("clear caches")
+    _graph.expect = None
     _programs.clear()
     _sigs.clear()
+    _first_trace[0] = None

@@ -10,6 +10,7 @@ every alias sees them. CPU buffers can also be backed by a numpy array that the 
 from __future__ import annotations
 
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -33,7 +34,20 @@ hook: Any = None
 _DTYPE_OF = {d.np: d for d in _dtype.ALL}
 
 
-_warned_float_of_grad = [False]
+class _ThreadState(threading.local):
+    """Grad and inference mode of the calling thread (torch keeps both per thread). Class attributes
+    are the defaults a new thread starts with; the op table reads ``enabled`` per call, and ``make``
+    reads ``inference`` to tag the storage it allocates. ``autograd.grad_mode`` sets them."""
+
+    enabled = True
+    inference = False
+
+
+grad_state = _ThreadState()
+_INFERENCE_UPDATE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
 
 
 class Buffer:
@@ -45,6 +59,7 @@ class Buffer:
     """
 
     __slots__ = ("array", "np", "np_strides", "device", "__weakref__")
+    inference = False  # allocated under inference_mode (Tensor.is_inference): _InferenceBuffer says True
 
     def __init__(self, array: Any, device: _device.device) -> None:
         self.array = array
@@ -90,6 +105,35 @@ class Buffer:
         if self.np is None:
             self.np = np.array(self.get())
         return self.np
+
+    def set_view(self, new_base: Any, view: _views.View, value: Any) -> None:
+        """A write of ``value`` through ``view``; ``new_base`` is the whole buffer after it."""
+        self.set(new_base)
+
+
+class SharedBuffer(Buffer):
+    """A buffer in memory shared with other processes (``Tensor.share_memory_``): a write through a
+    view stores only the view's elements, so concurrent writers of other elements are not undone."""
+
+    __slots__ = ()
+
+    def set_view(self, new_base: Any, view: _views.View, value: Any) -> None:
+        if hook is not None or any(step[0] == "bitcast" for step in view.steps):
+            self.set(new_base)
+            return
+        flat = self.np.reshape(-1)
+        region = np.lib.stride_tricks.as_strided(
+            flat[view.offset :], shape=tuple(view.shape), strides=tuple(s * flat.itemsize for s in view.stride)
+        )
+        np.copyto(region, np.broadcast_to(np.asarray(value), region.shape), casting="unsafe")
+        self.array = new_base
+
+
+class _InferenceBuffer(Buffer):
+    """A buffer allocated under inference_mode: its tensors and their views are inference tensors."""
+
+    __slots__ = ()
+    inference = True
 
 
 class _ArrayInterface:
@@ -172,6 +216,8 @@ class Tensor:
         """
         view = self._view
         buf = self._buf
+        if buf.inference and not grad_state.inference:
+            raise RuntimeError(_INFERENCE_UPDATE)
         if value.dtype != self._dtype.np:
             value = value.astype(self._dtype.np)
         if view is None:
@@ -183,7 +229,7 @@ class Tensor:
                     "memory location. Please clone() the tensor before performing the operation."
                 )
             new_base = _lazy.call(_views.write_kernel(view.steps), (buf.peek(), value, *view.dyn))
-            buf.set(new_base)
+            buf.set_view(new_base, view, value)
             self._cache = value
             self._cache_src = new_base
         self._vc.v += 1
@@ -191,18 +237,22 @@ class Tensor:
     def _assign_broadcast(self, value: Any) -> None:
         """``_assign`` for a value that broadcasts to this tensor's shape (array or Python scalar)."""
         view = self._view
+        if self._buf.inference and not grad_state.inference:
+            raise RuntimeError(_INFERENCE_UPDATE)
         if view is None:
             self._assign(_broadcast_cast(value, tuple(self._shape), self._dtype.np))
             return
         if _views.has_internal_overlap(view.shape, view.stride):
             self._assign(value)  # raises torch's overlap error
         new_base = _lazy.call(_views.write_kernel(view.steps), (self._buf.peek(), value, *view.dyn))
-        self._buf.set(new_base)
+        self._buf.set_view(new_base, view, value)
         self._cache_src = None
         self._vc.v += 1
 
     def _resize_to(self, value: Any) -> None:
         """Replace contents *and shape* (``out=`` resizing, ``resize_``): only for non-views."""
+        if self._buf.inference and not grad_state.inference:
+            raise RuntimeError(_INFERENCE_UPDATE)
         if self._view is not None:
             raise RuntimeError("torchlike: cannot resize a view of another tensor")
         if self._buf.np is not None and self._buf.np.shape != value.shape:
@@ -366,14 +416,6 @@ class Tensor:
         return bool(self._scalar())
 
     def __float__(self) -> float:
-        if self._rg and not _warned_float_of_grad[0]:  # torch warns once per process, for float() only
-            _warned_float_of_grad[0] = True
-            warnings.warn(
-                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                "Consider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=2,
-            )
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self._scalar())
@@ -500,6 +542,10 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._rg = bool(requires_grad)
         return self
+
+    def is_inference(self) -> bool:
+        """True for a tensor whose storage was allocated under ``inference_mode`` (views share it)."""
+        return self._buf.inference
 
     @property
     def is_leaf(self) -> bool:
@@ -636,12 +682,41 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     """Wrap a fresh JAX array (no aliases) as a new base tensor."""
     # NOTE: _tensor() written out: this runs once per op, and the extra call is measurable
     t = _new(cls)
-    t._buf = Buffer(array, device)
+    t._buf = _InferenceBuffer(array, device) if grad_state.inference else Buffer(array, device)
     t._vc = VersionCounter()
     t._view = None
     t._base_t = None
     t._shape = _size_new(Size, array.shape)
     t._dtype = dtype if dtype is not None else _DTYPE_OF[array.dtype]
+    t._cache = None
+    t._cache_src = None
+    t._rg = False
+    t._node = None
+    t._out_nr = 0
+    t._node_v = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
+def make_fresh(array: Any, device: _device.device, dtype: _dtype.dtype) -> Tensor:
+    """``make`` for the lazy replay's placeholders (no ``torchlike.compile`` trace running, dtype known): the
+    buffer and version counter are built without their ``__init__`` calls."""
+    buf = _new(Buffer)
+    buf.array = array
+    buf.np = None
+    buf.np_strides = None
+    buf.device = device
+    vc = _new(VersionCounter)
+    vc.v = 0
+    t = _new(Tensor)
+    t._buf = buf
+    t._vc = vc
+    t._view = None
+    t._base_t = None
+    t._shape = _size_new(Size, array.shape)
+    t._dtype = dtype
     t._cache = None
     t._cache_src = None
     t._rg = False

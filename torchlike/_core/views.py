@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from . import cold_kernels
 from .kernel_cache import LRU
 
 Geometry = tuple  # (shape, stride, offset)
@@ -217,7 +218,7 @@ def read_kernel(steps: tuple) -> Any:
         def view_read(x, *dyn):
             return apply_steps(steps, x, dyn)
 
-        k = _read_kernels[steps] = jax.jit(view_read)
+        k = _read_kernels[steps] = cold_kernels.cold(view_read)
     return k
 
 
@@ -272,7 +273,7 @@ def write_kernel(steps: tuple) -> Any:
         def view_write(base, value, *dyn):
             return _write(steps, base, value, *dyn)
 
-        k = _write_kernels[steps] = jax.jit(view_write)
+        k = _write_kernels[steps] = cold_kernels.cold(view_write)
     return k
 
 

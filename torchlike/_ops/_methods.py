@@ -16,6 +16,7 @@ from . import (
     indexing,
     indexing_ops,
     joining,
+    legacy_types,
     linalg,
     linalg_decomp,
     linalg_lu,
@@ -55,7 +56,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "conj": complex.conj, "resolve_conj": complex.resolve_conj, "is_conj": complex.is_conj,
     "resolve_neg": tensor_misc.resolve_neg, "is_neg": tensor_misc.is_neg,
     # conversions and placement
-    "contiguous": shape.contiguous, "to": shape.to, "type": shape.type_, "type_as": shape.type_as,
+    "contiguous": shape.contiguous, "to": shape.to, "type": legacy_types.type_, "type_as": shape.type_as,
     "float": shape._conversion(D.float32), "double": shape._conversion(D.float64),
     "half": shape._conversion(D.float16), "bfloat16": shape._conversion(D.bfloat16),
     "int": shape._conversion(D.int32), "long": shape._conversion(D.int64), "short": shape._conversion(D.int16),

@@ -12,12 +12,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import cold_kernels
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import lazy
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.size import Size
+from .._core.storage import TypedStorage, UntypedStorage, tensor_on
 from .._core.tensor import Tensor
 from . import registry
 from .registry import expose
@@ -292,7 +294,7 @@ def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
     if k is None:
         np_dt = dt.np
         out = None if jdev is None else jax.sharding.SingleDeviceSharding(jdev)
-        k = _fill_kernels[key] = jax.jit(lambda v: jnp.full(shape, v, np_dt), out_shardings=out)
+        k = _fill_kernels[key] = cold_kernels.cold(lambda v: jnp.full(shape, v, np_dt), "full", out_shardings=out)
     return k(value)
 
 
@@ -582,18 +584,7 @@ def polar(abs: registry.TensorArg, angle: registry.TensorArg) -> Any:
 
 def legacy_tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
     """``torch.Tensor(2, 3)`` (uninitialised float), ``torch.Tensor([1, 2])`` (float data)."""
-    device = kwargs.pop("device", None)
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments - got {tuple(kwargs)}")
-    dt = D.get_default_dtype()
-    if len(args) == 1 and not isinstance(args[0], int):
-        data = args[0]
-        if isinstance(data, Tensor):
-            t = T._alias(data)
-        else:
-            t = tensor(data, dtype=dt, device=device)
-    else:
-        t = zeros(*args, dtype=dt, device=device)
+    t = legacy_new(D.get_default_dtype(), "cpu", args, kwargs, typed=False)
     if cls is not Tensor:
         t2 = object.__new__(cls)
         for slot in Tensor.__slots__:
@@ -601,6 +592,88 @@ def legacy_tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
                 object.__setattr__(t2, slot, getattr(t, slot))
         return t2
     return t
+
+
+def _arg_type(v: Any) -> str:
+    """How torch's argument parser names a value's type in its messages."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, Size):
+        return "torch.Size"
+    if isinstance(v, (D.dtype, _device.device)):
+        return f"torch.{type(v).__name__}"
+    module = type(v).__module__
+    return type(v).__qualname__ if module == "builtins" else f"{module}.{type(v).__qualname__}"
+
+
+def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
+    got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()])
+    return TypeError(
+        f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+        " * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+        " * (tuple of ints size, *, torch.device device = None)\n * (object data, *, torch.device device = None)\n"
+    )
+
+
+def _is_int(v: Any) -> bool:
+    if isinstance(v, np.ndarray):  # torch: a 0-d integer array is an index, so a size
+        return v.ndim == 0 and v.dtype.kind in "iu"
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
+
+
+def legacy_new(dtype: D.dtype, device_type: str, args: tuple, kwargs: dict, typed: bool = True) -> Tensor:
+    """torch's legacy constructor (``torch.Tensor(...)``, ``torch.FloatTensor(...)``): nothing (an empty
+    tensor), a storage, a tensor of the same type (an alias), sizes (uninitialised: torchlike fills
+    zeros), or data. ``typed``: a tensor argument must already have ``dtype``."""
+    device = kwargs.get("device")
+    if set(kwargs) - {"device"}:
+        raise _invalid_combination(args, kwargs)
+    if device is not None and _device.device(device).type != device_type:
+        raise RuntimeError(
+            f"legacy constructor expects device type: {device_type} but device type: {_device.device(device).type} "
+            "was passed"
+        )
+    dev = _device.canonical(device_type if device is None else device)
+    if not args:
+        return empty(0, dtype=dtype, device=dev)
+    first = args[0]
+    if len(args) == 1 and not _is_int(first) and not isinstance(first, Size):
+        if isinstance(first, Tensor):
+            if typed and (first._dtype is not dtype or first.device.type != device_type):
+                raise TypeError(f"expected {_options(dtype, dev)} (got {_options(first._dtype, first.device)})")
+            return registry.make_view_of(
+                first, ("reshape", (tuple(first._shape),), (), *first._geometry()), "AliasBackward0"
+            )
+        if isinstance(first, (UntypedStorage, TypedStorage)):
+            storage = first.untyped() if isinstance(first, TypedStorage) else first
+            return tensor_on(storage, dtype, 0, (storage.nbytes() // dtype.itemsize,), (1,))
+        if isinstance(first, str):
+            raise TypeError(f"new(): invalid data type '{type(first).__name__}'")
+        if not isinstance(first, (list, tuple, builtins.range, np.ndarray)):
+            raise TypeError(f"new(): data must be a sequence (got {_arg_type(first)})")
+        return tensor(list(first) if isinstance(first, builtins.range) else first, dtype=dtype, device=dev)
+    sizes = tuple(first) if len(args) == 1 and isinstance(first, Size) else args
+    if not _is_int(first) and not isinstance(first, Size) or len(args) > 1 and isinstance(first, Size):
+        raise _invalid_combination(args, kwargs)
+    for i, v in enumerate(sizes):
+        if not _is_int(v):
+            raise TypeError(
+                f"new(): argument 'size' failed to unpack the object at pos {i + 1} with error \"type must be tuple "
+                f"of ints,but got {_arg_type(v)}\""
+            )
+    if any(v < 0 for v in sizes):
+        negative = next(v for v in sizes if v < 0)
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {negative}: [{', '.join(str(int(v)) for v in sizes)}]"
+        )
+    return empty(*(int(v) for v in sizes), dtype=dtype, device=dev)
+
+
+def _options(dtype: D.dtype, dev: _device.device) -> str:
+    return (
+        f"TensorOptions(dtype={D.c_type(dtype)}, device={dev}, layout=Strided, requires_grad=false (default), "
+        "pinned_memory=false (default), memory_format=(nullopt))"
+    )
 
 
 def _array_wrap(self: Tensor, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Any:

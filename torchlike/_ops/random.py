@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import cold_kernels
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import generator as G
@@ -25,6 +26,7 @@ from .._core import tensor as T
 from .._core.tensor import Tensor
 from .._core import grad_mode, graph
 from . import registry
+from ._gamma_grad import standard_gamma_grad
 from .creation import REQUIRED, _dev, _factory, size_args
 from .registry import expose
 
@@ -297,7 +299,7 @@ def _pairs_to_complex(values: Any) -> Any:
 
 def _to_device(values: Any, dev: _device.device) -> Any:
     if isinstance(values, np.ndarray):
-        values = jnp.asarray(values)
+        values = cold_kernels.to_jax(values)
     if dev.type == "cpu" or isinstance(values, (jax.core.Tracer, lazy.LazyArray)):  # key-stream draws are placed
         return values
     return jax.device_put(values, _device.jax_device(dev))
@@ -618,6 +620,84 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
         values = G.multinomial(gen._cpu, probs, num_samples, replacement)
     t = T.make(_to_device(values, input.device).astype(np.int64), input.device, D.int64)
     return _finish(t, False, out)
+
+
+@jax.custom_vjp
+def _gamma_pass(concentration: Any, sample: Any) -> Any:
+    return sample
+
+
+def _gamma_pass_fwd(concentration: Any, sample: Any) -> tuple:
+    return sample, (concentration, sample)
+
+
+def _gamma_pass_bwd(res: tuple, g: Any) -> tuple:
+    concentration, sample = res
+    return g * standard_gamma_grad(concentration, sample).astype(g.dtype), jnp.zeros_like(sample)
+
+
+_gamma_pass.defvjp(_gamma_pass_fwd, _gamma_pass_bwd)
+
+
+@registry.defop(promote=None, method=False, grad_name="StandardGammaBackward0")
+def _gamma_reparam(concentration: registry.RawTensor, sample: registry.RawTensor) -> Any:
+    """``sample`` (drawn from Gamma(concentration)), with the reparameterised gradient to ``concentration``."""
+    return _gamma_pass(concentration, sample)
+
+
+@registry.defop(promote=None, namespaces=("torch",), differentiable=False)
+def _standard_gamma_grad(input: registry.RawTensor, output: registry.RawTensor) -> Any:
+    """torch._standard_gamma_grad(alpha, sample): d sample / d alpha."""
+    return standard_gamma_grad(input, output)
+
+
+@registry.defop(promote=None, namespaces=("torch",), differentiable=False)
+def _dirichlet_grad(x: registry.RawTensor, alpha: registry.RawTensor, total: registry.RawTensor) -> Any:
+    """torch._dirichlet_grad: -(d/dalpha CDF) / pdf / (1 - x) of the marginal Beta(alpha, total - alpha) at x.
+
+    torch evaluates series and rational approximations of it; this takes the Beta CDF's derivative by central
+    differences in float64, so the two agree to the approximations' accuracy, not bit for bit."""
+    xd, a, t = (v.astype(jnp.float64) for v in (x, alpha, total))
+    b = t - a
+    h = 1e-6 * jnp.maximum(a, 1e-3)
+    dcdf = (jax.scipy.special.betainc(a + h, b, xd) - jax.scipy.special.betainc(a - h, b, xd)) / (2 * h)
+    log_pdf = (a - 1) * jnp.log(xd) + (b - 1) * jnp.log1p(-xd) - jax.scipy.special.betaln(a, b)
+    return (-dcdf / jnp.exp(log_pdf) / (1 - xd)).astype(x.dtype)
+
+
+def _gamma_family_draw(sampler: str, input: Tensor, generator: Generator | None) -> Tensor:
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f"\"{'gamma_cpu' if sampler == 'gamma' else 'dirichlet'}\" not implemented for "
+                                  f"'{D.cpp_name(input._dtype)}'")  # fmt: skip
+    gen = _generator_for(generator, input.device)
+    alpha = input.detach()
+    if gen._cpu is not None and trace_rng is None:
+        host = np.asarray(alpha._host())
+        values: Any = (G.standard_gamma if sampler == "gamma" else G.dirichlet)(gen._cpu, host, input._dtype)
+    else:  # key stream: reproducible, not torch's numbers
+        key = gen._next_key() if gen._cpu is None else trace_rng.key()
+        a = alpha._data()
+        values = jax.random.gamma(key, a, dtype=a.dtype)
+        tiny = jnp.finfo(a.dtype).tiny
+        values = jnp.maximum(values, tiny)
+        if sampler == "dirichlet":
+            values = jnp.clip(values / values.sum(-1, keepdims=True), tiny, jnp.nextafter(jnp.ones((), a.dtype), 0))
+    return T.make(_to_device(values, input.device).astype(input._dtype.np), input.device, input._dtype)
+
+
+@registry.defrandom()
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """torch._standard_gamma: Gamma(input, 1) draws (torch's CPU sampler, bit for bit), reparameterised."""
+    t = _gamma_family_draw("gamma", input, generator)
+    if input.requires_grad and grad_mode.is_grad_enabled():
+        t = _gamma_reparam(input, t)
+    return t
+
+
+@registry.defrandom()
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """torch._sample_dirichlet: Dirichlet(input) draws over the last dim (torch's CPU sampler, bit for bit)."""
+    return _gamma_family_draw("dirichlet", input, generator)
 
 
 @registry.defrandom()

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._core import device as _device
 from .._core import dtype as D
-from .._core import lazy
+from .._core import cold_kernels, lazy
 from .._core import tensor as T
 from .._core.dtype import RANK_DIM0, RANK_DIMMED, RANK_SCALAR
 from .._core.kernel_cache import LRU
@@ -573,7 +573,14 @@ def _arg_error(op: OpDef, i: int, a: Any, kind: str) -> TypeError:
 
 def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd."""
+    if lazy._on and out is None:
+        g = lazy._graph
+        if g.expect is not None and T.hook is None:
+            result = _replay(op, dyn, static, g)
+            if result is not _MISS:
+                return result
     out_cdt = None
+    static_in = static
     if out is not None and op.out_dtype is not None and isinstance(out, Tensor):
         static, out_cdt = _dtype_from_out(op, static, out)
     arrays = []
@@ -708,14 +715,210 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     else:
         outputs = make(result, device)
 
-    if any_rg and op.differentiable and grad_mode._state.enabled:
+    rec = any_rg and op.differentiable and grad_mode._state.enabled
+    if rec:
         graph.record(op, kernel, static, arrays, tensors, outputs, dyn)
 
+    if out is None and lazy._on:
+        g = lazy._graph
+        if g.trace is not None and g.expect is None and T.hook is None:
+            g.trace.append(_entry(op, dyn, static_in, static, kernel, cdt, device, outputs, rec, tensors, g))
     if out is not None:
         return _write_out(op, outputs, out)
     if op.returns is not None:
         return op.returns(*outputs)
     return outputs
+
+
+# --- guarded replay ----------------------------------------------------------------------------
+# A lazy step that recurs is replayed, not recorded again: ``call`` remembers, per graph, an entry for each
+# op in call order (``lazy._Graph.trace``). When the same structure runs again, each call compares itself
+# with the next expected entry: op, static arguments, per argument its kind, dtype, requires_grad, device
+# and array signature (shape, dtype, weak type: the same abstract evaluation), scalars' types (and values
+# where the kernel bakes them in), grad mode, the default dtype and autocast. Those decide everything the
+# full path would compute (promotion, kernel, output signature, device), so on a match the node is appended
+# with the known kernel and signature, and the outputs are wrapped and recorded for autograd as usual. The
+# first mismatch switches the graph back to recording; nothing is returned that the full path would not.
+
+_MISS = object()
+_PLAIN = frozenset((type(None), builtins.bool, builtins.int, builtins.float, builtins.complex, builtins.str,
+                    D.dtype, _device.device))  # fmt: skip
+_BAKEABLE = frozenset((SCALAR, SCALAR_OR_STATIC, TENSOR_OR_STATIC))
+
+
+class _Entry:
+    __slots__ = ("op", "static", "kstatic", "args", "want", "kernel", "sig", "cdt", "device", "dtypes", "rec",
+                 "default", "ac", "multi", "prep", "n")  # fmt: skip
+
+
+def _plain(x: Any) -> bool:
+    """A static argument whose ``==`` is cheap and exact (no tensors or arrays)."""
+    t = type(x)
+    if t is tuple or t is list:
+        return all(_plain(y) for y in x)
+    return t in _PLAIN
+
+
+def _entry(op: OpDef, dyn: tuple, static_in: tuple, static: tuple, kernel: Callable, cdt: Any, device: Any,
+           outputs: Any, rec: bool, tensors: list, g: Any) -> _Entry | None:  # fmt: skip
+    """What replaying this call needs, or None where the call is not one replay handles."""
+    node = g.key[-1] if g.nodes else None
+    if node is None or g.nodes[-1][0] is not kernel or g.nodes[-1][1] is not None:
+        return None  # not recorded as one flat node of this graph (run now, or a flush in between)
+    outs = outputs if type(outputs) is tuple else (outputs,)
+    if len(outs) != len(node[0].out) or any(type(o._buf.array) is not _LazyArray for o in outs):
+        return None
+    if outs[0]._buf.array.slot != g.nodes[-1][3]:
+        return None
+    if not _plain(static_in):
+        return None
+    args = []
+    refs = g.nodes[-1][2]
+    for i, (kind, a) in enumerate(zip(op.kind_seq, dyn)):
+        if isinstance(a, Tensor):
+            if type(a._rg) is not bool:
+                return None
+            args.append((type(a), a._dtype, a._rg, a._buf.device))
+        elif a is None:
+            args.append(None)
+        elif type(a) in _SCALAR_TYPES:
+            num = _Number()
+            num.type = type(a)
+            num.value = a
+            num.text = repr(a)
+            num.array = None
+            # a number the kernel may bake in (alpha=1, a static-able scalar) is guarded by value
+            num.exact = kind in _BAKEABLE
+            num.baked = refs[i] is None
+            if num.baked and not num.exact:
+                return None
+            if not num.baked:
+                if refs[i] >= 0:
+                    return None
+                num.array = g.leaves[~refs[i]]  # the cached 0-d array ``_scalar_array`` gave for it
+            args.append(num)
+        else:
+            return None
+    e = _Entry()
+    e.op = op
+    e.static = static_in
+    e.kstatic = static
+    e.args = tuple(args)
+    e.n = len(args)
+    e.want = g.last_sig
+    e.kernel = kernel
+    e.sig = node[0]
+    e.cdt = cdt
+    e.device = device
+    e.dtypes = tuple(o._dtype for o in outs)
+    e.multi = type(outputs) is tuple
+    e.rec = rec
+    e.prep = graph.prepare(op, tensors, outputs) if rec else None
+    e.default = D._default_float
+    e.ac = None if autocast is None else autocast.state_key()
+    return e
+
+
+def _replay(op: OpDef, dyn: tuple, static: tuple, g: Any) -> Any:
+    """``call`` for the graph's next expected entry, or ``_MISS`` (then ``call`` runs in full)."""
+    pos = g.pos
+    exp = g.expect
+    if pos >= len(exp):
+        lazy.stop_replay(g)
+        return _MISS
+    e = exp[pos]
+    g.pos = pos + 1
+    if e is None:  # an op replay does not handle: the full path, and replay goes on after it
+        return _MISS
+    if e.op is not op or e.static != static or len(dyn) != e.n:
+        return _miss(g, pos)
+    arrays = []
+    any_rg = False
+    i = 0
+    for want, a in zip(e.args, dyn):
+        if want is None:
+            if a is not None:
+                return _miss(g, pos)
+            arrays.append(None)
+        elif want.__class__ is tuple:  # a tensor: (class, dtype, requires_grad, device)
+            if a.__class__ is not want[0] or a._dtype is not want[1] or a._rg is not want[2]:
+                return _miss(g, pos)
+            buf = a._buf
+            if buf.device is not want[3]:
+                return _miss(g, pos)
+            if a._view is None and buf.np is None:
+                arr = buf.array
+                if arr.__class__ is _LazyArray and arr.graph is None:  # computed by an earlier flush
+                    arr = buf.array = arr.value
+                arrays.append(arr)
+            else:
+                arrays.append(a._peek())
+            if want[2]:
+                any_rg = True
+        elif a.__class__ is not want.type:
+            return _miss(g, pos)
+        elif want.baked:
+            if a != want.value or (not a and repr(a) != want.text):  # -0.0 is not 0.0
+                return _miss(g, pos)
+            arrays.append(None)  # baked into the kernel
+        elif want.exact and _bakes(op, i, a):
+            return _miss(g, pos)
+        elif a is want.value:  # the same number object as last time: its cached array
+            arrays.append(want.array)
+        else:
+            arrays.append(_scalar_array(a, e.device))
+        i += 1
+    if e.default is not D._default_float or (autocast is None) is not (e.ac is None):
+        return _miss(g, pos)
+    if e.ac is not None and autocast.state_key() != e.ac:
+        return _miss(g, pos)
+    rec = any_rg and op.differentiable and grad_mode._state.enabled
+    if rec is not e.rec:
+        return _miss(g, pos)
+    if op.check is not None:
+        try:
+            op.check(e.cdt, dyn, static)
+        except Exception:  # the full path raises it, at this op
+            return _miss(g, pos)
+    outs = lazy.replay(e.kernel, e.sig, e.want, arrays)
+    if outs is None:
+        return _miss(g, pos)
+    make = T.make_fresh
+    device = e.device
+    if e.multi:
+        outputs = tuple([make(z, device, dt) for z, dt in zip(outs, e.dtypes)])
+    else:
+        outputs = make(outs[0], device, e.dtypes[0])
+    if rec:
+        if e.prep is not None:
+            graph.record_prepared(e.prep, op, e.kernel, e.kstatic, arrays, outputs, dyn)
+        else:
+            tensors = [(j, a) for j, a in enumerate(dyn) if isinstance(a, Tensor)]
+            graph.record(op, e.kernel, e.kstatic, arrays, tensors, outputs, dyn)
+    if op.returns is not None:
+        return op.returns(*outputs)
+    return outputs
+
+
+def _bakes(op: OpDef, i: int, a: Any) -> bool:
+    """Whether ``call`` bakes the number ``a`` at dynamic position ``i`` into the kernel."""
+    kind = op.kind_seq[i]
+    if kind == SCALAR:
+        d = op.scalar_defaults[i]
+        return a == d and type(a) is type(d)
+    return op.bake is None or op.bake(a)
+
+
+class _Number:
+    """A replay entry's expectation for a Python number argument."""
+
+    __slots__ = ("type", "exact", "baked", "value", "text", "array")
+
+
+def _miss(g: Any, pos: int) -> Any:
+    g.pos = pos
+    lazy.stop_replay(g)
+    return _MISS
 
 
 def _kernel_error(kernel: Callable, arrays: list, e: Exception) -> Any:
@@ -788,7 +991,7 @@ def _autocast_cast(a: Any, target: Any) -> Any:
 
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple,
                   precast: D.dtype | None = None) -> Callable:
-    jitted = jax.jit(kernel_function(op, static, cdt, baked, precast))
+    jitted = cold_kernels.cold(kernel_function(op, static, cdt, baked, precast))
     op.kernels[key] = jitted
     return jitted
 

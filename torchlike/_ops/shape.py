@@ -163,20 +163,6 @@ def _conversion(dt: D.dtype) -> Any:
     return method
 
 
-def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
-    if dtype is None:
-        return type_name(self)
-    if isinstance(dtype, str):
-        name = dtype.rsplit(".", 1)[-1]
-        if name not in _BY_TYPE_NAME:
-            raise ValueError(f"invalid type: '{dtype}'")
-        out = to(self, _BY_TYPE_NAME[name])
-        return out.cuda() if ".cuda." in dtype else out
-    if isinstance(dtype, type) and hasattr(dtype, "dtype"):
-        dtype = dtype.dtype
-    return to(self, D.to_dtype(dtype))
-
-
 def _cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     return to(self, "cpu")
 

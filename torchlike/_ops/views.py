@@ -6,11 +6,15 @@ import math
 import warnings
 from typing import Any, Sequence
 
+import jax
+import jax.numpy as jnp
+import numpy as np
+
 from .._core import dtype as D
 from .._core import views as V
 from .._core.size import Size
 from .._core.tensor import Tensor, wrap_dim
-from .._core import grad_mode
+from .._core import grad_mode, graph
 from . import registry
 from .registry import defview, expose
 
@@ -380,11 +384,42 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     if input._view is None:
         return spec
     # as_strided addresses the whole storage: read straight from the base buffer.
-    if input._rg:
-        raise NotImplementedError("torchlike: as_strided() of a view that requires grad is not supported")
     from .._core import tensor as T
 
-    return T.make_view(input._base_t, V.View(((spec[0], spec[1]),), (), size, stride, off))
+    out = T.make_view(input._base_t, V.View(((spec[0], spec[1]),), (), size, stride, off))
+    if input._rg and grad_mode._state.enabled:
+        # torch: the gradient reaches the storage elements the input covers, and only those
+        kernel = _through_storage(input._geometry(), (size, stride, off))
+        graph.record_view(input, out, kernel, (), "AsStridedBackward0")
+    return out
+
+
+_storage_reads: dict = {}
+
+
+def _storage_index(shape: tuple, stride: tuple, offset: int) -> np.ndarray:
+    idx = np.array(offset, dtype=np.int64)
+    for n, s in zip(shape, stride):
+        idx = idx[..., None] + np.arange(n, dtype=np.int64) * s
+    return idx
+
+
+def _through_storage(in_geometry: tuple, out_geometry: tuple) -> Any:
+    """``as_strided`` of a view as a function of the view's values: place them in their storage
+    positions (the rest is constant for the gradient, so zeros) and read the new geometry."""
+    key = (tuple(map(tuple, in_geometry[:2])), in_geometry[2], tuple(map(tuple, out_geometry[:2])), out_geometry[2])
+    k = _storage_reads.get(key)
+    if k is None:
+        src, dst = _storage_index(*in_geometry).reshape(-1), _storage_index(*out_geometry)
+        n = int(max(src.max(initial=-1), dst.max(initial=-1))) + 1
+
+        def read(x: Any) -> Any:
+            return jnp.zeros((n,), x.dtype).at[src].set(x.reshape(-1))[dst]
+
+        if len(_storage_reads) > 256:
+            _storage_reads.clear()
+        k = _storage_reads[key] = jax.jit(read)
+    return k
 
 
 @defview(function=False, grad_name="UnfoldBackward0")

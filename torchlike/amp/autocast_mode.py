@@ -87,6 +87,9 @@ def _adjust(op: Any, device_type: str, cdt: D.dtype | None, promo: list, static:
     return target, cdt
 
 
+_adjust.state_key = state_key  # what the op table's guarded replay compares (see registry._replay)
+
+
 def get_autocast_dtype(device_type: str) -> D.dtype:
     return _state.dtype[device_type]
 

@@ -3,11 +3,15 @@ Tensor class from here at import time, so that ``_core`` does not import the roo
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 from .._core.tensor import Tensor
-from .._core import graph
+from .._core import grad_mode, graph
 from . import engine
+
+_warned_float_of_grad = [False]
+_core_float = Tensor.__float__
 
 
 def grad_fn(self: Tensor) -> Any:
@@ -48,7 +52,21 @@ def backward(
     engine.backward((self,), (gradient,), retain_graph, create_graph, inputs)
 
 
+def __float__(self: Tensor) -> float:
+    # torch warns once per process, for float() only, and only while grad mode is on
+    # (LBFGS's float(loss) under no_grad stays silent)
+    if self._rg and not _warned_float_of_grad[0] and grad_mode._state.enabled:
+        _warned_float_of_grad[0] = True
+        warnings.warn(
+            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+            "Consider using tensor.detach() first.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _core_float(self)
+
+
 Tensor.grad_fn = property(grad_fn)
-for _f in (retain_grad, register_hook, register_post_accumulate_grad_hook, backward):
+for _f in (retain_grad, __float__, register_hook, register_post_accumulate_grad_hook, backward):
     _f.__qualname__ = f"Tensor.{_f.__name__}"
     setattr(Tensor, _f.__name__, _f)

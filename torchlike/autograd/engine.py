@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import lazy
+from .._core import cold_kernels, lazy
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
@@ -251,6 +251,9 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
 # --- the fused path ----------------------------------------------------------------------------
 
 _programs: LRU = LRU(kernels=False)  # structure -> times seen, then its fused program
+# A fused backward's compile costs ~0.1-0.5 s per node on a loaded 2-core CPU (5 nodes: 0.6-2.5 s)
+_fused_rental = cold_kernels.Rental(0.05)
+_NODE_COST = 30e-6  # seconds of Python and dispatch per node on the per-node path
 
 
 def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> Any:
@@ -281,7 +284,7 @@ def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> t
             return _node_vjp(kernel, diff, a, c)
 
         vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_backward"
-        k = _vjp_kernels[key] = jax.jit(vjp)
+        k = _vjp_kernels[key] = cold_kernels.cold(vjp)
     return _mesh_safe(k, args, cts)
 
 
@@ -488,11 +491,15 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         or any(l.hooks or l.variable._hooks for l in prog.leaves)
         or any(e[0] is None for e in prog.entries)
     )
-    if not hooks and not anomaly_mode.checking:  # anomaly mode checks each node's gradients
+    fuse = not hooks and not anomaly_mode.checking  # anomaly mode checks each node's gradients
+    # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
+    # about what compiling the fused program would: changing shapes then compile nothing.
+    cold_key = _fused_rental.key(prog.key, (node_args, root_cts)) if fuse and not lazy._on else None
+    if fuse and cold_key is None:
         entry = _programs.get(prog.key)
         # Lazily the backward is one node of the step's program either way: fuse it from the start, so the
         # step's structure (and its compiled program) is the same from the first step on
-        fuse_after = 1 if lazy._on else FUSE_AFTER
+        fuse_after = 1 if lazy._on or cold_kernels.enabled() else FUSE_AFTER
         if entry is None:
             entry = 0
             _programs[prog.key] = 0
@@ -530,10 +537,13 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         return grads
 
     device = _device_of(root_cts)
+    t0 = cold_kernels.interpreted()  # modelled, not clocked: which programs compile must not depend on load
     leaf_cts, wanted = _execute(
         prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node,
         _node_post_hooks(nodes, device) if hooks else None,
     )
+    if cold_key is not None:
+        _fused_rental.spend(cold_key, cold_kernels.interpreted() - t0 + _NODE_COST * len(nodes), len(nodes))
     return leaf_cts, wanted
 
 

@@ -54,10 +54,14 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
-class _FunctionNode(Node, FunctionCtx):
-    """Base of the per-Function node classes (``ExpBackward``)."""
+class BackwardCFunction(Node, FunctionCtx):
+    """torch.autograd.function.BackwardCFunction: the base of the per-Function node classes
+    (``ExpBackward``); ``isinstance(y.grad_fn, BackwardCFunction)`` holds as in torch."""
 
-    __slots__ = ("__dict__",)
+    __slots__ = ()
+
+
+_FunctionNode = BackwardCFunction
 
 
 _node_types: dict[type, type] = {}
@@ -66,8 +70,8 @@ _node_types: dict[type, type] = {}
 def _node_type(fn_cls: type) -> type:
     t = _node_types.get(fn_cls)
     if t is None:
-        ns = {"__slots__": (), "_fn_backward": staticmethod(fn_cls.backward)}
-        t = _node_types[fn_cls] = type(f"{fn_cls.__name__}Backward", (_FunctionNode,), ns)
+        ns = {"__slots__": (), "_fn_backward": staticmethod(fn_cls.backward), "_forward_cls": fn_cls}
+        t = _node_types[fn_cls] = type(f"{fn_cls.__name__}Backward", (BackwardCFunction,), ns)
     return t
 
 

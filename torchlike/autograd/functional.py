@@ -50,11 +50,20 @@ def _run(transform: Callable, func: Callable, inputs: tuple, extra: tuple, creat
     single_out: list = []
     fn = _pure(func, devices, single_out)
     kernel = jax.jit(lambda *xs: transform(fn, xs[: len(inputs)], xs[len(inputs) :]))
-    args = list(inputs) + list(extra)
+    args = list(_graph_inputs(inputs) if create_graph else inputs) + list(extra)
     if create_graph:
         from .._ops import registry
 
-        result = registry.apply_pure("FunctionalBackward", kernel, args)
+        # the op table records one node over flat outputs: flatten the transform's result, then rebuild it
+        tree: list = []
+
+        def flat(*xs: Any) -> tuple:
+            leaves, treedef = jax.tree_util.tree_flatten(transform(fn, xs[: len(inputs)], xs[len(inputs) :]))
+            tree.append(treedef)
+            return tuple(leaves)
+
+        leaves = registry.apply_pure("FunctionalBackward", jax.jit(flat), args)
+        result = jax.tree_util.tree_unflatten(tree[-1], list(leaves if isinstance(leaves, tuple) else (leaves,)))
         for o in jax.tree_util.tree_leaves(result, is_leaf=lambda x: isinstance(x, T.Tensor)):
             if isinstance(o, T.Tensor) and o._node is not None:
                 o._node.needs_saved = True  # its gradient reads the inputs' values (torch saves them)
@@ -62,6 +71,20 @@ def _run(transform: Callable, func: Callable, inputs: tuple, extra: tuple, creat
         arrays = kernel(*[a._data() for a in args])
         result = jax.tree_util.tree_map(lambda a: T.make(a, devices[0]), arrays)
     return result, single_out[0] if single_out else True
+
+
+def _recorded(func: Callable, inputs: tuple, out: Any, create_graph: bool) -> Any:
+    """With ``create_graph``, the function's outputs as torch returns them: from a call recorded on the
+    tape (their nodes are the function's own, ``MmBackward0`` for a matmul, and reach every tensor the
+    function reads). The derived results stay one ``FunctionalBackward`` node over the inputs."""
+    if not create_graph:
+        return out
+    return _tuple(func(*_graph_inputs(inputs)))[0]
+
+
+def _graph_inputs(inputs: tuple) -> tuple:
+    """torch: with create_graph, inputs that require grad enter as views, others as fresh leaves that do."""
+    return tuple(i.view_as(i) if i.requires_grad else i.detach().requires_grad_() for i in inputs)
 
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
@@ -112,6 +135,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         return out, pull(tuple(vv))
 
     (out, grads), single_out = _run(transform, func, ins, vs, create_graph)
+    out = _recorded(func, ins, out, create_graph)
     return (out[0] if single_out else tuple(out)), (grads[0] if single_in else tuple(grads))
 
 
@@ -125,6 +149,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         return jax.jvp(fn, tuple(xs), tuple(vv))
 
     (out, tangents), single_out = _run(transform, func, ins, vs, create_graph)
+    out = _recorded(func, ins, out, create_graph)
     return (out[0] if single_out else tuple(out)), (tangents[0] if single_out else tuple(tangents))
 
 
@@ -140,6 +165,7 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         return (out,), pull(tuple(vv))
 
     (out, res), _ = _run(transform, func, ins, vs, create_graph)
+    out = _recorded(func, ins, out, create_graph)
     return out[0], (res[0] if single_in else tuple(res))
 
 
@@ -155,4 +181,5 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         return (out,), tang
 
     (out, res), _ = _run(transform, func, ins, vs, create_graph)
+    out = _recorded(func, ins, out, create_graph)
     return out[0], (res[0] if single_in else tuple(res))

@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from .._core import device as _device
+from .._ops.legacy_types import CUDA_TYPES as _CUDA_TYPES
 from . import amp  # noqa: F401
 
 __all__ = ["is_available", "device_count", "current_device", "get_device_name", "get_device_properties",
            "set_device", "synchronize", "manual_seed", "manual_seed_all", "seed", "seed_all", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
            "empty_cache", "is_bf16_supported", "device", "amp", "get_rng_state", "set_rng_state",
-           "get_rng_state_all", "set_rng_state_all"]  # fmt: skip
+           "get_rng_state_all", "set_rng_state_all", *_CUDA_TYPES]  # fmt: skip
+globals().update(_CUDA_TYPES)  # torch.cuda.FloatTensor and friends: the legacy types of CUDA tensors
 
 def is_available() -> bool:
     return _device.cuda_available()

@@ -11,6 +11,8 @@ LowRankMultivariateNormal, Exponential, Laplace, Cauchy, HalfNormal, HalfCauchy,
 LogNormal, LogisticNormal, Kumaraswamy, Pareto, Weibull, GeneralizedPareto, VonMises, Multinomial,
 MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistribution (and, as in torch,
 only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical);
+Gamma, Chi2, Beta, Dirichlet, StudentT and FisherSnedecor (torch._standard_gamma / _sample_dirichlet draws
+bit for bit; Dirichlet and Beta ``rsample`` gradients agree with torch's to its approximations' accuracy);
 Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
 Also ``constraints``, ``transforms`` and ``biject_to``/``transform_to`` (all of torch's), ``utils``
 (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs, lazy_property, tril_matrix_to_vec,
@@ -18,23 +20,27 @@ vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with torch's closed f
 registers among the classes above.
 
 Not implemented (the names are absent, so using them raises AttributeError):
-- need a sampler torchlike does not reproduce yet: Gamma, Chi2, Beta, Dirichlet, StudentT, InverseGamma,
-  FisherSnedecor, LKJCholesky, Wishart (torch._standard_gamma / _sample_dirichlet), Poisson and
-  NegativeBinomial (torch.poisson);
+- not built yet: InverseGamma, LKJCholesky, Wishart; and Poisson and NegativeBinomial, which need
+  torch.poisson's sampler;
 """
 
 from __future__ import annotations
 
 from . import constraint_registry, constraints, kl, transforms, utils
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
 from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
@@ -55,6 +61,7 @@ from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThr
 from .pareto import Pareto
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403  (torch re-exports the transform classes here too)
 from .uniform import Uniform
@@ -62,11 +69,11 @@ from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = [
-    "Bernoulli", "Binomial", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential", "ExponentialFamily",
-    "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
+    "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy",
     "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
     "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "VonMises",
+    "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises",
     "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
     *transforms.__all__,
 ]  # fmt: skip

@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import lazy
+from .._core import cold_kernels, lazy
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from . import _math as M
@@ -288,7 +288,8 @@ def _step_kernel(cls: type, statics: tuple, exact: bool) -> Callable:
         def k(hypers: list, params: list, grads: list, states: list, zero: Any) -> list:
             return fused_update(cls, statics, hypers, params, grads, states, zero, exact)
 
-        _step_kernels[key] = k
+        # the first steps (and steps of new parameter shapes) run without compiling: see cold_kernels
+        k = _step_kernels[key] = cold_kernels.cold(k, "fused_update", direct=True)
     return k
 
 

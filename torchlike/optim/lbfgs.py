@@ -375,7 +375,8 @@ class LBFGS(Optimizer):
                 self._add_grad(t, d)
                 if n_iter != max_iter:
                     with grad_mode.enable_grad():
-                        loss = float(closure())
+                        loss = closure()
+                    loss = float(loss)  # torch: outside enable_grad, so no requires_grad warning
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs_max <= tolerance_grad
                     ls_func_evals = 1

@@ -121,7 +121,9 @@ def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> A
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {wt[0]}x{wt[1]})"
         )
-    y = jnp.matmul(input, weight.T)
+    low = input.dtype in (jnp.float16, jnp.bfloat16)
+    # torch: half/bfloat16 linear accumulates in float32 and adds the bias there, rounding once (addmm's beta*C)
+    y = jnp.matmul(input, weight.T, preferred_element_type=jnp.float32) if low else jnp.matmul(input, weight.T)
     if bias is not None:
         if bias.dtype != weight.dtype:
             bd, wd = D.from_numpy_dtype(bias.dtype), D.from_numpy_dtype(weight.dtype)
@@ -136,8 +138,8 @@ def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> A
                 f"non-singleton dimension {y.ndim - 1}.  Target sizes: [{', '.join(map(str, y.shape))}].  Tensor "
                 f"sizes: [{', '.join(map(str, bias.shape))}]"
             ) from None
-        y = y + bias
-    return y
+        y = y + bias.astype(y.dtype)
+    return y.astype(input.dtype) if low else y
 
 
 def _bilinear_name(static: tuple, dyn: tuple) -> str:
@@ -183,10 +185,12 @@ def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride
     x = input[None] if unbatched else input
     spatial = "DHW"[3 - n :] if n <= 3 else None
     dn = lax.conv_dimension_numbers(x.shape, weight.shape, ("NC" + spatial, "OI" + spatial, "NC" + spatial))
+    # torch: half/bfloat16 convolutions (oneDNN) accumulate in float32 and add the bias there, rounding once
+    acc = jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else None
     if not transposed:
         y = lax.conv_general_dilated(
             x, weight, stride, list(padding), rhs_dilation=dilation, dimension_numbers=dn,
-            feature_group_count=groups,
+            feature_group_count=groups, preferred_element_type=acc,
         )  # fmt: skip
     else:
         cin = weight.shape[0]
@@ -205,10 +209,11 @@ def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride
         dn = lax.conv_dimension_numbers(x.shape, w.shape, ("NC" + spatial, "OI" + spatial, "NC" + spatial))
         y = lax.conv_general_dilated(
             x, w, (1,) * n, pads, lhs_dilation=stride, rhs_dilation=dilation, dimension_numbers=dn,
-            feature_group_count=groups,
+            feature_group_count=groups, preferred_element_type=acc,
         )  # fmt: skip
     if bias is not None:
-        y = y + bias.reshape(_channel_shape(y.ndim))
+        y = y + bias.reshape(_channel_shape(y.ndim)).astype(y.dtype)
+    y = y.astype(x.dtype)
     return y[0] if unbatched else y
 
 

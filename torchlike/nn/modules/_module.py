@@ -372,7 +372,8 @@ class Module:
         return self._apply(convert)
 
     def share_memory(self) -> Module:
-        return self
+        """Move parameters, their grads and buffers into memory shared between processes (in place)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # --- hooks -------------------------------------------------------------------------------
 

@@ -182,8 +182,12 @@ class RNNBase(Module):
 
     # --- the stack of layers ----------------------------------------------------------------------
 
-    def _run(self, x: Tensor, hx: Tensor, cx: Tensor | None, lengths: Tensor | None) -> tuple:
-        """x time-major (T, B, F); hx/cx (layers*dirs, B, H). Returns (output, h_n, c_n)."""
+    def _run(self, x: Tensor, hx: Tensor, cx: Tensor | None, lengths: Tensor | None,
+             pack_index: np.ndarray | None = None) -> tuple:  # fmt: skip
+        """x time-major (T, B, F); hx/cx (layers*dirs, B, H). Returns (output, h_n, c_n).
+
+        ``pack_index`` (packed input): the padded rows ``t*B+b`` of the packed data, in packed order.
+        """
         dirs = 2 if self.bidirectional else 1
         weights = self.all_weights
         hs, cs = [], []
@@ -204,8 +208,20 @@ class RNNBase(Module):
                     cs.append(res[2])
             layer_input = outs[0] if dirs == 1 else S.cat(outs, -1)
             if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                layer_input = F.dropout(layer_input, self.dropout, True)
+                layer_input = self._dropout_between_layers(layer_input, pack_index)
         return layer_input, S.stack(hs, 0), (S.stack(cs, 0) if cx is not None else None)
+
+    def _dropout_between_layers(self, x: Tensor, pack_index: np.ndarray | None) -> Tensor:
+        if pack_index is None:
+            return F.dropout(x, self.dropout, True)
+        # torch: packed input is dropped out as its packed data (sum(lengths), H), which draws
+        # sum(lengths)*H numbers in packed order, not T*B*H over the padded layout
+        t, b = x.shape[0], x.shape[1]
+        inverse = np.full(t * b, -1, np.int64)
+        inverse[pack_index] = np.arange(len(pack_index))
+        dev = x.device
+        data = F.dropout(R._pack_rows(x, creation.tensor(pack_index, device=dev)), self.dropout, True)
+        return R._unpack_rows(data, creation.tensor(inverse, device=dev), (t, b), 0)
 
     def _forward(self, input: Any, hx: Any) -> tuple:
         is_lstm = self.mode == "LSTM"
@@ -274,10 +290,10 @@ class RNNBase(Module):
 
             padded, lens = pad_packed_sequence(PackedSequence(x, batch_sizes, None, None))
             lengths = creation.tensor(np.asarray(lens._data()), device=x.device)
-            out, h_n, c_n = self._run(padded, h0, c0, lengths)
             bs = np.asarray(batch_sizes._data())
-            b = out.shape[1]
+            b = padded.shape[1]
             index = np.concatenate([t * b + np.arange(n) for t, n in enumerate(bs)])
+            out, h_n, c_n = self._run(padded, h0, c0, lengths, index)
             out_data = R._pack_rows(out, creation.tensor(index, device=x.device))
             output: Any = PackedSequence(out_data, batch_sizes, sorted_indices, unsorted_indices)
         else:

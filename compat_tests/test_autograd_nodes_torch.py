@@ -1,0 +1,127 @@
+"""Issue 35: the custom-Function node class (BackwardCFunction), as_strided of tensors that require
+grad (0-d views of parameters, views of views), and graph node names reached through
+autograd.functional / torch.func helpers, torch vs torchlike."""
+
+import numpy as np
+import pytest
+import torch
+from _harness import check
+
+import torchlike
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4) / 7 - 0.5
+
+
+def _square_fn(t):
+    class Sq(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+
+    return Sq
+
+
+def test_custom_function_node_class():
+    def f(t, x):
+        Sq = _square_fn(t)
+        y = Sq.apply(x)
+        node = y.grad_fn
+        B = t.autograd.function.BackwardCFunction
+        return (y, type(node).__name__, isinstance(node, B), issubclass(type(node), B), B.__name__,
+                isinstance(node, t.autograd.function.FunctionCtx), isinstance(node, t.autograd.graph.Node),
+                type(node)._forward_cls is Sq, type(node).__module__.replace("torchlike", "torch"),
+                node.name())  # fmt: skip
+
+    check(f, [X])
+
+
+@pytest.mark.parametrize("expr", [
+    "t.as_strided(x, (), ())", "t.as_strided(x, (), (), 5)", "x.as_strided((), (), 7)",
+    "t.as_strided(x[1], (), ())", "t.as_strided(x[1:], (2,), (1,), 1)", "t.as_strided(x.t(), (2, 2), (1, 2))",
+    "t.as_strided(x[0], (3, 4), (0, 1))", "t.as_strided(x[:, 1:], (2, 2), (4, 1), 5)", "t.as_strided(x * 2, (), ())",
+    "t.as_strided(x.view(12)[2:], (3,), (3,))", "t.as_strided(x[1], (2, 2), (1, 1))",
+])  # fmt: skip
+def test_as_strided_of_tensors_that_require_grad(expr):
+    def f(t, p):
+        x = p * 1 if "x *" not in expr else p  # a non-leaf base: its views are views of a graph tensor
+        y = eval(expr)
+        return y, type(y.grad_fn).__name__
+
+    check(f, [X])
+
+
+def test_as_strided_zero_dim_view_of_a_parameter():
+    def f(t):
+        t.manual_seed(0)
+        lin = t.nn.Linear(3, 2)
+        scale = t.as_strided(lin.weight, (), ())  # how libraries take one parameter entry as a 0-d tensor
+        out = (lin(t.ones(1, 3)) * scale).sum()
+        out.backward()
+        return out, lin.weight.grad, lin.bias.grad, type(scale.grad_fn).__name__
+
+    check(f, [], grad=False)
+
+
+def _names(t, out):
+    node = out.grad_fn
+    return type(node).__name__ if node is not None else None
+
+
+@pytest.mark.parametrize("case", ["vjp", "jvp", "vhp", "hvp"])
+def test_functional_create_graph_output_nodes(case):
+    """The function's own output keeps the function's node (MmBackward0 for a bias-free linear map)."""
+
+    def f(t, x, w):
+        F = t.nn.functional
+        if case in ("vjp", "jvp"):
+            fn = lambda a: F.linear(a, w)  # noqa: E731
+            v = t.ones(2, 4) if case == "vjp" else t.ones(2, 3)
+        else:
+            fn = lambda a: F.linear(a, w).pow(2).sum()  # noqa: E731
+            v = t.ones(2, 3)
+        out, res = getattr(t.autograd.functional, case)(fn, x, v, create_graph=True)
+        # NOTE: res.requires_grad differs for vjp/jvp of a linear map (torch sees that res does not depend on
+        # the inputs; torchlike's one FunctionalBackward node over them says True): docs/differences.md
+        return out, res, _names(t, out), out.requires_grad, res.requires_grad if case in ("vhp", "hvp") else None
+
+    check(f, [X[:2, :3].copy(), np.concatenate([X[:, :3], X[:1, :3]]) + 0.25], grad=False)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (5, 2, 3)])
+def test_bias_free_linear_names_through_helpers(shape):
+    def f(t):
+        t.manual_seed(0)
+        F = t.nn.functional
+        w = t.randn(4, 3, requires_grad=True)
+        x = t.randn(*shape, requires_grad=True)
+        lin = t.nn.Linear(3, 4, bias=False)
+        outs = [F.linear(x, w), x @ w.T, lin(x), t.func.functional_call(lin, {"weight": w}, (x,)),
+                t.func.functional_call(lin, {"weight": w}, (x.detach(),)), F.linear(x, w, None),
+                t.func.functional_call(t.nn.Linear(3, 4), {"weight": w, "bias": None}, (x,))]  # fmt: skip
+        jac = t.autograd.functional.jacobian(lambda a: F.linear(a, w), x)
+        return [_names(t, o) for o in outs] + [jac]
+
+    check(f, [], grad=False)
+
+
+def test_jacobian_and_hessian_create_graph_run():
+    def f(t, x):
+        x.requires_grad_()
+        fn = lambda a: (a.sin() * a).sum()  # noqa: E731
+        j = t.autograd.functional.jacobian(fn, x, create_graph=True)
+        h = t.autograd.functional.hessian(fn, x, create_graph=True)
+        (g,) = t.autograd.grad(j.sum(), x)
+        return j, h, g, j.requires_grad, h.requires_grad
+
+    check(f, [X[0].copy()], grad=False)
+
+
+def test_graph_helpers_exist_in_both():
+    assert hasattr(torch.autograd.function, "BackwardCFunction")
+    assert hasattr(torchlike.autograd.function, "BackwardCFunction")

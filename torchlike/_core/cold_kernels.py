@@ -1,0 +1,773 @@
+"""Cold kernels: an eager kernel's first calls on a new input signature run without compiling.
+
+An XLA compile of even a one-op kernel costs ~0.1-0.5 s on the CPU, so a script whose shapes
+change (a last short batch, variable lengths, evaluation) used to stall on every new shape. On the
+CPU, a kernel seen with a new signature (input shapes and dtypes) is traced to a jaxpr (once per
+shape pattern: sizes are symbolic, so one trace serves every batch size) and that jaxpr is run with
+NumPy, one lax primitive at a time. The signature turns *hot* (the
+jitted kernel compiles and runs from then on) when the time spent interpreting it passes what a
+compile is expected to cost (modelled from the work done, so the choice does not depend on the
+machine's load): the ski-rental rule, so a signature that recurs pays at most about
+twice what compiling at once would have, and one seen a few times never compiles.
+
+Kernels whose jaxpr needs a primitive outside the table below (convolutions, pooling, erf, sorts...),
+or that meet half-precision, empty or non-CPU arrays or tracers, run jitted as before. The table
+keeps lax's semantics in NumPy's float arithmetic (same dtypes, IEEE results within an ulp or two
+of XLA's), which is within the tolerances torch's results are compared at.
+``TORCHLIKE_COLD_KERNELS=0`` turns the cold path off.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import time
+from typing import Any, Callable
+
+import jax
+import numpy as np
+
+from . import lazy
+from .kernel_cache import LRU
+
+__all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_enabled", "enabled"]
+
+# Seconds of interpretation after which a signature compiles: about what one small kernel's compile
+# costs on a loaded 2-core CPU (0.1-0.5 s measured), halved so a recurring signature turns hot early.
+# The seconds are estimated from the work (equations run, elements they touch), not read from a clock:
+# a clock made which kernels compiled depend on the machine's load, and a compiled kernel may round
+# differently from NumPy in the last bit, so a script's results changed from run to run.
+COMPILE_COST = 0.05
+STEP_COST = 4e-6  # seconds per equation interpreted (measured 2-6 us on this CPU)
+ELEMENT_COST = 1e-9  # seconds per element an equation touches (NumPy's float32 loops: ~0.5-1 ns)
+CALL_COST = 40e-6  # seconds per call around the equations (signature, conversions, outputs to JAX)
+
+stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
+               "unsupported": 0}
+unsupported: collections.Counter = collections.Counter()  # primitive -> kernels sent to XLA for it
+_on = os.environ.get("TORCHLIKE_COLD_KERNELS", "1").strip().lower() not in ("0", "false", "off", "no")
+_lock = threading.Lock()
+
+
+def set_enabled(on: bool) -> None:
+    """Turn the cold path on or off for the process (tests compare both)."""
+    global _on
+    _on = bool(on)
+
+
+def enabled() -> bool:
+    """Whether new signatures run cold now: on the CPU, in eager mode, unless switched off."""
+    return _on and not lazy._on and _cpu_only()
+
+
+_cpu = None
+
+
+def _cpu_only() -> bool:
+    global _cpu
+    if _cpu is None:
+        _cpu = jax.default_backend() == "cpu" and jax.device_count() == 1
+    return _cpu
+
+
+# --- the primitive table: lax semantics in NumPy ---------------------------------------------------
+
+_FLOAT_KINDS = frozenset("fc")
+
+
+def _float_only(f: Callable) -> Callable:
+    """A primitive whose integer form differs from NumPy's (division by zero, shifts): floats only."""
+
+    def run(*xs: Any) -> Any:
+        if xs[0].dtype.kind not in _FLOAT_KINDS:
+            raise _Unsupported
+        return f(*xs)
+
+    return run
+
+
+def _logistic(x: Any) -> Any:
+    return np.reciprocal(np.exp(-x) + x.dtype.type(1))
+
+
+_ELEMENTWISE: dict[str, Callable] = {
+    "add": np.add, "add_any": np.add, "optimization_barrier": lambda *xs: list(xs), "sub": np.subtract, "mul": np.multiply, "div": _float_only(np.true_divide),
+    "rem": _float_only(np.fmod), "pow": _float_only(np.power), "max": np.maximum, "min": np.minimum,
+    "neg": np.negative, "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "abs": np.abs,
+    "is_finite": np.isfinite, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log1p": np.log1p,
+    "expm1": np.expm1, "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "sqrt": np.sqrt,
+    "rsqrt": lambda x: np.reciprocal(np.sqrt(x)), "logistic": _logistic, "square": np.square,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "not": np.invert, "stop_gradient": lambda x: x, "copy": np.copy, "copy_p": np.copy,
+}  # fmt: skip
+
+
+def _convert(x: Any, new_dtype: Any, **_: Any) -> Any:
+    new = np.dtype(new_dtype)
+    if x.dtype.kind in _FLOAT_KINDS and new.kind not in _FLOAT_KINDS:
+        raise _Unsupported  # NaN/inf to integer: XLA saturates, NumPy does not
+    if x.dtype.kind == "c" and new.kind != "c":
+        raise _Unsupported
+    return x.astype(new)
+
+
+def _broadcast_in_dim(x: Any, shape: tuple, broadcast_dimensions: tuple, **_: Any) -> Any:
+    expanded = [1] * len(shape)
+    for src, dst in enumerate(broadcast_dimensions):
+        expanded[dst] = x.shape[src]
+    return np.broadcast_to(np.reshape(x, expanded), shape)
+
+
+def _slice(x: Any, start_indices: tuple, limit_indices: tuple, strides: Any = None, **_: Any) -> Any:
+    strides = strides or (1,) * x.ndim
+    return x[tuple(slice(s, e, st) for s, e, st in zip(start_indices, limit_indices, strides))]
+
+
+def _pad(x: Any, value: Any, padding_config: tuple) -> Any:
+    if any(lo < 0 or hi < 0 or interior for lo, hi, interior in padding_config):
+        raise _Unsupported
+    return np.pad(x, [(lo, hi) for lo, hi, _ in padding_config], constant_values=value)
+
+
+def _iota(dtype: Any, shape: tuple, dimension: int, **_: Any) -> Any:
+    line = np.arange(shape[dimension], dtype=dtype)
+    return _broadcast_in_dim(line, shape, (dimension,))
+
+
+def _reduction(f: Callable) -> Callable:
+    return lambda x, axes, **_: f(x, axis=tuple(axes))
+
+
+def _arg(f: Callable) -> Callable:
+    return lambda x, axes, index_dtype, **_: f(x, axis=axes[0]).astype(index_dtype)
+
+
+def _select_n(which: Any, *cases: Any) -> Any:
+    if len(cases) == 2:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which.astype(np.int64), np.broadcast_arrays(*cases))
+
+
+def _dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, preferred_element_type: Any = None, **_: Any) -> Any:
+    (lc, rc), (lb, rb) = dimension_numbers
+    dt = np.dtype(preferred_element_type) if preferred_element_type is not None else np.result_type(lhs, rhs)
+    if dt.kind not in _FLOAT_KINDS:
+        raise _Unsupported  # integer products: XLA accumulates in the result type; keep its kernel
+    lhs, rhs = lhs.astype(dt, copy=False), rhs.astype(dt, copy=False)
+    lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    # lax's output order: batch dims, lhs free dims, rhs free dims. As a batched matmul: (B, M, K) @ (B, K, N).
+    a = np.transpose(lhs, list(lb) + lf + list(lc))
+    b = np.transpose(rhs, list(rb) + list(rc) + rf)
+    bs = a.shape[: len(lb)]
+    m = a.shape[len(lb) : len(lb) + len(lf)]
+    n = b.shape[len(rb) + len(rc) :]
+    k = int(np.prod(a.shape[len(lb) + len(lf) :], dtype=np.int64))
+    a = a.reshape(bs + (int(np.prod(m, dtype=np.int64)), k))
+    b = b.reshape(bs + (k, int(np.prod(n, dtype=np.int64))))
+    with _one_blas_thread():
+        return np.matmul(a, b).reshape(bs + m + n)
+
+
+class _OneBlasThread:
+    """OpenBLAS threads for the products of a cold kernel: one. Its thread pool costs far more than it saves
+    on these small products, and stalls for milliseconds when the cores are busy (measured: a 150x64 @ 64x128
+    product, 0.8-18 ms threaded on a loaded 2-core CPU, 0.07-0.14 ms on one thread)."""
+
+    def __init__(self) -> None:
+        self.get = self.set = None
+        try:
+            import ctypes
+
+            with open("/proc/self/maps") as f:
+                paths = sorted({line.split()[-1] for line in f if "openblas" in line.lower() and ".so" in line})
+            for path in paths:
+                lib = ctypes.CDLL(path)
+                for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+                                  ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+                                  ("openblas_get_num_threads", "openblas_set_num_threads")):  # fmt: skip
+                    if hasattr(lib, get) and hasattr(lib, set_):
+                        self.get, self.set = getattr(lib, get), getattr(lib, set_)
+                        return
+        except (OSError, ImportError):  # no /proc, or another BLAS: products run as NumPy sets them
+            pass
+
+    def __enter__(self) -> None:
+        self.n = self.get() if self.get is not None else 1
+        if self.n != 1:
+            self.set(1)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.n != 1:
+            self.set(self.n)
+
+
+_blas = None
+
+
+def _one_blas_thread() -> _OneBlasThread:
+    global _blas
+    if _blas is None:
+        _blas = _OneBlasThread()
+    return _blas
+
+
+def _integer_pow(x: Any, y: int) -> Any:
+    """lax's x**y for an integer y: multiplications by squaring (as XLA expands it), not C's pow."""
+    acc, base, n = None, x, abs(y)
+    while n:
+        if n & 1:
+            acc = base if acc is None else acc * base
+        n >>= 1
+        if n:
+            base = base * base
+    acc = np.ones_like(x) if acc is None else acc
+    return np.reciprocal(acc) if y < 0 else acc
+
+
+def _cumulative(f: Callable) -> Callable:
+    def run(x: Any, axis: int, reverse: bool = False, **_: Any) -> Any:
+        if reverse:
+            return np.flip(f(np.flip(x, axis), axis=axis), axis)
+        return f(x, axis=axis)
+
+    return run
+
+
+def _dynamic_slice(x: Any, *starts: Any, slice_sizes: tuple, **_: Any) -> Any:
+    at = [min(max(int(s), 0), n - k) for s, n, k in zip(starts, x.shape, slice_sizes)]  # lax clamps
+    return x[tuple(slice(s, s + k) for s, k in zip(at, slice_sizes))]
+
+
+def _dynamic_update_slice(x: Any, update: Any, *starts: Any, **_: Any) -> Any:
+    at = [min(max(int(s), 0), n - k) for s, n, k in zip(starts, x.shape, update.shape)]
+    out = np.array(x)
+    out[tuple(slice(s, s + k) for s, k in zip(at, update.shape))] = update
+    return out
+
+
+def _start(d: int, indices: Any, starts: tuple, batching: tuple, batch_of: tuple) -> Any:
+    """The start index along operand dim ``d`` of each slice (shape: the indices' batch shape)."""
+    batch = indices.shape[:-1]
+    if d in starts:
+        return indices[..., starts.index(d)].astype(np.int64)
+    if d in batching:
+        j = batch_of[batching.index(d)]
+        return np.broadcast_to(np.arange(batch[j]).reshape([batch[j] if k == j else 1 for k in range(len(batch))]), batch)
+    return np.zeros(batch, np.int64)
+
+
+def _gather(operand: Any, indices: Any, dimension_numbers: Any, slice_sizes: tuple, mode: Any = None,
+            fill_value: Any = None, **_: Any) -> Any:  # fmt: skip
+    dn = dimension_numbers
+    if "ONE_HOT" in str(mode):
+        raise _Unsupported("gather")
+    fill = "FILL" in str(mode)
+    batch = indices.shape[:-1]
+    nb, r = len(batch), operand.ndim
+    idx = []
+    outside = np.zeros(batch, bool)
+    for d in range(r):
+        s = _start(d, indices, tuple(dn.start_index_map), tuple(dn.operand_batching_dims),
+                   tuple(dn.start_indices_batching_dims))  # fmt: skip
+        hi = operand.shape[d] - slice_sizes[d]
+        if fill:
+            outside |= (s < 0) | (s > hi)
+        s = np.clip(s, 0, hi)  # lax clamps where it does not fill
+        off = np.arange(slice_sizes[d]).reshape([1] * nb + [slice_sizes[d] if k == d else 1 for k in range(r)])
+        idx.append(s.reshape(batch + (1,) * r) + off)
+    g = operand[tuple(idx)]
+    if fill and outside.any():
+        if fill_value is None:
+            kind = operand.dtype.kind
+            fill_value = (np.nan if kind in _FLOAT_KINDS else True if kind == "b"
+                          else np.iinfo(operand.dtype).min if kind == "i" else np.iinfo(operand.dtype).max)  # fmt: skip
+        g = np.where(outside.reshape(batch + (1,) * r), np.asarray(fill_value).astype(operand.dtype), g)
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    g = g.reshape(batch + tuple(slice_sizes[d] for d in range(r) if d not in dropped))
+    return np.moveaxis(g, list(range(nb, g.ndim)), list(dn.offset_dims))
+
+
+def _scatter(operand: Any, indices: Any, updates: Any, dimension_numbers: Any, mode: Any = None,
+             combine: Any = None, **_: Any) -> Any:  # fmt: skip
+    dn = dimension_numbers
+    if "ONE_HOT" in str(mode):
+        raise _Unsupported("scatter")
+    clip = "FILL" not in str(mode)
+    window = tuple(dn.update_window_dims)
+    scatter_at = [k for k in range(updates.ndim) if k not in window]  # where the indices' batch dims sit
+    batch = indices.shape[:-1]
+    win_ops = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    shape_at = [1] * updates.ndim
+    for k, n in zip(scatter_at, batch):
+        shape_at[k] = n
+    idx = []
+    inside = np.ones(batch, bool)
+    for d in range(operand.ndim):
+        s = _start(d, indices, tuple(dn.scatter_dims_to_operand_dims), tuple(dn.operand_batching_dims),
+                   tuple(dn.scatter_indices_batching_dims))  # fmt: skip
+        w = updates.shape[window[win_ops.index(d)]] if d in win_ops else 1
+        hi = operand.shape[d] - w
+        if clip:
+            s = np.clip(s, 0, hi)
+        else:  # XLA drops a window that does not fit
+            inside &= (s >= 0) & (s <= hi)
+        full = s.reshape(shape_at)
+        if d in win_ops:
+            k = window[win_ops.index(d)]
+            full = full + np.arange(w).reshape([w if j == k else 1 for j in range(updates.ndim)])
+        idx.append(np.broadcast_to(full, updates.shape))
+    keep = np.broadcast_to(inside.reshape(shape_at), updates.shape)
+    out = np.array(operand)
+    at = tuple(i[keep] for i in idx)
+    if combine is None:
+        out[at] = updates[keep]  # lax leaves the order of repeated indices unspecified; NumPy's last wins
+    else:
+        combine.at(out, at, updates[keep])
+    return out
+
+
+def _scatter_add(*args: Any, **params: Any) -> Any:
+    return _scatter(*args, combine=np.add, **params)
+
+
+_STRUCTURAL: dict[str, Callable] = {
+    "convert_element_type": _convert,
+    "reshape": lambda x, new_sizes, **_: np.reshape(x, new_sizes),
+    "broadcast_in_dim": _broadcast_in_dim,
+    "transpose": lambda x, permutation: np.transpose(x, permutation),
+    "squeeze": lambda x, dimensions: np.squeeze(x, tuple(dimensions)),
+    "expand_dims": lambda x, dimensions: np.expand_dims(x, tuple(dimensions)),
+    "concatenate": lambda *xs, dimension: np.concatenate(xs, axis=dimension),
+    "slice": _slice, "pad": _pad, "iota": _iota, "select_n": _select_n,
+    "dynamic_slice": _dynamic_slice, "dynamic_update_slice": _dynamic_update_slice,
+    "rev": lambda x, dimensions: np.flip(x, tuple(dimensions)),
+    "clamp": lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
+    "integer_pow": _integer_pow,
+    "reduce_sum": _reduction(np.sum), "reduce_max": _reduction(np.max), "reduce_min": _reduction(np.min),
+    "reduce_and": _reduction(np.all), "reduce_or": _reduction(np.any),
+    "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
+    "cumsum": _cumulative(np.cumsum), "cummax": _cumulative(np.maximum.accumulate),
+    "cummin": _cumulative(np.minimum.accumulate),
+    "dot_general": _dot_general, "gather": _gather, "scatter": _scatter, "scatter-add": _scatter_add,
+    "scatter_add": _scatter_add,
+}  # fmt: skip
+
+_DROP = ("sharding", "out_sharding", "accuracy")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _sub_jaxpr(params: dict) -> Any:
+    for name in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        j = params.get(name)
+        if j is not None:
+            return j
+    return None
+
+
+def _is_sym(x: Any) -> bool:
+    if type(x) is tuple or type(x) is list:
+        return any(_is_sym(y) for y in x)
+    return type(x).__name__ == "_DimExpr"
+
+
+def _resolve(x: Any, dims: dict) -> Any:
+    """A parameter with its symbolic dimensions replaced by this call's sizes."""
+    if type(x) is tuple or type(x) is list:
+        return type(x)(_resolve(y, dims) for y in x)
+    if type(x).__name__ == "_DimExpr":
+        return int(x._evaluate(dims))
+    return x
+
+
+def _build(jaxpr: Any, consts: list) -> Callable:
+    """``run(dims, *arrays)``: the jaxpr's equations run with NumPy, where ``dims`` gives the sizes of its
+    symbolic dimensions for this call. Raises _Unsupported at build time for a primitive outside the table."""
+    slots: dict = {}
+    init: list = []  # (slot, value): constants and literals
+    steps: list = []
+
+    def slot_of(v: Any) -> int:
+        if type(v).__name__ == "Literal":
+            i = len(slots) + len(init) + 1_000_000
+            init.append((i, np.asarray(v.val, dtype=v.aval.dtype)))
+            return i
+        return slots[v]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        slots[v] = len(slots)
+        init.append((slots[v], np.asarray(c)))
+    n_in = len(jaxpr.invars)
+    first_in = len(slots)
+    for v in jaxpr.invars:
+        slots[v] = len(slots)
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        params = dict(eqn.params)
+        multi = eqn.primitive.multiple_results
+        f = _ELEMENTWISE.get(name)
+        sym = False  # f takes this call's dims first
+        if f is None:
+            g = _STRUCTURAL.get(name)
+            if g is not None:
+                for k in _DROP:
+                    params.pop(k, None)
+                if _is_sym(tuple(params.values())):
+                    f, sym = (lambda g, p: lambda dims, *xs: g(*xs, **{k: _resolve(v, dims) for k, v in p.items()}))(g, params), True
+                else:
+                    f = (lambda g, p: lambda *xs: g(*xs, **p))(g, params)
+            elif name == "dim_as_value":
+                dt = np.dtype(eqn.outvars[0].aval.dtype)
+                f, sym = (lambda d, dt: lambda dims: np.asarray(_resolve(d, dims), dt))(params["dim"], dt), True
+            else:
+                inner = _sub_jaxpr(params)
+                if inner is None or name not in ("pjit", "jit", "closed_call", "custom_jvp_call", "custom_vjp_call",
+                                                 "remat", "checkpoint"):
+                    raise _Unsupported(name)
+                ij = getattr(inner, "jaxpr", inner)
+                run = _build(ij, list(getattr(inner, "consts", ())))
+                n = len(ij.invars)
+                f, sym, multi = (lambda run, n: lambda dims, *xs: run(dims, *xs[len(xs) - n :]))(run, n), True, True
+                f.n_steps = run.n_steps
+        steps.append((f, sym, tuple(slot_of(v) for v in eqn.invars), multi, _outs(eqn, slots)))
+    outs = [slot_of(v) for v in jaxpr.outvars]
+    n_steps = sum(getattr(f, "n_steps", 1) for f, *_ in steps)
+
+    def run(dims: dict, *args: Any) -> list:
+        env: dict = dict(init)
+        for i in range(n_in):
+            env[first_in + i] = args[i]
+        for f, sym, ins, multi, outv in steps:
+            xs = [env[i] for i in ins]
+            r = f(dims, *xs) if sym else f(*xs)
+            if multi:
+                for (o, dt), x in zip(outv, r):
+                    if o is not None:
+                        env[o] = _fix(x, dt)
+            else:
+                o, dt = outv[0]
+                env[o] = _fix(r, dt)
+        return [env[i] for i in outs]
+
+    run.n_steps = n_steps
+    return run
+
+
+def _outs(eqn: Any, slots: dict) -> tuple:
+    out = []
+    for v in eqn.outvars:
+        if type(v).__name__ == "DropVar":
+            out.append((None, None))
+        else:
+            slots[v] = len(slots)
+            out.append((slots[v], np.dtype(v.aval.dtype)))
+    return tuple(out)
+
+
+def _fix(x: Any, dt: np.dtype) -> Any:
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    if x.dtype != dt:
+        x = x.astype(dt)
+    return x
+
+
+# --- the kernel wrapper ----------------------------------------------------------------------------
+
+_HOT = "hot"
+_ARRAY = None  # jax's concrete array type, found on first use
+_put = None
+
+
+def _array_type() -> type:
+    """JAX's concrete array class (not a tracer's: this may first run inside a trace)."""
+    global _ARRAY
+    if _ARRAY is None:
+        with jax.ensure_compile_time_eval():
+            _ARRAY = type(jax.device_put(np.zeros((), np.float32)))
+    return _ARRAY
+
+
+def to_jax(x: np.ndarray) -> Any:
+    """A NumPy array as a CPU JAX array, without the per-shape compile ``jnp.asarray`` pays."""
+    if not (_cpu or (_cpu is None and _cpu_only())) or x.dtype.kind not in _OK_KINDS:
+        return jax.numpy.asarray(x)
+    return _to_jax(np.array(x))  # a copy: the caller may reuse its buffer
+
+
+def _to_jax(x: np.ndarray) -> Any:
+    global _put
+    if _put is None:
+        try:  # NOTE: jax.device_put costs ~70 us per array on this CPU; this internal ~18 us
+            from jax._src.core import ShapedArray
+            from jax._src.interpreters import pxla
+
+            dev = jax.devices()[0]
+            sharding = jax.sharding.SingleDeviceSharding(dev)
+
+            def put(a: np.ndarray) -> Any:
+                return pxla.batched_device_put(ShapedArray(a.shape, a.dtype), sharding, [a], [dev])
+
+            put(np.zeros(1, np.float32))
+            _put = put
+        except Exception:  # noqa: BLE001 - another JAX layout: the public call
+            _put = jax.device_put
+    return _put(x if x.flags.c_contiguous else np.array(x, order="C"))  # (ascontiguousarray makes 0-d 1-d)
+
+
+_OK_KINDS = frozenset("biufc")
+_SMALL_FLOATS = frozenset(("float16", "bfloat16"))
+
+
+def _signature(args: tuple) -> tuple | None:
+    """(shape, dtype, weak) of each argument, or None where the cold path must not run."""
+    arr = _ARRAY or _array_type()
+    sig = []
+    for a in args:
+        t = type(a)
+        if t is arr:
+            dt = a.dtype
+            if dt.kind not in _OK_KINDS or dt.name in _SMALL_FLOATS or a.size == 0:
+                return None
+            sig.append((a.shape, dt, a.weak_type))
+        elif a is None:
+            sig.append(None)
+        elif t is list or t is tuple:
+            inner = _signature(tuple(a))
+            if inner is None:
+                return None
+            sig.append(inner)
+        elif t is bool or t is int or t is float:
+            sig.append(t)
+        elif t is np.ndarray:  # (copied on the way in: it may be a user's buffer)
+            dt = a.dtype
+            if dt.kind not in _OK_KINDS or dt.name in _SMALL_FLOATS or a.size == 0:
+                return None
+            sig.append((a.shape, dt, False))
+        else:  # tracers, sharded arrays, anything else
+            return None
+    return tuple(sig)
+
+
+def _leaves(args: Any, out: list) -> None:
+    """The NumPy views of a signature-checked argument tree's leaves, in JAX's flattening order."""
+    for a in args:
+        t = type(a)
+        if t is list or t is tuple:
+            _leaves(a, out)
+        elif t is np.ndarray:
+            out.append(np.array(a))
+        elif a is not None:
+            out.append(np.asarray(a))
+
+
+def _estimate(n_steps: int, leaves: list, outs: list) -> float:
+    """The modelled seconds of one interpreted call (see COMPILE_COST)."""
+    size = max(sum(x.size for x in leaves), sum(x.size for x in outs))
+    return CALL_COST + n_steps * (STEP_COST + ELEMENT_COST * size)
+
+
+def interpreted() -> float:
+    """Modelled seconds of interpretation so far (the autograd engine's fused-backward rule reads it)."""
+    return stats["cold_seconds"]
+
+
+class _Entry:
+    __slots__ = ("program", "dims", "spent", "calls")
+
+    def __init__(self, program: tuple, dims: dict) -> None:
+        self.program = program  # (run, out_tree), shared by the signatures of one pattern
+        self.dims = dims
+        self.spent = 0.0
+        self.calls = 0
+
+
+def _pattern(sig: Any, sizes: dict) -> Any:
+    """``sig`` with each size other than 0 and 1 replaced by a name, equal sizes by the same name: one trace
+    with those sizes symbolic serves every signature of the pattern. ``sizes`` collects name -> size."""
+    if type(sig) is tuple and len(sig) == 3 and type(sig[0]) is tuple and isinstance(sig[1], np.dtype):
+        shape = []
+        for n in sig[0]:
+            if n <= 1:
+                shape.append(n)
+                continue
+            for name, v in sizes.items():
+                if v == n:
+                    break
+            else:
+                name = f"d{len(sizes)}"
+                sizes[name] = n
+            shape.append(name)
+        return (tuple(shape), sig[1], sig[2])
+    if type(sig) is tuple:
+        return tuple(_pattern(x, sizes) for x in sig)
+    return sig
+
+
+def _abstract(args: Any, pattern: Any, syms: dict) -> Any:
+    """The arguments as symbolic-shape placeholders, for tracing a pattern."""
+    out = []
+    for a, p in zip(args, pattern):
+        if type(a) is list or type(a) is tuple:
+            out.append(type(a)(_abstract(a, p, syms)))
+        elif a is None or p in (bool, int, float):
+            out.append(a)
+        else:
+            shape, dt, weak = p
+            out.append(jax.ShapeDtypeStruct(tuple(syms.get(n, n) for n in shape), dt, weak_type=weak))
+    return out
+
+
+class ColdKernel:
+    """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
+
+    __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "__weakref__")
+
+    def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
+        self.jitted = jitted
+        self.hot = hot or jitted  # what runs a hot signature (default: the jitted kernel)
+        self.__name__ = name or getattr(jitted, "__name__", "kernel")
+        self.__qualname__ = self.__name__
+        self.entries = LRU(kernels=False)  # signature -> _Entry, or _HOT
+        self.programs = LRU(kernels=False)  # pattern (or signature) -> (run, out_tree), or _HOT
+
+    def _program(self, args: tuple, sig: tuple) -> _Entry | None:
+        sizes: dict = {}
+        pattern = _pattern(sig, sizes)
+        program = self.programs.get(pattern)
+        if program is None and sizes:
+            try:  # one trace for every size of the pattern
+                syms = dict(zip(sizes, jax.export.symbolic_shape(", ".join(sizes))))
+                program = self._trace(_abstract(args, pattern, syms))
+                stats["traces"] += 1
+            except _Unsupported:
+                raise
+            except Exception:  # noqa: BLE001 - the body needs concrete sizes: trace each signature
+                program = "concrete"
+            self.programs[pattern] = program
+        if program == "concrete" or not sizes:
+            pattern, sizes = sig, {}
+            program = self.programs.get(sig)
+            if program is None:
+                program = self.programs[sig] = self._trace(args)
+                stats["traces"] += 1
+        if program is _HOT:
+            return None
+        return _Entry(program, sizes)
+
+    def _trace(self, args: Any) -> tuple:
+        t0 = time.perf_counter()
+        try:
+            traced = self.jitted.trace(*args)
+            closed = traced.jaxpr
+            return _build(closed.jaxpr, list(closed.consts)), jax.tree_util.tree_structure(traced.out_info)
+        finally:
+            stats["trace_seconds"] += time.perf_counter() - t0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
+        if kwargs or not _on or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
+            return self.hot(*args, **kwargs)
+        sig = _signature(args)
+        if sig is None:
+            return self.hot(*args)
+        e = self.entries.get(sig)
+        if e is _HOT:
+            return self.hot(*args)
+        if e is None:
+            try:
+                e = self._program(args, sig)
+            except _Unsupported as u:
+                stats["unsupported"] += 1
+                unsupported[str(u)] += 1
+                e = None
+            if e is None:
+                self.entries[sig] = _HOT
+                return self.hot(*args)
+        leaves: list = []
+        _leaves(args, leaves)
+        run, out_tree = e.program
+        try:
+            with np.errstate(all="ignore"):
+                outs = run(e.dims, *leaves)
+        except _Unsupported as u:
+            stats["unsupported"] += 1
+            unsupported[str(u) or "a value outside the table"] += 1
+            self.entries[sig] = _HOT
+            return self.hot(*args)
+        result = jax.tree_util.tree_unflatten(out_tree, [_to_jax(o) for o in outs])
+        cost = _estimate(run.n_steps, leaves, outs)
+        e.spent += cost
+        stats["cold_seconds"] += cost
+        stats["cold_calls"] += 1
+        e.calls += 1
+        if e.spent > COMPILE_COST and e.calls > 1:
+            stats["hot_signatures"] += 1
+            self.entries[sig] = _HOT
+        else:
+            self.entries[sig] = e
+        return result
+
+    # the jitted kernel's staging methods; nothing else is forwarded (jax.jit and inspect read a callable's
+    # attributes, such as __wrapped__, and must see this wrapper as a plain function)
+    def lower(self, *args: Any, **kwargs: Any) -> Any:
+        return self.jitted.lower(*args, **kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        return self.jitted.trace(*args, **kwargs)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        return self.jitted.eval_shape(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<cold kernel {self.__name__}>"
+
+
+class Rental:
+    """The ski-rental rule for a whole program (the autograd engine's fused backward): run the cheap way
+    on a (structure, signature) until the time spent passes ``cost_per_unit`` seconds per unit (node),
+    about what compiling the program costs; then ``cold`` says no and the caller compiles."""
+
+    def __init__(self, cost_per_unit: float) -> None:
+        self.cost_per_unit = cost_per_unit
+        self.spent = LRU(kernels=False)
+
+    def key(self, structure: Any, args: Any) -> Any:
+        """The key to pass to ``spend``, or None where the program should run compiled (hot, or the cold
+        path does not apply to these arguments)."""
+        if not _on or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
+            return None
+        sig = _signature(args)
+        if sig is None:
+            return None
+        key = (structure, sig)
+        return None if self.spent.get(key) is _HOT else key
+
+    def spend(self, key: Any, seconds: float, units: int) -> None:
+        """Add ``seconds`` spent running ``key`` the cheap way."""
+        total, calls = self.spent.get(key) or (0.0, 0)
+        total, calls = total + seconds, calls + 1
+        if total > self.cost_per_unit * max(units, 1) and calls > 1:
+            stats["hot_signatures"] += 1
+            self.spent[key] = _HOT
+        else:
+            self.spent[key] = (total, calls)
+
+
+
+
+
+def signature(args: Any) -> tuple | None:
+    """The cold path's key of an argument tree (shapes, dtypes, weak types), or None where it does not apply."""
+    return _signature(tuple(args))
+
+
+def cold(fn: Callable, name: str | None = None, direct: bool = False, **jit_kwargs: Any) -> ColdKernel:
+    """``jax.jit(fn)`` whose first calls on each signature run without compiling (see the module doc).
+    ``direct``: ``fn`` is itself a call of jitted code, and hot signatures call it as it is."""
+    return ColdKernel(jax.jit(fn, **jit_kwargs), name or getattr(fn, "__name__", None), fn if direct else None)

@@ -1,0 +1,422 @@
+"""Sparse COO tensors: ``torch.sparse_coo_tensor``, ``Tensor.to_sparse``/``to_dense`` and the sparse x dense
+product (``torch.sparse.mm``, ``torch.spmm``, ``torch.mm``, ``@``) with autograd to the dense operand and to the
+values.
+
+A ``SparseCooTensor`` is a ``Tensor`` that holds an int64 ``(ndim, nnz)`` indices tensor and a 1-D values tensor;
+it has no dense array. The product is a gather of the dense rows and a segment sum, so its gradients come from
+``jax.vjp`` like any op. Only sparse dims are supported (no hybrid tensors with dense dims in the values);
+any other op on a sparse tensor raises torch's NotImplementedError for the SparseCPU backend.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+from .._core import dtype as D
+from .._core import layout as _layout
+from .._core import printing
+from .._core import tensor as T
+from .._core.size import Size
+from .._core.tensor import Tensor
+from .._ops import creation, reduction
+from .._ops import shape as S
+from .._ops.registry import RawTensor, TensorArg, defop
+
+__all__ = ["SparseCooTensor", "sparse_coo_tensor", "mm", "spmm", "sum", "to_dense", "to_sparse"]
+
+_UNSUPPORTED = (
+    "Could not run this operation with arguments from the 'SparseCPU' backend: torchlike's sparse COO tensors "
+    "support indices(), values(), coalesce(), to_dense(), sum(), t() and the sparse x dense product "
+    "(torch.sparse.mm, torch.spmm, torch.mm, @); call .to_dense() first"
+)
+
+
+class _SparseBuffer:
+    """Stands where a dense tensor keeps its array: any op that reaches for the array raises."""
+
+    __slots__ = ("device",)
+    np = None
+    np_strides = None
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+
+    @property
+    def array(self) -> Any:
+        raise NotImplementedError(_UNSUPPORTED)
+
+    def get(self) -> Any:
+        raise NotImplementedError(_UNSUPPORTED)
+
+    peek = get
+
+
+class SparseCooTensor(Tensor):
+    """A torch sparse COO tensor (``layout=torch.sparse_coo``)."""
+
+    def _data(self) -> Any:
+        raise NotImplementedError(_UNSUPPORTED)
+
+    _peek = _data
+
+    @property
+    def is_sparse(self) -> bool:
+        return True
+
+    @property
+    def layout(self) -> Any:
+        return _layout.sparse_coo
+
+    def is_coalesced(self) -> bool:
+        return self.__dict__["_coalesced"]
+
+    def _nnz(self) -> int:
+        return self.__dict__["_vals"].shape[0]
+
+    def sparse_dim(self) -> int:
+        return self.dim()
+
+    def dense_dim(self) -> int:
+        return 0
+
+    def indices(self) -> Tensor:
+        if not self.is_coalesced():
+            raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
+        return self.__dict__["_idx"]
+
+    def values(self) -> Tensor:
+        if not self.is_coalesced():
+            raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+        return self.__dict__["_vals"]
+
+    def _indices(self) -> Tensor:
+        return self.__dict__["_idx"]
+
+    def _values(self) -> Tensor:
+        return self.__dict__["_vals"]
+
+    def coalesce(self) -> SparseCooTensor:
+        if self.is_coalesced():
+            return self
+        idx = np.asarray(self._indices()._data())
+        flat = np.ravel_multi_index(tuple(idx), tuple(self.shape)) if idx.shape[1] else np.zeros(0, np.int64)
+        uniq, seg = np.unique(flat, return_inverse=True)
+        new_idx = np.stack(np.unravel_index(uniq, tuple(self.shape))).astype(np.int64).reshape(self.dim(), -1)
+        vals = self._values()
+        summed = _coalesce_values(vals, creation.tensor(seg.reshape(-1), device=vals.device), len(uniq))
+        return _make(creation.tensor(new_idx, device=vals.device), summed, self.shape, coalesced=True)
+
+    def to_dense(self, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+        vals = self._values() if dtype is None else self._values().to(dtype)
+        return _to_dense(self._indices(), vals, tuple(self.shape))
+
+    def to_sparse(self, *args: Any, **kwargs: Any) -> SparseCooTensor:
+        if args or kwargs.get("sparse_dim") not in (None, self.dim()):
+            raise NotImplementedError("torchlike: to_sparse() of a sparse tensor to another sparse_dim")
+        return self
+
+    def t(self) -> SparseCooTensor:
+        if self.dim() != 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {self.dim()} "
+                               "sparse and 0 dense dimensions")  # fmt: skip
+        idx = self._indices()
+        return _make(S.stack([idx[1], idx[0]]), self._values(), Size((self.shape[1], self.shape[0])), False)
+
+    def sum(self, *args: Any, **kwargs: Any) -> Tensor:
+        if args or kwargs:
+            raise NotImplementedError("torchlike: Tensor.sum(dim) of a sparse tensor (torch.sparse.sum without dim "
+                                      "and to_dense().sum(dim) work)")  # fmt: skip
+        return reduction.sum(self._values())
+
+    def mm(self, mat2: Tensor) -> Tensor:
+        return _product(self, mat2, "MmBackward0")
+
+    def matmul(self, other: Tensor) -> Tensor:
+        return _product(self, other, "MmBackward0")
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return _product(self, other, "MmBackward0")
+
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        if dtype is None:
+            return "torch.sparse." + Tensor.type(self._values()).split(".")[-1]
+        raise NotImplementedError("torchlike: Tensor.type(dtype) of a sparse tensor")
+
+    @property
+    def grad(self) -> Tensor | None:
+        leaf = self.__dict__["_vals"]
+        if self._node is not None or leaf._grad is None:
+            return None
+        # torch.sparse.mm's gradient: the dense gradient at the coalesced pattern (one value per position, however
+        # many duplicates the tensor holds)
+        idx = np.asarray(self._indices()._data())
+        flat = np.ravel_multi_index(tuple(idx), tuple(self.shape)) if idx.shape[1] else np.zeros(0, np.int64)
+        uniq, first = np.unique(flat, return_index=True)
+        new_idx = np.stack(np.unravel_index(uniq, tuple(self.shape))).astype(np.int64).reshape(self.dim(), -1)
+        dev = leaf.device
+        vals = leaf._grad[creation.tensor(first.astype(np.int64), device=dev)]
+        return _make(creation.tensor(new_idx, device=dev), vals, self.shape, True)
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            raise NotImplementedError("torchlike: assigning .grad of a sparse tensor")
+        self.__dict__["_vals"]._grad = None
+
+    def requires_grad_(self, requires_grad: bool = True) -> SparseCooTensor:
+        vals = self.__dict__["_vals"]
+        if self._node is None:
+            vals.requires_grad_(requires_grad)
+            self._rg = vals._rg
+        elif not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")  # fmt: skip
+        return self
+
+    def detach(self) -> SparseCooTensor:
+        return _make(self._indices(), self._values().detach(), self.shape, self.is_coalesced())
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        idx, vals = self._indices(), self._values()
+        indent = len("tensor(")
+        suffixes = [f"size={tuple(self.shape)}", f"nnz={self._nnz()}"]
+        if vals.dtype not in (D.get_default_dtype(), D.default_complex(), D.int64, D.bool):
+            suffixes.append(f"dtype={vals.dtype}")
+        suffixes.append("layout=torch.sparse_coo")
+        node = self.grad_fn
+        if node is not None:
+            suffixes.append(f"grad_fn=<{type(node).__name__}>")
+        elif self._rg:
+            suffixes.append("requires_grad=True")
+        parts = []
+        for name, t in (("indices", idx), ("values", vals)):
+            head = f"{name}=tensor("
+            body = printing.tensor_str(np.asarray(t._data()), t.dtype, indent + len(head))
+            if t.numel() == 0:
+                body += f", size={tuple(t.shape)}"
+            parts.append(head + body + ")")
+        text = "tensor(" + parts[0] + ",\n" + " " * indent + parts[1]
+        # torch: the first suffix always starts a new line, the rest wrap at the line width
+        out, last = [text], 0
+        for i, suffix in enumerate(suffixes):
+            if i == 0 or last + len(suffix) + 2 > printing.PRINT_OPTS.linewidth:
+                out.append(",\n" + " " * indent + suffix)
+                last = indent + len(suffix)
+            else:
+                out.append(", " + suffix)
+                last += len(suffix) + 2
+        return "".join(out) + ")"
+
+    __str__ = __repr__
+
+
+@defop(promote=None, method=False, grad_name="SparseCooTensorWithDimsAndTensorsBackward0")
+def _sparse_values(values: TensorArg) -> Any:
+    """The values a sparse tensor holds (identity): the node torch shows as the sparse tensor's grad_fn."""
+    return values
+
+
+@defop(promote=None, method=False, grad_name="ToDenseBackward0")
+def _to_dense(indices: RawTensor, values: RawTensor, size: tuple) -> Any:
+    """The dense tensor of ``size`` with ``values`` added at ``indices`` (duplicates summed)."""
+    return jax.numpy.zeros(size, values.dtype).at[tuple(indices)].add(values)
+
+
+@defop(promote=None, method=False, grad_name="CoalesceBackward0")
+def _coalesce_values(values: RawTensor, segments: RawTensor, nnz: int) -> Any:
+    """Values of equal indices summed (``segments``: each value's index among the sorted unique indices)."""
+    return jax.ops.segment_sum(values, segments, num_segments=nnz)
+
+
+def _make(indices: Tensor, values: Tensor, size: Any, coalesced: bool) -> SparseCooTensor:
+    t = object.__new__(SparseCooTensor)
+    t._buf = _SparseBuffer(values.device)
+    t._vc = T.VersionCounter()
+    t._view = None
+    t._base_t = None
+    t._shape = Size(size)
+    t._dtype = values.dtype
+    t._cache = None
+    t._cache_src = None
+    t._rg = values._rg
+    t._node = values._node
+    t._out_nr = values._out_nr
+    t._node_v = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    t.__dict__.update(_idx=indices, _vals=values, _coalesced=coalesced)
+    return t
+
+
+def sparse_coo_tensor(
+    indices: Any, values: Any, size: Any = None, *, dtype: Any = None, device: Any = None, pin_memory: bool = False,
+    requires_grad: bool = False, check_invariants: bool | None = None, is_coalesced: bool | None = None,
+) -> SparseCooTensor:  # fmt: skip
+    """torch.sparse_coo_tensor for sparse dims only (1-D values)."""
+    idx = indices if isinstance(indices, Tensor) else creation.tensor(indices, device=device)
+    vals = values if isinstance(values, Tensor) else creation.tensor(values, dtype=dtype, device=device)
+    if dtype is not None and vals.dtype is not dtype:
+        vals = vals.to(dtype)
+    if idx.dtype is not D.int64:
+        raise RuntimeError("indices must be an int64 tensor")
+    if idx.dim() != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
+    if vals.dim() != 1:
+        raise NotImplementedError("torchlike: hybrid sparse COO tensors (values with dense dimensions) are not "
+                                  "supported; values must be 1-D")  # fmt: skip
+    if idx.shape[1] != vals.shape[0]:
+        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {idx.shape[1]}, "
+                           f"nnz from values: {vals.shape[0]}")  # fmt: skip
+    host = np.asarray(idx._data())
+    if size is None:
+        size = tuple(int(m) + 1 for m in host.max(axis=1)) if host.shape[1] else (0,) * host.shape[0]
+    size = tuple(int(s) for s in size)
+    if len(size) != host.shape[0]:
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                           f"sparse_dim = {host.shape[0]}, dense_dim = 0")  # fmt: skip
+    for d in range(host.shape[0]):
+        if host.shape[1] and (host[d].max() >= size[d] or host[d].min() < 0):
+            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {size[d]} but found index "
+                               f"{int(host[d].max())}")  # fmt: skip
+    idx = idx.detach()
+    if requires_grad:
+        if vals._node is not None:
+            raise RuntimeError("torchlike: requires_grad=True with values that already have a grad_fn")
+        vals = vals.detach().requires_grad_()
+    elif vals._rg:
+        vals = _sparse_values(vals)
+    coalesced = bool(is_coalesced) if is_coalesced is not None else host.shape[1] <= 1
+    return _make(idx, vals, size, coalesced)
+
+
+def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout: Any = None, blocksize: Any = None,
+              dense_dim: Any = None) -> SparseCooTensor:  # fmt: skip
+    """Tensor.to_sparse (COO, all dims sparse): indices of the nonzeros in row-major order, coalesced."""
+    if layout not in (None, _layout.sparse_coo) or blocksize is not None or dense_dim not in (None, 0):
+        raise NotImplementedError("torchlike: to_sparse() supports only the COO layout without dense dims")
+    if sparse_dim not in (None, self.dim()):
+        raise NotImplementedError("torchlike: to_sparse(sparse_dim) with dense dims (hybrid COO tensors)")
+    host = np.asarray(self.detach()._data())
+    nz = np.stack(np.nonzero(host)).astype(np.int64).reshape(self.dim(), -1)
+    idx = creation.tensor(nz, device=self.device)
+    vals = self[tuple(idx[d] for d in range(self.dim()))] if self.dim() else self.reshape(1)
+    if vals._rg:
+        vals = _sparse_values(vals)
+    return _make(idx, vals, self.shape, coalesced=True)
+
+
+def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+    """Tensor.to_dense of a strided tensor: the tensor itself, as torch returns it."""
+    return self if dtype is None or dtype is self.dtype else self.to(dtype)
+
+
+def _spmm_kernel(indices: Any, values: Any, dense: Any, rows: int) -> Any:
+    gathered = values[:, None] * dense[indices[1]]
+    return jax.ops.segment_sum(gathered, indices[0], num_segments=rows)
+
+
+@defop(promote=None, method=False, grad_name="SparseAddmmBackward0")
+def _sparse_mm(indices: RawTensor, values: RawTensor, dense: RawTensor, rows: int) -> Any:
+    return _spmm_kernel(indices, values, dense, rows)
+
+
+@defop(promote=None, method=False, grad_name="MmBackward0")
+def _sparse_mm_as_mm(indices: RawTensor, values: RawTensor, dense: RawTensor, rows: int) -> Any:
+    return _spmm_kernel(indices, values, dense, rows)
+
+
+def _product(sparse: SparseCooTensor, dense: Any, name: str) -> Tensor:
+    if isinstance(dense, SparseCooTensor):
+        raise NotImplementedError("torchlike: sparse x sparse products are not supported; call .to_dense() on one")
+    if not isinstance(dense, Tensor):
+        raise TypeError(f"mm(): argument 'mat2' (position 2) must be Tensor, not {type(dense).__name__}")
+    if sparse.dim() != 2 or dense.dim() != 2:
+        raise NotImplementedError("torchlike: only 2-D sparse x 2-D dense products (torch.sparse.mm) are supported")
+    if dense.dtype is not sparse.dtype:
+        raise RuntimeError(f"expected scalar type {D._CPP_NAME[sparse.dtype]} but found {D._CPP_NAME[dense.dtype]}")
+    if dense.shape[0] != sparse.shape[1]:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {sparse.shape[1]}, got {dense.shape[0]}")
+    if name == "MmBackward0" and sparse._rg and sparse._node is None:
+        # torch: mm's gradient for a sparse leaf is a dense tensor (every position, not only the pattern)
+        raise NotImplementedError("torchlike: torch.mm/torch.spmm/@ with a sparse leaf tensor that requires grad "
+                                  "(torch gives it a dense gradient) is not supported; use torch.sparse.mm, whose "
+                                  "sparse gradient torchlike reproduces")  # fmt: skip
+    op = _sparse_mm if name == "SparseAddmmBackward0" else _sparse_mm_as_mm
+    return op(sparse._indices(), sparse._values(), dense, sparse.shape[0])
+
+
+def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
+    """torch.sparse.mm: sparse x dense (``reduce='sum'`` only), or dense x dense."""
+    if reduce != "sum":
+        raise NotImplementedError(f"torchlike: torch.sparse.mm(reduce={reduce!r}) is not supported")
+    if isinstance(mat1, SparseCooTensor):
+        return _product(mat1, mat2, "SparseAddmmBackward0")
+    if isinstance(mat2, SparseCooTensor):
+        raise NotImplementedError("torchlike: dense x sparse products are not supported; call .to_dense()")
+    return mat1.mm(mat2)
+
+
+def spmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """torch.spmm: ``torch.mm`` whose first operand may be sparse."""
+    if isinstance(input, SparseCooTensor):
+        return _product(input, mat2, "MmBackward0")
+    return input.mm(mat2)
+
+
+def sum(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
+    """torch.sparse.sum: all elements (a dense 0-dim tensor), or over ``dim`` (sparse, or dense when no dim is
+    left)."""
+    if not isinstance(input, SparseCooTensor):
+        return reduction.sum(input, dtype=dtype) if dim is None else reduction.sum(input, dim, dtype=dtype)
+    vals = input._values() if dtype is None else input._values().to(dtype)
+    if dim is None:
+        return reduction.sum(vals)
+    dims = sorted({d % input.dim() for d in ((dim,) if isinstance(dim, int) else dim)})
+    if len(dims) == input.dim():
+        return reduction.sum(vals)
+    keep = [d for d in range(input.dim()) if d not in dims]
+    idx = input._indices()
+    reduced = _make(S.stack([idx[d] for d in keep]), vals, tuple(input.shape[d] for d in keep), coalesced=False)
+    return reduced.coalesce()
+
+
+def mm_or_dense(fn: Any) -> Any:
+    """``torch.mm``/``torch.matmul`` whose first operand may be sparse (the dense op otherwise)."""
+
+    def wrapper(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(input, SparseCooTensor):
+            if kwargs.get("out") is not None:
+                raise NotImplementedError("torchlike: out= with a sparse operand")
+            (other,) = args or (kwargs.get("mat2", kwargs.get("other")),)
+            return _product(input, other, "MmBackward0")
+        return fn(input, *args, **kwargs)
+
+    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn
+    wrapper._op = getattr(fn, "_op", None)
+    return wrapper
+
+
+def _unsupported(name: str) -> Any:
+    def method(self: SparseCooTensor, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(_UNSUPPORTED.replace("this operation", f"'{name}'", 1))
+
+    method.__name__ = name
+    return method
+
+
+# views work on metadata alone, so they would not reach the array: refuse them up front
+for _name in ("view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "permute", "transpose",
+              "unsqueeze", "squeeze", "flatten", "narrow", "select", "unfold", "as_strided", "__getitem__",
+              "__setitem__", "numpy", "tolist", "item", "contiguous"):  # fmt: skip
+    setattr(SparseCooTensor, _name, _unsupported(_name))
+
+Tensor.to_sparse = to_sparse
+Tensor.to_sparse_coo = to_sparse
+Tensor.to_dense = to_dense
