@@ -12,7 +12,6 @@ from ..nn import functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import (
-    _expand_probs_or_logits,
     _init_probs_or_logits,
     broadcast_all,
     lazy_property,
@@ -37,12 +36,7 @@ class Bernoulli(ExponentialFamily):
         super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        _expand_probs_or_logits(self, new, batch_shape)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Bernoulli, batch_shape, _instance, probs_or_logits=True)
 
     @property
     def mean(self) -> Tensor:

@@ -11,7 +11,6 @@ from .._core.tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .utils import (
-    _expand_probs_or_logits,
     broadcast_all,
     lazy_property,
     logits_to_probs,
@@ -54,13 +53,7 @@ class Binomial(Distribution):
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
-        new = self._get_checked_instance(Binomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count.expand(batch_shape)
-        _expand_probs_or_logits(self, new, batch_shape)
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Binomial, batch_shape, _instance, "total_count", probs_or_logits=True)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:

@@ -12,7 +12,6 @@ from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution
 from .utils import (
-    _expand_probs_or_logits,
     _init_probs_or_logits,
     broadcast_all,
     lazy_property,
@@ -45,12 +44,7 @@ class Geometric(Distribution):
                 )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        _expand_probs_or_logits(self, new, batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, _instance, probs_or_logits=True)
 
     @property
     def mean(self) -> Tensor:
