@@ -12,17 +12,15 @@ from ..nn import functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import (
+    _BinaryProbsOrLogits,
     _init_probs_or_logits,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryProbsOrLogits, ExponentialFamily):
     """0/1 outcomes with success probability ``probs`` (or log-odds ``logits``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -51,14 +49,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

@@ -11,10 +11,8 @@ from .._core.tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .utils import (
+    _BinaryProbsOrLogits,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Binomial"]
@@ -25,7 +23,7 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(_BinaryProbsOrLogits, Distribution):
     """Successes in ``total_count`` trials with success probability ``probs`` (or ``logits``).
 
     ``sample`` raises NotImplementedError: it needs torch.binomial, whose sampler torchlike does not
@@ -70,14 +68,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

@@ -12,17 +12,15 @@ from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution
 from .utils import (
+    _BinaryProbsOrLogits,
     _init_probs_or_logits,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryProbsOrLogits, Distribution):
     """Number of failures before the first success, success probability ``probs`` (or ``logits``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -57,14 +55,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
