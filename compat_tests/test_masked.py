@@ -114,7 +114,7 @@ def test_dtypes():
 def test_zero_dim_and_three_dim():
     check(lambda t, x, m: (t.masked.sum(x, mask=m), t.masked.amax(x, mask=m), t.masked.mean(x, mask=m)),
           [np.array(1.5, np.float32), np.array(True)])  # fmt: skip
-    # NOTE: a fully masked-out 0-dim softmax is nan in torch, 1 in torchlike (nn_activation's 0-dim shortcut)
+    # NOTE: a fully masked-out 0-dim softmax is nan in torch, 1 in torchlike (_ops.nn.activation's 0-dim shortcut)
     check(lambda t, x, m: t.masked.softmax(x, -1, mask=m), [np.ones((), np.float32), np.array(True)])
     m3 = rng.rand(2, 3, 4) > 0.5
     check(lambda t, x, m: (t.masked.sum(x, (0, 2), mask=m), t.masked.mean(x, (2, 0), keepdim=True, mask=m)), [X64, m3])

@@ -25,7 +25,7 @@ def _entry(section: str) -> tuple[str, str]:
         text = f.read()
     body = text[text.index(section):]
     body = body[: body.index("\n## ", 1)]
-    module = re.search(r"`torchlike/_ops/(\w+)\.py`", body).group(1)
+    module = re.search(r"`torchlike/_ops/([\w/]+)\.py`", body).group(1).replace("/", ".")
     block = re.search(r"```python\n(.*?)```", body, re.S).group(1)
     return f"torchlike._ops.{module}", block
 

@@ -30,7 +30,7 @@ ROOMS = [
     ("torchlike.cuda", 4, "device queries; cuda.amp re-exports amp"),
     ("torchlike.cpu", 4, "cpu.amp re-exports amp"),
     ("torchlike.backends", 4, "backend flags, reading cuda's device queries"),
-    ("torchlike.nn", 5, "modules and functional: built from ops, autocast, collectives"),
+    ("torchlike.nn", 5, "modules (nn.functional is generated from _ops.nn): built from ops, autocast, collectives"),
     ("torchlike.distributed.fsdp", 6, "FSDP wraps nn.Modules and shards their parameters"),
     ("torchlike.distributed.checkpoint", 7, "state dicts of modules, DDP and FSDP, saved and loaded"),
     ("torchlike.optim", 6, "optimizers step nn.Parameters (swa_utils averages Modules)"),

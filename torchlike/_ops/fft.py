@@ -392,7 +392,7 @@ def stft(
     import warnings
 
     from .complex import view_as_real
-    from .nn_vision import pad
+    from .nn.vision import pad
 
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")

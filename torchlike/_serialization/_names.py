@@ -92,9 +92,9 @@ def _torch_name_of(obj: Any) -> tuple[str, str] | None:
     parts = module.split(".")
     if any(p.startswith("_") for p in parts):
         # torchlike's private implementation file: name the public module that exports it, looking
-        # in the public twins of private packages too (nn._functional._activation -> nn.functional)
-        for n in range(len(parts), 0, -1):
-            public = [p.lstrip("_") for p in parts[:n]]
+        # in the public twins of private packages too (nn._modules -> nn.modules; _ops.nn -> nn.functional)
+        twins = [["torchlike", "nn", "functional"]] if module.startswith("torchlike._ops.nn.") else []
+        for public in [[p.lstrip("_") for p in parts[:n]] for n in range(len(parts), 0, -1)] + twins:
             mod = sys.modules.get(".".join(public))
             if mod is not None and getattr(mod, qualname, None) is obj:
                 parts = public

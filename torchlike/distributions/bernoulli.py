@@ -12,18 +12,15 @@ from ..nn import functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import (
-    _expand_probs_or_logits,
+    _BinaryProbsOrLogits,
     _init_probs_or_logits,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryProbsOrLogits, ExponentialFamily):
     """0/1 outcomes with success probability ``probs`` (or log-odds ``logits``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -37,12 +34,7 @@ class Bernoulli(ExponentialFamily):
         super().__init__(Size() if is_scalar else self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        _expand_probs_or_logits(self, new, batch_shape)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Bernoulli, batch_shape, _instance, probs_or_logits=True)
 
     @property
     def mean(self) -> Tensor:
@@ -57,14 +49,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

@@ -6,7 +6,6 @@ from typing import Any
 
 import torchlike
 
-from .._core.size import Size
 from .._core.tensor import Tensor
 from . import constraints
 from .dirichlet import Dirichlet
@@ -34,12 +33,7 @@ class Beta(ExponentialFamily):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Beta:
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Beta, batch_shape, _instance, "_dirichlet")
 
     @property
     def mean(self) -> Tensor:

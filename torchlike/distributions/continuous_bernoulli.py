@@ -13,19 +13,19 @@ from ..nn import functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import (
+    _BinaryProbsOrLogits,
     _expand_probs_or_logits,
     _init_probs_or_logits,
     broadcast_all,
     clamp_probs,
     lazy_property,
     logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(_BinaryProbsOrLogits, ExponentialFamily):
     """The continuous Bernoulli on ``[0, 1]``; near ``probs = 0.5`` (``lims``) Taylor expansions are used."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -100,10 +100,6 @@ class ContinuousBernoulli(ExponentialFamily):
         x = torchlike.pow(self.probs - 0.5, 2)
         taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
         return torchlike.where(self._outside_unstable_region(), variances, taylor)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
     def probs(self) -> Tensor:

@@ -10,7 +10,7 @@ import torchlike
 from .._core.size import Size
 from .._core.tensor import Tensor
 from . import constraints
-from .utils import lazy_property
+from .utils import _expand_probs_or_logits, lazy_property
 
 __all__ = ["Distribution"]
 
@@ -169,6 +169,20 @@ class Distribution:
                 f"of the distribution {self!r}, "
                 f"but found invalid values:\n{value}"
             )
+
+    def _expand_params(self, cls: type, batch_shape: Any, _instance: Any, *names: str,
+                       probs_or_logits: bool = False) -> Any:
+        """torch's usual ``expand`` of ``cls``: a new instance (or ``_instance``) whose named parameters, and its
+        probs or logits where ``probs_or_logits``, are this one's expanded (not copied) to ``batch_shape``."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        if probs_or_logits:
+            _expand_probs_or_logits(self, new, batch_shape)
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     def _get_checked_instance(self, cls: type, _instance: Any = None) -> Any:
         if _instance is None and type(self).__init__ != cls.__init__:

@@ -12,18 +12,15 @@ from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution
 from .utils import (
-    _expand_probs_or_logits,
+    _BinaryProbsOrLogits,
     _init_probs_or_logits,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryProbsOrLogits, Distribution):
     """Number of failures before the first success, success probability ``probs`` (or ``logits``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -45,12 +42,7 @@ class Geometric(Distribution):
                 )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        _expand_probs_or_logits(self, new, batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Geometric, batch_shape, _instance, probs_or_logits=True)
 
     @property
     def mean(self) -> Tensor:
@@ -63,14 +55,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

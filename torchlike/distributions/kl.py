@@ -289,11 +289,29 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, ContinuousBernoulli)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
-    return _infinite_like(p.rate)
+# p has mass where q has none, so KL(p || q) is infinite: (p's type, the parameter whose shape the result
+# takes, the types of q).
+_INFINITE = [
+    (Exponential, "rate", (Pareto, ContinuousBernoulli, Uniform)),
+    (Gumbel, "loc", (Pareto, ContinuousBernoulli, Exponential, Uniform)),
+    (Laplace, "loc", (Pareto, ContinuousBernoulli, Exponential, Uniform)),
+    (Normal, "loc", (Pareto, ContinuousBernoulli, Exponential, Uniform)),
+    (Pareto, "scale", (ContinuousBernoulli, Uniform)),
+    (ContinuousBernoulli, "probs", (Pareto,)),
+]
+
+
+def _kl_infinity(param: str) -> Callable:
+    def kl(p: Distribution, q: Distribution) -> Tensor:
+        return _infinite_like(getattr(p, param))
+
+    return kl
+
+
+for _type_p, _param, _types_q in _INFINITE:
+    _kl = _kl_infinity(_param)
+    for _type_q in _types_q:
+        register_kl(_type_p, _type_q)(_kl)
 
 
 @register_kl(Exponential, Gumbel)
@@ -303,14 +321,6 @@ def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
     t1 = scale_rate_prod.log() - 1
     t2 = torchlike.exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
     return t1 - loc_scale_ratio + t2 + scale_rate_prod.reciprocal()
-
-
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, ContinuousBernoulli)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
 
 
 @register_kl(Gumbel, Normal)
@@ -351,14 +361,6 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
     return t1 - 1 + (rate_sqr.reciprocal() - q.loc / p.rate + q.loc.pow(2) * 0.5) / var_normal
 
 
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, ContinuousBernoulli)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
-
-
 @register_kl(Laplace, Normal)
 def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
     var_normal = q.scale.pow(2)
@@ -366,14 +368,6 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
     t1 = 0.5 * torchlike.log(2 * scale_sqr_var_ratio / math.pi)
     t2, t3, t4 = 0.5 * p.loc.pow(2), p.loc * q.loc, 0.5 * q.loc.pow(2)
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Normal, Pareto)
-@register_kl(Normal, ContinuousBernoulli)
-@register_kl(Normal, Exponential)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p: Normal, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
 
 
 @register_kl(Normal, Laplace)
@@ -416,12 +410,6 @@ def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
     result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
     result[p.support.lower_bound < q.support.lower_bound] = _inf
     return result
-
-
-@register_kl(Pareto, ContinuousBernoulli)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
-    return _infinite_like(p.scale)
 
 
 @register_kl(Pareto, Exponential)
@@ -539,11 +527,6 @@ def _kl_continuous_bernoulli_continuous_bernoulli(p: ContinuousBernoulli, q: Con
     t2 = p._cont_bern_log_norm() + torchlike.log1p(-p.probs)
     t3 = -q._cont_bern_log_norm() - torchlike.log1p(-q.probs)
     return t1 + t2 + t3
-
-
-@register_kl(ContinuousBernoulli, Pareto)
-def _kl_continuous_bernoulli_infinity(p: ContinuousBernoulli, q: Distribution) -> Tensor:
-    return _infinite_like(p.probs)
 
 
 @register_kl(ContinuousBernoulli, Exponential)

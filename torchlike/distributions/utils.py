@@ -108,6 +108,19 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
+class _BinaryProbsOrLogits:
+    """``probs`` and ``logits`` of a two-outcome family, each computed from the other on first use (the
+    constructor sets one, ``_init_probs_or_logits``)."""
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+
 def _tril_mask(n: int, diag: int, device: Any) -> Tensor:
     arange = torchlike.arange(n, device=device)
     return arange < arange.view(-1, 1) + (diag + 1)

@@ -35,6 +35,8 @@ from .._core.tensor import Tensor
 from . import _math as M
 from .optimizer import Optimizer, _closure_loss, _get_scalar_dtype
 
+_FLAG_DEFAULTS = {"foreach": None, "maximize": False, "differentiable": False, "capturable": False,
+                  "decoupled_weight_decay": False, "fused": None}  # fmt: skip
 _CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
 _ZERO = np.int64(0)
 
@@ -160,7 +162,8 @@ class FusedOptimizer(Optimizer):
         super().__init__(params, defaults)
 
     def _static(self, group: dict[str, Any]) -> tuple:
-        raise NotImplementedError
+        """The group's structural options; most updates need ``(maximize, has weight decay)``."""
+        return (group["maximize"], group["weight_decay"] != 0)
 
     def _hyper(self, group: dict[str, Any]) -> tuple:
         raise NotImplementedError
@@ -249,8 +252,9 @@ class FusedOptimizer(Optimizer):
                         p_state[key] = creation.tensor(float(p_state[key]), dtype=_get_scalar_dtype())
 
     def _group_defaults(self) -> dict[str, Any]:
-        """Options that old state dicts may lack (torch's ``__setstate__`` setdefaults)."""
-        return {"foreach": None, "maximize": False, "differentiable": False}
+        """Options that old state dicts may lack (torch's ``__setstate__`` setdefaults): the flags among
+        this optimizer's defaults; a subclass adds its own (Adam's ``amsgrad``)."""
+        return {k: v for k, v in _FLAG_DEFAULTS.items() if k in self.defaults}
 
     @staticmethod
     def _prepare(static: tuple, h: Any, s: dict) -> dict:
@@ -300,6 +304,15 @@ def _step_kernel(cls: type, statics: tuple, exact: bool) -> Callable:
         # the first steps (and steps of new parameter shapes) run without compiling: see cold_kernels
         k = _step_kernels[key] = cold_kernels.cold(k, "fused_update", direct=True)
     return k
+
+
+def zeros_init(*keys: str) -> Any:
+    """The usual ``_init``: a 0-dim zero ``step`` in the scalar dtype and zeroed buffers shaped like the parameter."""
+
+    def init(static: tuple, h: Any, p: Any, sdt: Any) -> dict:
+        return {k: jnp.zeros((), sdt) if k == "step" else jnp.zeros_like(p) for k in keys}
+
+    return staticmethod(init)
 
 
 def hyper(*values: Any) -> tuple:

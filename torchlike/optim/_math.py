@@ -208,18 +208,22 @@ def clamp(x: Any, lo: Any, hi: Any) -> Any:
     return jnp.minimum(jnp.maximum(_up(x), _s(lo, x.dtype)), _s(hi, x.dtype)).astype(x.dtype)
 
 
+def decayed_grad(p: Any, g: Any, weight_decay: Any, maximize: bool, has_wd: bool) -> Any:
+    """The head most of torch's single-tensor updates share: negate for ``maximize``, then L2 weight
+    decay into the gradient."""
+    if maximize:
+        g = -g
+    return add(g, p, weight_decay) if has_wd else g
+
+
 def adam_moments(p: Any, g: Any, st: dict, lr: Any, beta1: Any, beta2: Any, weight_decay: Any, maximize: bool,
                  has_wd: bool, decoupled: bool) -> tuple:
     """The shared head of torch's Adam family (Adam/AdamW, NAdam, RAdam): maximize, weight decay
     (L2 into the gradient, or decoupled into the parameter), then the two moment updates.
     Returns ``(p, g, exp_avg, exp_avg_sq)`` with ``p`` and ``g`` after weight decay."""
-    if maximize:
-        g = -g
-    if has_wd:
-        if decoupled:
-            p = mul_scalar(p, 1 - lr * weight_decay)
-        else:
-            g = add(g, p, weight_decay)
+    if has_wd and decoupled:
+        p = mul_scalar(p, 1 - lr * weight_decay)
+    g = decayed_grad(p, g, weight_decay, maximize, has_wd and not decoupled)
     exp_avg = lerp(st["exp_avg"], g, 1 - beta1)
     exp_avg_sq = addcmul(mul_scalar(st["exp_avg_sq"], beta2), g, g, 1 - beta2)
     return p, g, exp_avg, exp_avg_sq

@@ -10,8 +10,8 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from . import _math as M
+from ._args import check_lr, check_nonnegative
 from ._fused import FusedOptimizer, hyper
-from .adam import check_lr_eps
 
 __all__ = ["Adagrad"]
 
@@ -35,15 +35,9 @@ class Adagrad(FusedOptimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        check_lr_eps(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_lr(lr)
+        check_nonnegative(lr_decay=lr_decay, weight_decay=weight_decay, initial_accumulator_value=initial_accumulator_value,
+                          epsilon=eps)  # fmt: skip
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
             "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
@@ -59,12 +53,6 @@ class Adagrad(FusedOptimizer):
         # torch: the accumulator starts at the optimizer's *default* initial_accumulator_value
         h = np.array(hyper(self.defaults["initial_accumulator_value"]), dtype=np.float64)
         super()._init_states(group, static, h, params)
-
-    def _group_defaults(self) -> dict[str, Any]:
-        return {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
-
-    def _static(self, group: dict[str, Any]) -> tuple:
-        return (group["maximize"], group["weight_decay"] != 0)
 
     def _hyper(self, group: dict[str, Any]) -> tuple:
         return hyper(group["lr"], group["lr_decay"], group["eps"], group["weight_decay"])
@@ -85,10 +73,7 @@ class Adagrad(FusedOptimizer):
     def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
         eps, weight_decay = h[2], h[3]
-        if maximize:
-            g = -g
-        if has_wd:
-            g = M.add(g, p, weight_decay)
+        g = M.decayed_grad(p, g, weight_decay, maximize, has_wd)
         state_sum = M.addcmul(st["sum"], g, g, 1.0)
         std = M.add_scalar(M.sqrt(state_sum), eps)
         return M.addcdiv(p, g, std, -c["clr"]), {"step": c["step"], "sum": state_sum}

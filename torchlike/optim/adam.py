@@ -10,25 +10,10 @@ import optax
 
 from .._core.tensor import Tensor
 from . import _math as M
+from ._args import check_betas, check_lr_eps, check_nonnegative
 from ._fused import FusedOptimizer, hyper
 
 __all__ = ["Adam"]
-
-
-def _check_betas(betas: Any) -> None:
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-
-
-def check_lr_eps(lr: Any, eps: Any = 0.0) -> None:
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
 
 
 class Adam(FusedOptimizer):
@@ -62,9 +47,8 @@ class Adam(FusedOptimizer):
             if lr.numel() != 1:
                 raise ValueError("Tensor lr must be 1-element")
         check_lr_eps(lr, eps)
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay)
         if not (
             (isinstance(betas[0], float) and isinstance(betas[1], float))
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
@@ -87,8 +71,7 @@ class Adam(FusedOptimizer):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def _group_defaults(self) -> dict[str, Any]:
-        return {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False, "differentiable": False,
-                "decoupled_weight_decay": False, "fused": None}  # fmt: skip
+        return {**super()._group_defaults(), "amsgrad": False}
 
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["decoupled_weight_decay"], group["amsgrad"])

@@ -8,8 +8,8 @@ import jax.numpy as jnp
 
 from .._core.tensor import Tensor
 from . import _math as M
-from ._fused import FusedOptimizer, hyper
-from .adam import _check_betas, check_lr_eps
+from ._args import check_betas, check_lr_eps, check_nonnegative
+from ._fused import FusedOptimizer, hyper, zeros_init
 
 __all__ = ["Adamax"]
 
@@ -33,28 +33,19 @@ class Adamax(FusedOptimizer):
         capturable: bool = False,
     ) -> None:
         check_lr_eps(lr, eps)
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
             "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
         }  # fmt: skip
         super().__init__(params, defaults)
 
-    def _group_defaults(self) -> dict[str, Any]:
-        return {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
-
-    def _static(self, group: dict[str, Any]) -> tuple:
-        return (group["maximize"], group["weight_decay"] != 0)
-
     def _hyper(self, group: dict[str, Any]) -> tuple:
         beta1, beta2 = group["betas"]
         return hyper(group["lr"], beta1, beta2, group["eps"], group["weight_decay"])
 
-    @staticmethod
-    def _init(static: tuple, h: Any, p: Any, sdt: Any) -> dict:
-        return {"step": jnp.zeros((), sdt), "exp_avg": jnp.zeros_like(p), "exp_inf": jnp.zeros_like(p)}
+    _init = zeros_init("step", "exp_avg", "exp_inf")
 
     @staticmethod
     def _prepare(static: tuple, h: Any, s: dict) -> dict:
@@ -66,10 +57,7 @@ class Adamax(FusedOptimizer):
     def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
         beta1, beta2, eps, weight_decay = h[1], h[2], h[3], h[4]
-        if maximize:
-            g = -g
-        if has_wd:
-            g = M.add(g, p, weight_decay)
+        g = M.decayed_grad(p, g, weight_decay, maximize, has_wd)
         exp_avg = M.lerp(st["exp_avg"], g, 1 - beta1)
         exp_inf = M.maximum(M.mul_scalar(st["exp_inf"], beta2), M.add_scalar(jnp.abs(g), eps))
         new = {"step": c["step"], "exp_avg": exp_avg, "exp_inf": exp_inf}

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 
 from .._core.tensor import Tensor
 from . import _math as M
+from ._args import check_lr, check_nonnegative
 from ._fused import FusedOptimizer, hyper
 
 __all__ = ["ASGD"]
@@ -33,23 +34,13 @@ class ASGD(FusedOptimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_lr(lr)
+        check_nonnegative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay, "foreach": foreach,
             "maximize": maximize, "differentiable": differentiable, "capturable": capturable,
         }  # fmt: skip
         super().__init__(params, defaults)
-
-    def _group_defaults(self) -> dict[str, Any]:
-        return {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
-
-    def _static(self, group: dict[str, Any]) -> tuple:
-        return (group["maximize"], group["weight_decay"] != 0)
 
     def _hyper(self, group: dict[str, Any]) -> tuple:
         return hyper(group["lr"], group["lambd"], group["alpha"], group["t0"], group["weight_decay"])
@@ -75,10 +66,7 @@ class ASGD(FusedOptimizer):
     def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd = static
         weight_decay = h[4]
-        if maximize:
-            g = -g
-        if has_wd:
-            g = M.add(g, p, weight_decay)
+        g = M.decayed_grad(p, g, weight_decay, maximize, has_wd)
         ax = st["ax"]
         p = M.mul_scalar(p, c["decay"])
         p = M.add(p, g, c["neg_eta"])

@@ -8,8 +8,8 @@ import jax.numpy as jnp
 
 from .._core.tensor import Tensor
 from . import _math as M
+from ._args import check_betas, check_lr_eps, check_nonnegative
 from ._fused import FusedOptimizer, hyper
-from .adam import _check_betas, check_lr_eps
 
 __all__ = ["NAdam"]
 
@@ -37,21 +37,14 @@ class NAdam(FusedOptimizer):
         differentiable: bool = False,
     ) -> None:
         check_lr_eps(lr, eps)
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = {
             "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "momentum_decay": momentum_decay,
             "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize, "foreach": foreach,
             "capturable": capturable, "differentiable": differentiable,
         }  # fmt: skip
         super().__init__(params, defaults)
-
-    def _group_defaults(self) -> dict[str, Any]:
-        return {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
-                "decoupled_weight_decay": False}  # fmt: skip
 
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["decoupled_weight_decay"])

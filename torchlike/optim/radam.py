@@ -8,8 +8,8 @@ import jax.numpy as jnp
 
 from .._core.tensor import Tensor
 from . import _math as M
-from ._fused import FusedOptimizer, hyper
-from .adam import _check_betas, check_lr_eps
+from ._args import check_betas, check_lr_eps, check_nonnegative
+from ._fused import FusedOptimizer, hyper, zeros_init
 
 __all__ = ["RAdam"]
 
@@ -34,19 +34,14 @@ class RAdam(FusedOptimizer):
         differentiable: bool = False,
     ) -> None:
         check_lr_eps(lr, eps)
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_betas(betas)
+        check_nonnegative(weight_decay=weight_decay)
         defaults = {
             "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "maximize": maximize,
             "foreach": foreach, "capturable": capturable, "decoupled_weight_decay": decoupled_weight_decay,
             "differentiable": differentiable,
         }  # fmt: skip
         super().__init__(params, defaults)
-
-    def _group_defaults(self) -> dict[str, Any]:
-        return {"foreach": None, "maximize": False, "differentiable": False, "decoupled_weight_decay": False,
-                "capturable": False}  # fmt: skip
 
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["decoupled_weight_decay"])
@@ -55,9 +50,7 @@ class RAdam(FusedOptimizer):
         beta1, beta2 = group["betas"]
         return hyper(group["lr"], beta1, beta2, group["eps"], group["weight_decay"])
 
-    @staticmethod
-    def _init(static: tuple, h: Any, p: Any, sdt: Any) -> dict:
-        return {"step": jnp.zeros((), sdt), "exp_avg": jnp.zeros_like(p), "exp_avg_sq": jnp.zeros_like(p)}
+    _init = zeros_init("step", "exp_avg", "exp_avg_sq")
 
     @staticmethod
     def _prepare(static: tuple, h: Any, s: dict) -> dict:

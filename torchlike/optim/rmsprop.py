@@ -8,8 +8,8 @@ import jax.numpy as jnp
 
 from .._core.tensor import Tensor
 from . import _math as M
+from ._args import check_lr_eps, check_nonnegative
 from ._fused import FusedOptimizer, hyper
-from .adam import check_lr_eps
 
 __all__ = ["RMSprop"]
 
@@ -34,12 +34,7 @@ class RMSprop(FusedOptimizer):
         differentiable: bool = False,
     ) -> None:
         check_lr_eps(lr, eps)
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        check_nonnegative(momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = {
             "lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
             "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
@@ -48,8 +43,7 @@ class RMSprop(FusedOptimizer):
         super().__init__(params, defaults)
 
     def _group_defaults(self) -> dict[str, Any]:
-        return {"momentum": 0, "centered": False, "foreach": None, "maximize": False, "differentiable": False,
-                "capturable": False}  # fmt: skip
+        return {**super()._group_defaults(), "momentum": 0, "centered": False}
 
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["centered"], group["momentum"] > 0)
@@ -70,11 +64,8 @@ class RMSprop(FusedOptimizer):
     def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, centered, has_momentum = static
         lr, alpha, eps, weight_decay, momentum = h[0], h[1], h[2], h[3], h[4]
-        if maximize:
-            g = -g
+        g = M.decayed_grad(p, g, weight_decay, maximize, has_wd)
         new = {"step": c["step"]}
-        if has_wd:
-            g = M.add(g, p, weight_decay)
         square_avg = new["square_avg"] = M.addcmul(M.mul_scalar(st["square_avg"], alpha), g, g, 1 - alpha)
         if centered:
             grad_avg = new["grad_avg"] = M.lerp(st["grad_avg"], g, 1 - alpha)

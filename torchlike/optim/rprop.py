@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from .._core.tensor import Tensor
 from . import _math as M
+from ._args import check_lr
 from ._fused import FusedOptimizer, hyper
 
 __all__ = ["Rprop"]
@@ -36,10 +37,7 @@ class Rprop(FusedOptimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = {
@@ -47,9 +45,6 @@ class Rprop(FusedOptimizer):
             "differentiable": differentiable, "capturable": capturable,
         }  # fmt: skip
         super().__init__(params, defaults)
-
-    def _group_defaults(self) -> dict[str, Any]:
-        return {"foreach": None, "maximize": False, "differentiable": False, "capturable": False}
 
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"],)

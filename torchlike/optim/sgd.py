@@ -54,7 +54,7 @@ class SGD(FusedOptimizer):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def _group_defaults(self) -> dict[str, Any]:
-        return {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False, "fused": False}
+        return {**super()._group_defaults(), "nesterov": False, "fused": False}
 
     def _static(self, group: dict[str, Any]) -> tuple:
         return (group["maximize"], group["weight_decay"] != 0, group["momentum"] != 0, group["nesterov"])
@@ -66,10 +66,7 @@ class SGD(FusedOptimizer):
     def _update(static: tuple, h: Any, p: Any, g: Any, st: dict, c: dict) -> tuple:
         maximize, has_wd, has_momentum, nesterov = static
         lr, momentum, dampening, weight_decay = h[0], h[1], h[2], h[3]
-        if maximize:
-            g = -g
-        if has_wd:
-            g = M.add(g, p, weight_decay)
+        g = M.decayed_grad(p, g, weight_decay, maximize, has_wd)
         new = {}
         if has_momentum:
             buf = st.get("momentum_buffer")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._core.tensor import Tensor
+from ._args import check_betas
 from .optimizer import Optimizer, _closure_loss
 
 __all__ = ["SparseAdam"]
@@ -28,10 +29,7 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        check_betas(betas)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize})
         complex_params = [
             [i, j] for i, group in enumerate(self.param_groups) for j, p in enumerate(group["params"]) if p.is_complex()

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..._core.tensor import Tensor
 from ..._ops import creation
-from .._functional._attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
+from ..._ops.nn.attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
 from ._linear import NonDynamicallyQuantizableLinear

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._core.tensor import Tensor
 from ..._ops import creation
-from ..._ops import nn_rnn as R
+from ..._ops.nn import rnn as R
 from ..._ops import shape as S
 from .. import functional as F
 from .. import init

@@ -10,7 +10,7 @@ from ..._core.tensor import Tensor
 from ..._ops import creation
 from ...autograd import grad_mode
 from .. import functional as F
-from .._functional._attention import _canonical_mask, _none_or_dtype
+from ..._ops.nn.attention import _canonical_mask, _none_or_dtype
 from ..init import xavier_uniform_
 from ._activation import GELU, ReLU
 from ._attention import MultiheadAttention

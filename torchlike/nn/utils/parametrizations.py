@@ -6,7 +6,7 @@ from ... import _ops, linalg
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import creation
-from ..._ops import nn_ops as N
+from ..._ops.nn import layers as N
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..modules._conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

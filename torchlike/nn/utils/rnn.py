@@ -9,7 +9,7 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from ..._ops import creation
-from ..._ops import nn_rnn as R
+from ..._ops.nn import rnn as R
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]  # fmt: skip

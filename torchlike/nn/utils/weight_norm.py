@@ -6,7 +6,7 @@ import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor
-from ..._ops import nn_ops as N
+from ..._ops.nn import layers as N
 from ..modules._module import Module
 from ..parameter import Parameter
 

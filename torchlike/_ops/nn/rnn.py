@@ -11,7 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .registry import OptRawTensor, RawTensor, Scalar, TensorList, defop
+from ..registry import OptRawTensor, RawTensor, Scalar, TensorList, defop
 
 
 def _gates(mode: str, xw: Any, h: Any, c: Any, w_hh: Any, b_hh: Any, w_hr: Any) -> tuple:

@@ -14,20 +14,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtype as D
-from ._common import norm_acc, special_ord
-from .nn_ops import host_values
-from .registry import (
-    OptRawTensor,
-    OptScalar,
-    OptTensor,
-    RawTensor,
-    Scalar,
-    ScalarOrStatic,
-    TensorArg,
-    TensorOrScalar,
-    defop,
-)
+from ..._core import dtype as D
+from .._common import norm_acc, special_ord
+from .layers import host_values
+from ..registry import OptRawTensor, OptScalar, OptTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorOrScalar, defop
 
 # Hyper-parameters (beta, delta, margin, eps, label_smoothing, a general p) are traced arguments, so a loop over
 # their values compiles once: ``Scalar`` where torch's kernel casts the value to the input's type,

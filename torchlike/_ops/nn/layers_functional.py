@@ -11,12 +11,12 @@ import numpy as np
 from ..._core import dtype as D
 from ..._core.kernel_cache import LRU
 from ..._core.tensor import Tensor
-from ..._ops import nn_dropout as DR
-from ..._ops import nn_ops as N
-from ..._ops import nn_vision as N_V
-from ..._ops._common import special_ord
-from ..._ops.registry import expose
-from ...autograd import grad_mode
+from . import dropout as DR
+from . import layers as N
+from . import vision as N_V
+from .._common import special_ord
+from ..registry import expose
+from ..._core import grad_mode
 
 
 @expose("nn.functional")
@@ -29,7 +29,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 def local_response_norm(
     input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
 ) -> Tensor:
-    from ..._ops import nn_vision as V
+    from . import vision as V
 
     dim = input.dim()
     if dim < 3:
@@ -160,7 +160,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_ind
 def lp_pool1d(
     input: Tensor, norm_type: float, kernel_size: int, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    from ..._ops.nn_activation import relu
+    from .activation import relu
 
     out = N.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
@@ -170,7 +170,7 @@ def lp_pool1d(
 def lp_pool2d(
     input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    from ..._ops.nn_activation import relu
+    from .activation import relu
 
     kw, kh = N._ntuple(kernel_size, 2)
     if norm_type == float("inf"):
@@ -185,7 +185,7 @@ def lp_pool2d(
 def lp_pool3d(
     input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
 ) -> Tensor:
-    from ..._ops.nn_activation import relu
+    from .activation import relu
 
     kd, kw, kh = N._ntuple(kernel_size, 3)
     if norm_type == float("inf"):
@@ -434,7 +434,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             )
         n_bags = input.shape[0]
         seq = input.shape[1]
-        from ..._ops import creation
+        from .. import creation
 
         offsets = (
             creation.arange(0, input.numel(), seq, dtype=input.dtype, device=input.device) if seq else None

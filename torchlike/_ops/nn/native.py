@@ -9,9 +9,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._core.tensor import Tensor
-from .._core import grad_mode
-from .registry import OptScalar, OptTensor, TensorArg, defop, expose
+from ..._core.tensor import Tensor
+from ..._core import grad_mode
+from ..registry import OptScalar, OptTensor, TensorArg, defop, expose
 
 
 def _acc(x: Any) -> Any:

@@ -6,10 +6,10 @@ import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor, _wrap_dim
-from ..._ops import nn_loss as L
-from ..._ops import nn_ops as N
-from ..._ops import nn_vision as V
-from ..._ops.registry import expose
+from . import loss as L
+from . import layers as N
+from . import vision as V
+from ..registry import expose
 
 
 @expose("nn.functional")
@@ -19,7 +19,7 @@ def normalize(
     _wrap_dim(int(dim), input.dim())  # torch's IndexError for a dim out of range (a 0-dim input takes 0 and -1)
     result = L._normalize(input, float(p), int(dim), float(eps))
     if out is not None:
-        from ..._ops.registry import copy_to_out
+        from ..registry import copy_to_out
 
         copy_to_out(result, out)
         return out
@@ -172,7 +172,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
 @expose("nn.functional")
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
     """torch.nn.functional.affine_grid for 2-D transforms (size N x C x H x W)."""
-    from ..._ops import creation
+    from .. import creation
 
     if align_corners is None:
         warnings.warn(
@@ -202,7 +202,7 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
     xs = lin(w).view(1, w).expand(h, w)
     ys = lin(h).view(h, 1).expand(h, w)
     ones = creation.ones(h, w, dtype=theta.dtype)
-    from ..._ops import shape as S
+    from .. import shape as S
 
     base = S.stack([xs, ys, ones], dim=-1).view(1, h * w, 3)
     grid = base.expand(n, h * w, 3).bmm(theta.transpose(1, 2))

@@ -7,11 +7,11 @@ from typing import Any
 
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
-from ..._ops import nn_vision as V
-from ..._ops.creation import from_array
-from ..._ops.nn_ops import _linear as linear
-from ..._ops.registry import expose
-from ._layers import _scaled_noise, keep_mask
+from . import vision as V
+from ..creation import from_array
+from .layers import _linear as linear
+from ..registry import expose
+from .layers_functional import _scaled_noise, keep_mask
 
 
 def _dropout_noise(like: Tensor, shape: tuple, p: float) -> Tensor:
@@ -35,7 +35,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scale = None if scale is None else float(scale)
     if dropout_p > 0.0:
         w = V._sdpa_weights(query, key, attn_mask, bool(is_causal), scale, bool(enable_gqa))
-        from ..._ops.nn_ops import _dropout_apply
+        from .layers import _dropout_apply
 
         w = _dropout_apply(w, _dropout_noise(w, tuple(w.shape), dropout_p))
         heads = query.shape[-3] if query.dim() >= 3 else 1
@@ -208,7 +208,7 @@ def multi_head_attention_forward(
 def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str, target_type: Any,
                     check_other: bool = True) -> Tensor | None:  # fmt: skip
     """torch's F._canonical_mask: bool masks become additive float masks (-inf where True)."""
-    from ..._ops import creation
+    from .. import creation
 
     if mask is None:
         return None

@@ -1,6 +1,6 @@
 """torch.nn.functional activations that do more than one table op: relu6 (fixed bounds), rrelu (random
 slopes), the softmax family (torch's implicit-dim warning), gumbel_softmax. The other activations are table
-entries in ``torchlike._ops.nn_activation``, exposed in ``nn.functional`` by their ``namespaces``."""
+entries in ``torchlike._ops.nn.activation``, exposed in ``nn.functional`` by their ``namespaces``."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ import warnings
 from typing import Any
 
 from ..._core.tensor import Tensor
-from ..._ops import inplace_fn
-from ..._ops import nn_activation as A
-from ..._ops.registry import expose
+from . import activation as A
+from ..registry import expose
 
 
 @expose("nn.functional")
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """torch's relu6: hardtanh between 0 and 6 (its backward node is HardtanhBackward0, as torch's)."""
     if inplace:
+        from .. import inplace_fn  # defined after the families are imported
+
         return inplace_fn(A.hardtanh._op)(input, 0.0, 6.0)
     return A.hardtanh(input, 0.0, 6.0)
 
@@ -68,7 +69,7 @@ def gumbel_softmax(
     logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
 ) -> Tensor:
     """torch's gumbel_softmax: Gumbel noise from exponential_ draws of the generator, as torch draws it."""
-    from ..._ops import creation
+    from .. import creation
 
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)

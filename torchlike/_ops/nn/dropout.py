@@ -13,12 +13,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtype as D
-from .._core import lazy
-from .._core.tensor import Tensor
-from . import nn_ops as N
-from . import random as R
-from .registry import expose
+from ..._core import dtype as D
+from ..._core import lazy
+from ..._core.tensor import Tensor
+from . import layers as N
+from .. import random as R
+from ..registry import expose
 
 
 def keep_mask(
@@ -73,7 +73,7 @@ _noise_kernels: dict = {}
 
 def _finish(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     if inplace:
-        from . import commit
+        from .. import commit
 
         commit(input, out)
         return input
@@ -87,7 +87,7 @@ def dropout_impl(
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     if p == 0 or not training or input.numel() == 0:
         return input
-    from .creation import from_array
+    from ..creation import from_array
 
     if feature:
         shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)

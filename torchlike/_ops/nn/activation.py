@@ -14,10 +14,10 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .._core import dtype as D
-from .._core.tensor import Tensor
-from ._common import dims
-from .registry import RawTensor, Scalar, TensorArg, defop, expose
+from ..._core import dtype as D
+from ..._core.tensor import Tensor
+from .._common import dims
+from ..registry import RawTensor, Scalar, TensorArg, defop, expose
 
 
 def _float_kernel(kernel: str) -> Any:
@@ -266,7 +266,7 @@ def _rrelu_noise_of(input: Tensor, lower: float, upper: float, generator: Any) -
     """rrelu's per-element slopes in training: each non-positive element draws from U(lower, upper), in order."""
     import numpy as np
 
-    from . import random as R
+    from .. import random as R
 
     x = np.asarray(input.detach()._data())
     neg = x <= 0
@@ -274,7 +274,7 @@ def _rrelu_noise_of(input: Tensor, lower: float, upper: float, generator: Any) -
     draws = np.asarray(R._draw("uniform", gen, (int(neg.sum()),), D.float64, low=lower, high=upper))
     noise = np.ones(x.shape, np.float64)
     noise[neg] = draws
-    from .creation import from_array
+    from ..creation import from_array
 
     return from_array(noise.astype(x.dtype), input.device)
 
@@ -291,7 +291,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 @expose("torch")
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:  # fmt: skip
-    from . import inplace_fn
+    from .. import inplace_fn
 
     if not training:
         return inplace_fn(_rrelu_eval._op)(input, (lower + upper) / 2)

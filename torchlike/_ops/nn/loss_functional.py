@@ -9,10 +9,10 @@ import numpy as np
 
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
-from ..._ops import nn_loss as L
-from ..._ops import nn_ops as N
-from ..._ops.registry import expose
-from .._reduction import resolve
+from . import loss as L
+from . import layers as N
+from ..registry import expose
+from .reduction import resolve
 
 
 def _size_warning(input: Tensor, target: Tensor) -> None:
@@ -202,14 +202,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
 @expose("nn.functional")
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:  # fmt: skip
-    from ..._ops import creation
+    from .. import creation
 
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * creation.ones_like(input)
     else:
-        from ..._ops.nn_ops import host_values
+        from .layers import host_values
 
         v = host_values(var)
         if v is not None and (v < 0).any():
@@ -335,7 +335,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
                                       distance_function: Any = None, margin: float = 1.0, swap: bool = False,
                                       reduction: str = "mean") -> Tensor:  # fmt: skip
-    from ..._ops import nn_loss
+    from . import loss as nn_loss
 
     if margin <= 0:
         raise ValueError(
@@ -347,7 +347,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:
-        from ..._ops import pointwise
+        from .. import pointwise
 
         d_neg = pointwise.minimum(d_neg, dist(positive, negative))
     loss = (margin + d_pos - d_neg).clamp_min(0)
@@ -359,7 +359,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
 
 
 def _lengths(x: Any) -> Tensor:
-    from ..._ops import creation
+    from .. import creation
 
     if isinstance(x, Tensor):
         return x
@@ -369,7 +369,7 @@ def _lengths(x: Any) -> Tensor:
 @expose("nn.functional")
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:  # fmt: skip
-    from ..._ops import creation
+    from .. import creation
 
     reduction = resolve(None, None, reduction)
     batched = log_probs.dim() == 3

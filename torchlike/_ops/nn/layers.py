@@ -15,12 +15,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._core import dtype as D
-from .._core import lazy
-from .._core.tensor import Tensor
-from .._core.graph import show_as
-from .linalg import _same_dtype
-from .registry import OptRawTensor, OptScalar, RawTensor, Scalar, defop, expose
+from ..._core import dtype as D
+from ..._core import lazy
+from ..._core.tensor import Tensor
+from ..._core.graph import show_as
+from ..linalg import _same_dtype
+from ..registry import OptRawTensor, OptScalar, RawTensor, Scalar, defop, expose
 
 
 def host_values(t: Tensor) -> np.ndarray | None:
@@ -531,7 +531,7 @@ def _fractional_max_pool(input: RawTensor, kernel_size: tuple, output_size: tupl
 def fractional_max_pool(n: int, input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any,
                         return_indices: bool, samples: Tensor | None) -> Any:  # fmt: skip
     """torch.nn.functional.fractional_max_pool{2,3}d (with torch's argument checks and sample draws)."""
-    from . import random
+    from .. import random
 
     name = f"fractional_max_pool{n}d"
     if output_size is None and output_ratio is None:
@@ -868,7 +868,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5) -> Tensor:  # fmt: skip
     """torch.nn.functional.batch_norm: updates the running statistics in place when training."""
-    from .._core import grad_mode
+    from ..._core import grad_mode
 
     if training:
         size = input.shape
@@ -928,7 +928,7 @@ def _instance_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, r
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:  # fmt: skip
-    from .._core import grad_mode
+    from ..._core import grad_mode
 
     if use_input_stats:
         prod = 1
@@ -1075,7 +1075,7 @@ def _alpha_dropout_apply(input: RawTensor, noise: RawTensor, shift: RawTensor) -
 
 def _index_check(indices: Tensor, weight: Tensor, fname: str) -> None:
     if indices.dtype not in (D.int64, D.int32):
-        from ._common import type_name
+        from .._common import type_name
 
         raise RuntimeError(
             f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "

@@ -16,9 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._core.tensor import Tensor
-from ._common import special_ord
-from .registry import OptRawTensor, OptScalar, RawTensor, Scalar, ScalarOrStatic, TensorArg, defop, expose
+from ..._core.tensor import Tensor
+from .._common import special_ord
+from ..registry import OptRawTensor, OptScalar, RawTensor, Scalar, ScalarOrStatic, TensorArg, defop, expose
 
 
 # --- padding ----------------------------------------------------------------------------------------------
@@ -574,7 +574,7 @@ _unpool_scatter.defvjp(_unpool_scatter_fwd, _unpool_scatter_bwd)
 def pdist(input: TensorArg, p: ScalarOrStatic = 2) -> Any:
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    from .nn_loss import _pnorm
+    from .loss import _pnorm
 
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)

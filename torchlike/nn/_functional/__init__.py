@@ -1,1 +1,0 @@
-"""Implementation of torchlike.nn.functional (see that module)."""
