@@ -58,7 +58,25 @@ def set_enabled(on: bool) -> None:
 
 def enabled() -> bool:
     """Whether new signatures run cold now: on the CPU, in eager mode, unless switched off."""
-    return _on and not lazy._on and _cpu_only()
+    return _on and not lazy._on and _cpu_only() and not _exact.depth
+
+
+class _Exact(threading.local):
+    depth = 0
+
+
+_exact = _Exact()
+
+
+class exact:
+    """Within, kernels run compiled: NumPy's float32 exp/log/pow round differently from XLA's in the last
+    bits, and some results must be torch's bit for bit (samples drawn from torch's CPU stream)."""
+
+    def __enter__(self) -> None:
+        _exact.depth += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _exact.depth -= 1
 
 
 _cpu = None
@@ -671,7 +689,7 @@ class ColdKernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
-        if kwargs or not _on or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
+        if kwargs or not _on or lazy._on or _exact.depth or not (_cpu or (_cpu is None and _cpu_only())):
             return self.hot(*args, **kwargs)
         sig = _signature(args)
         if sig is None:

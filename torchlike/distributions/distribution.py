@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
 import torchlike
 
+from .._core import cold_kernels
 from .._core.size import Size
 from .._core.tensor import Tensor
 from . import constraints
@@ -15,12 +17,28 @@ from .utils import _expand_probs_or_logits, lazy_property
 __all__ = ["Distribution"]
 
 
+def _exact_kernels(method: Any) -> Any:
+    @functools.wraps(method)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with cold_kernels.exact():
+            return method(*args, **kwargs)
+
+    return run
+
+
 class Distribution:
     """Abstract base class of probability distributions, with torch's attributes and checks."""
 
     has_rsample = False
     has_enumerate_support = False
     _validate_args = __debug__
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # samples are torch's bit for bit: their transforms of the CPU stream's draws run on compiled kernels
+        super().__init_subclass__(**kwargs)
+        for name in ("sample", "rsample"):
+            if name in cls.__dict__:
+                setattr(cls, name, _exact_kernels(cls.__dict__[name]))
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:

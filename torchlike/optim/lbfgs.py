@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import cold_kernels
 from .._core import tensor as T
 from .._core.tensor import Tensor
 from ..autograd import grad_mode
@@ -284,7 +285,9 @@ class LBFGS(Optimizer):
         """One optimization step of up to ``max_iter`` iterations; ``closure`` re-evaluates the loss."""
         if len(self.param_groups) != 1:
             raise AssertionError(f"Expected exactly one param_group, but got {len(self.param_groups)}")
-        with grad_mode.no_grad():
+        # compiled kernels throughout: the line search's decisions turn NumPy's last-bit rounding (the cold
+        # path's) into a different trajectory from torch's
+        with grad_mode.no_grad(), cold_kernels.exact():
             return self._step(grad_mode.enable_grad()(closure))
 
     def _step(self, closure: Callable) -> Any:
