@@ -549,62 +549,6 @@ _THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # torch's 1.0f / 3.0f, a fl
 _C0331_F = float(np.float32(0.0331))
 
 
-def _gamma_one(gen: Generator, alpha: Any, in_float: bool) -> float:
-    """One draw of ATen's sample_gamma (Marsaglia-Tsang, boosted below alpha 1) with double accumulators; in
-    float32 the steps on ``alpha`` itself round to float, as the kernel's scalar_t arithmetic does."""
-    f = np.float32 if in_float else float
-    alpha = f(alpha)
-    scale = 1.0
-    if alpha < 1.0:
-        if alpha == 0.0:
-            return 0.0
-        u = float(_u53(gen, 1)[0])
-        scale *= math.pow(1.0 - u, float(f(1.0) / alpha))
-        alpha = f(alpha + f(1.0))
-    d = float(alpha - np.float32(_THIRD_F)) if in_float else alpha - _THIRD_F
-    c = 1.0 / math.sqrt(9.0 * d)
-    while True:
-        while True:
-            x = float(_normal_double_stream(gen, 1)[0])
-            y = 1.0 + c * x
-            if y > 0:
-                break
-        v = y * y * y
-        u = 1.0 - float(_u53(gen, 1)[0])
-        xx = x * x
-        if u < 1.0 - _C0331_F * xx * xx:
-            return scale * d * v
-        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
-            return scale * d * v
-
-
-def standard_gamma(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
-    """torch._standard_gamma(alpha) on the CPU: one serial draw per element, clamped below at the dtype's
-    smallest normal number."""
-    if dtype not in (D.float32, D.float64):
-        raise _not_implemented("gamma_cpu", dtype)
-    flat = np.asarray(alpha).reshape(-1)
-    in_float = dtype is D.float32
-    out = np.array([_gamma_one(gen, a, in_float) for a in flat.tolist()], np.float64).astype(dtype.np)
-    return np.maximum(out, np.finfo(dtype.np).tiny).reshape(np.shape(alpha))
-
-
-def dirichlet(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
-    """torch._sample_dirichlet on the CPU: double gamma draws (of the alpha values cast to double), normalised
-    over the last dim, cast and clamped into [tiny, the float below 1]."""
-    if dtype not in (D.float32, D.float64):
-        raise _not_implemented("dirichlet", dtype)
-    a = np.asarray(alpha)
-    g = np.array([_gamma_one(gen, x, False) for x in a.reshape(-1).tolist()], np.float64)
-    g = np.maximum(g, np.finfo(np.float64).tiny).reshape(a.shape)
-    total = np.zeros(a.shape[:-1] + (1,), np.float64)
-    for i in range(a.shape[-1]):  # torch sums a short last dim in order
-        total = total + g[..., i : i + 1]
-    out = (g / total).astype(dtype.np)
-    top = np.nextafter(np.ones((), dtype.np), np.zeros((), dtype.np))
-    return np.minimum(top, np.maximum(np.finfo(dtype.np).tiny, out))
-
-
 class _Uniforms:
     """torch's ``standard_uniform(generator)`` draws (53-bit doubles) for a serial accept/reject kernel, read
     ahead in blocks from a copy of the stream; ``close`` advances the real generator by exactly the draws used,
@@ -661,6 +605,93 @@ def _libm_fn(name: str) -> Any:
 def _log(x: float) -> float:
     """std::log: -inf at 0 (math.log raises there)."""
     return math.log(x) if x > 0.0 else (-math.inf if x == 0.0 else math.nan)
+
+
+class _Normals:
+    """torch's ``normal_distribution<double>(0, 1)`` draws on a ``_Uniforms`` reader: Box-Muller pairs whose sine
+    waits in the generator's cache for the next draw (``_normal_double_stream``, one draw at a time)."""
+
+    def __init__(self, gen: Generator, uni: _Uniforms) -> None:
+        self._gen, self._uni = gen, uni
+        self._cached = gen._next_double_normal
+        gen._next_double_normal = None
+
+    def __call__(self) -> float:
+        if self._cached is not None:
+            x, self._cached = self._cached, None
+            return x
+        theta = (2.0 * math.pi) * self._uni()
+        r = math.sqrt(-2.0 * math.log1p(-self._uni()))
+        self._cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self) -> None:
+        self._gen._next_double_normal = self._cached
+
+
+def _gamma_one(alpha: Any, in_float: bool, uni: _Uniforms, normal: _Normals) -> float:
+    """One draw of ATen's sample_gamma (Marsaglia-Tsang, boosted below alpha 1) with double accumulators; in
+    float32 the steps on ``alpha`` itself round to float, as the kernel's scalar_t arithmetic does."""
+    f = np.float32 if in_float else float
+    alpha = f(alpha)
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= math.pow(1.0 - uni(), float(f(1.0) / alpha))
+        alpha = f(alpha + f(1.0))
+    d = float(alpha - np.float32(_THIRD_F)) if in_float else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1.0 - uni()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if _log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def _gamma_draws(gen: Generator, alpha: list, in_float: bool) -> np.ndarray:
+    """Serial gamma draws for a list of alphas, the uniforms read ahead in blocks."""
+    uni = _Uniforms(gen)
+    normal = _Normals(gen, uni)
+    try:
+        return np.array([_gamma_one(a, in_float, uni, normal) for a in alpha], np.float64)
+    finally:
+        uni.close()
+        normal.close()
+
+
+def standard_gamma(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """torch._standard_gamma(alpha) on the CPU: one serial draw per element, clamped below at the dtype's
+    smallest normal number."""
+    if dtype not in (D.float32, D.float64):
+        raise _not_implemented("gamma_cpu", dtype)
+    flat = np.asarray(alpha).reshape(-1)
+    out = _gamma_draws(gen, flat.tolist(), dtype is D.float32).astype(dtype.np)
+    return np.maximum(out, np.finfo(dtype.np).tiny).reshape(np.shape(alpha))
+
+
+def dirichlet(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """torch._sample_dirichlet on the CPU: double gamma draws (of the alpha values cast to double), normalised
+    over the last dim, cast and clamped into [tiny, the float below 1]."""
+    if dtype not in (D.float32, D.float64):
+        raise _not_implemented("dirichlet", dtype)
+    a = np.asarray(alpha)
+    g = _gamma_draws(gen, a.reshape(-1).astype(np.float64).tolist(), False)
+    g = np.maximum(g, np.finfo(np.float64).tiny).reshape(a.shape)
+    total = np.zeros(a.shape[:-1] + (1,), np.float64)
+    for i in range(a.shape[-1]):  # torch sums a short last dim in order
+        total = total + g[..., i : i + 1]
+    out = (g / total).astype(dtype.np)
+    top = np.nextafter(np.ones((), dtype.np), np.zeros((), dtype.np))
+    return np.minimum(top, np.maximum(np.finfo(dtype.np).tiny, out))
 
 
 def _poisson_one(lam: float, uni: _Uniforms, lgamma: Any) -> int:
