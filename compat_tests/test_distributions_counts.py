@@ -1,4 +1,4 @@
-"""torch.poisson, torch.binomial and the Poisson / Binomial distributions under torch and torchlike: seeded draws
+"""torch.poisson, torch.binomial and the Poisson / Binomial / NegativeBinomial distributions under torch and torchlike: seeded draws
 bit for bit on the CPU stream (small and large rates, counts, probabilities including 0 and 1, float32 and
 float64), the stream after the draws, densities, moments, entropies, KL pairs, and errors for bad input."""
 
@@ -40,6 +40,8 @@ SAMPLES = {
     "Poisson_number": lambda t, D: D.Poisson(4.5).sample((6,)),
     "Binomial": lambda t, D: D.Binomial(t.tensor(COUNTS), t.tensor(PROBS).clamp(max=1)).sample((3,)),
     "Binomial_logits": lambda t, D: D.Binomial(50, logits=t.tensor([-2.0, 0.0, 3.0])).sample((4,)),
+    "NegativeBinomial": lambda t, D: D.NegativeBinomial(t.tensor([1.0, 4.0, 30.0]), t.tensor([0.2, 0.5, 0.7])).sample((3,)),
+    "NegativeBinomial_logits": lambda t, D: D.NegativeBinomial(2.5, logits=t.tensor([-1.0, 2.0])).expand((3, 2)).sample(),
     "Binomial_expanded": lambda t, D: D.Binomial(t.tensor(80.0), t.tensor(0.4)).expand((2, 3)).sample(),
 }
 
@@ -97,6 +99,13 @@ VALUES = {
         (d := D.Binomial(10, b)).log_prob(t.tensor([0.0, 3.0, 10.0, 6.0], dtype=a.dtype)), d.mean, d.variance,
         d.mode, d.entropy(), d.enumerate_support(expand=False).squeeze(-1),
     ],
+    "negative_binomial": lambda t, D, a, b: [
+        (d := D.NegativeBinomial(a, b)).log_prob(t.tensor([0.0, 3.0, 10.0, 6.0], dtype=a.dtype)), d.mean, d.variance,
+        d.mode, d.logits, tuple(d.expand((2, 4)).batch_shape),
+    ],
+    "negative_binomial_zero": lambda t, D, a, b: [
+        D.NegativeBinomial(t.zeros(4, dtype=a.dtype), logits=a).log_prob(t.zeros(4, dtype=a.dtype)) + a, a * b,
+    ],
     "binomial_logits": lambda t, D, a, b: [
         (d := D.Binomial(t.tensor([4.0, 9.0, 2.0, 7.0], dtype=a.dtype), logits=a - 3)).log_prob(
             t.tensor([1.0, 9.0, 0.0, 5.0], dtype=a.dtype)
@@ -133,7 +142,8 @@ def test_kl_pairs_and_repr() -> None:
         ]
         kls[0].sum().backward()
         p = D.Poisson(a)
-        return kls + [a.grad, repr(p), str(p.support), repr(D.Binomial(3, b)), tuple(p.expand((2, 3)).batch_shape)]
+        return kls + [a.grad, repr(p), str(p.support), repr(D.Binomial(3, b)), repr(D.NegativeBinomial(2.0, b)),
+                      str(D.NegativeBinomial(2.0, b).support), tuple(p.expand((2, 3)).batch_shape)]
 
     ref, got = _both(run)
     assert_same(ref, got, rtol=1e-10, atol=1e-12)
@@ -162,6 +172,8 @@ ERRORS = {
     "Poisson_validate": lambda t: t.distributions.Poisson(t.tensor([-1.0]), validate_args=True),
     "Poisson_support": lambda t: t.distributions.Poisson(1.0, validate_args=True).log_prob(t.tensor(0.5)),
     "Poisson_entropy": lambda t: t.distributions.Poisson(t.tensor([2.0])).entropy(),
+    "NegativeBinomial_both": lambda t: t.distributions.NegativeBinomial(3.0, probs=t.tensor([0.5]), logits=t.tensor([0.0])),
+    "NegativeBinomial_validate": lambda t: t.distributions.NegativeBinomial(3.0, t.tensor([1.0]), validate_args=True),
     "Binomial_validate": lambda t: t.distributions.Binomial(3, t.tensor([1.5]), validate_args=True),
 }
 
