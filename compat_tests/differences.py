@@ -55,6 +55,12 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torch evaluates series and rational approximations of -(dCDF/dalpha)/pdf for the marginal Beta; torchlike "
         "differentiates the Beta CDF numerically in float64, which is at least as accurate but rounds apart.",
     ),
+    "binomial_grad": (
+        "random", "`torch.binomial` of a `count` or `prob` that requires grad returns a tensor that does not require "
+        "grad; torch's has `grad_fn=<NotImplemented>`, whose backward raises. The draws are torch's.",
+        "torch registers no derivative for binomial; the node exists only to raise on backward, and "
+        "`Binomial.sample` (the common path) runs under no_grad in both.",
+    ),
     "int_div_zero": (
         "ops", "Integer division or remainder by zero returns an unspecified value instead of raising "
         "`ZeroDivisionError` on GPU-resident or traced values (eager CPU calls raise as torch does).",

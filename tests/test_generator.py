@@ -444,3 +444,23 @@ def test_pickle_and_deepcopy_keep_the_stream():
 def test_zero_dim_draws():
     assert G.random_(gen(), (), D.int64).shape == ()
     assert G.uniform(gen(), (), D.float32).shape == ()
+
+
+def test_poisson_and_binomial_pinned_values_and_stream():
+    # torch 2.13: manual_seed(0); poisson(float64 rates); binomial(float32); rand(2, float64)
+    g = G.Generator()
+    g.manual_seed(0)
+    rates = np.array([0.5, 3.0, 15.0, 200.0])
+    assert G.poisson(g, rates, D.float64).tolist() == [2.0, 4.0, 16.0, 198.0]
+    count = np.array([10.0, 100.0, 0.0, 5.0, 60.0], np.float32)
+    prob = np.array([0.3, 0.4, 0.5, 1.0, 0.8], np.float32)
+    out = G.binomial(g, count, prob, D.float32)
+    assert out.dtype == np.float32 and out.tolist() == [3.0, 39.0, 0.0, 5.0, 51.0]
+    assert G.uniform(g, 2, D.float64).tolist() == [0.10973526023744606, 0.5237520594022435]
+
+
+def test_poisson_rejects_negative_and_nan_rates():
+    g = G.Generator()
+    for bad in (-1.0, math.nan):
+        with pytest.raises(RuntimeError, match="invalid Poisson rate"):
+            G.poisson(g, np.array([1.0, bad]), D.float32)

@@ -65,6 +65,8 @@ __all__ = [
     "multinomial",
     "standard_gamma",
     "dirichlet",
+    "poisson",
+    "binomial",
 ]
 
 # --- messages --------------------------------------------------------------------------
@@ -547,7 +549,87 @@ _THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # torch's 1.0f / 3.0f, a fl
 _C0331_F = float(np.float32(0.0331))
 
 
-def _gamma_one(gen: Generator, alpha: Any, in_float: bool) -> float:
+class _Uniforms:
+    """torch's ``standard_uniform(generator)`` draws (53-bit doubles) for a serial accept/reject kernel, read
+    ahead in blocks from a copy of the stream; ``close`` advances the real generator by exactly the draws used,
+    so the state after matches torch's."""
+
+    def __init__(self, gen: Generator) -> None:
+        self._gen = gen
+        self._ahead = gen.clone_state()
+        self._buf: list[float] = []
+        self._i = 0
+        self._drawn = 0
+        self._block = 64  # grows: small tensors stay cheap, large ones amortise the copy
+
+    def __call__(self) -> float:
+        if self._i == len(self._buf):
+            self._buf = _u53(self._ahead, self._block).tolist()
+            self._drawn += self._block
+            self._i = 0
+            self._block = min(2 * self._block, 1 << 16)
+        x = self._buf[self._i]
+        self._i += 1
+        return x
+
+    def close(self) -> None:
+        used = self._drawn - (len(self._buf) - self._i)
+        while used:  # numpy's MT19937 cannot skip ahead: draw and drop, in chunks
+            k = min(used, 1 << 20)
+            self._gen._words(2 * k)
+            used -= k
+
+
+def _glibc() -> Any:
+    """glibc's lgamma and log1pf, which torch's kernels call (CPython's math.lgamma is its own, and differs
+    from glibc's in the last bit about half the time)."""
+    import ctypes
+    import ctypes.util
+
+    lib = ctypes.CDLL(ctypes.util.find_library("m"))
+    lib.lgamma.restype, lib.lgamma.argtypes = ctypes.c_double, [ctypes.c_double]
+    lib.log1pf.restype, lib.log1pf.argtypes = ctypes.c_float, [ctypes.c_float]
+    return lib
+
+
+_LIBM: Any = None
+
+
+def _libm_fn(name: str) -> Any:
+    global _LIBM
+    if _LIBM is None:
+        _LIBM = _glibc()
+    return getattr(_LIBM, name)
+
+
+def _log(x: float) -> float:
+    """std::log: -inf at 0 (math.log raises there)."""
+    return math.log(x) if x > 0.0 else (-math.inf if x == 0.0 else math.nan)
+
+
+class _Normals:
+    """torch's ``normal_distribution<double>(0, 1)`` draws on a ``_Uniforms`` reader: Box-Muller pairs whose sine
+    waits in the generator's cache for the next draw (``_normal_double_stream``, one draw at a time)."""
+
+    def __init__(self, gen: Generator, uni: _Uniforms) -> None:
+        self._gen, self._uni = gen, uni
+        self._cached = gen._next_double_normal
+        gen._next_double_normal = None
+
+    def __call__(self) -> float:
+        if self._cached is not None:
+            x, self._cached = self._cached, None
+            return x
+        theta = (2.0 * math.pi) * self._uni()
+        r = math.sqrt(-2.0 * math.log1p(-self._uni()))
+        self._cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self) -> None:
+        self._gen._next_double_normal = self._cached
+
+
+def _gamma_one(alpha: Any, in_float: bool, uni: _Uniforms, normal: _Normals) -> float:
     """One draw of ATen's sample_gamma (Marsaglia-Tsang, boosted below alpha 1) with double accumulators; in
     float32 the steps on ``alpha`` itself round to float, as the kernel's scalar_t arithmetic does."""
     f = np.float32 if in_float else float
@@ -556,24 +638,34 @@ def _gamma_one(gen: Generator, alpha: Any, in_float: bool) -> float:
     if alpha < 1.0:
         if alpha == 0.0:
             return 0.0
-        u = float(_u53(gen, 1)[0])
-        scale *= math.pow(1.0 - u, float(f(1.0) / alpha))
+        scale *= math.pow(1.0 - uni(), float(f(1.0) / alpha))
         alpha = f(alpha + f(1.0))
     d = float(alpha - np.float32(_THIRD_F)) if in_float else alpha - _THIRD_F
     c = 1.0 / math.sqrt(9.0 * d)
     while True:
         while True:
-            x = float(_normal_double_stream(gen, 1)[0])
+            x = normal()
             y = 1.0 + c * x
             if y > 0:
                 break
         v = y * y * y
-        u = 1.0 - float(_u53(gen, 1)[0])
+        u = 1.0 - uni()
         xx = x * x
         if u < 1.0 - _C0331_F * xx * xx:
             return scale * d * v
-        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+        if _log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
             return scale * d * v
+
+
+def _gamma_draws(gen: Generator, alpha: list, in_float: bool) -> np.ndarray:
+    """Serial gamma draws for a list of alphas, the uniforms read ahead in blocks."""
+    uni = _Uniforms(gen)
+    normal = _Normals(gen, uni)
+    try:
+        return np.array([_gamma_one(a, in_float, uni, normal) for a in alpha], np.float64)
+    finally:
+        uni.close()
+        normal.close()
 
 
 def standard_gamma(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
@@ -582,8 +674,7 @@ def standard_gamma(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndar
     if dtype not in (D.float32, D.float64):
         raise _not_implemented("gamma_cpu", dtype)
     flat = np.asarray(alpha).reshape(-1)
-    in_float = dtype is D.float32
-    out = np.array([_gamma_one(gen, a, in_float) for a in flat.tolist()], np.float64).astype(dtype.np)
+    out = _gamma_draws(gen, flat.tolist(), dtype is D.float32).astype(dtype.np)
     return np.maximum(out, np.finfo(dtype.np).tiny).reshape(np.shape(alpha))
 
 
@@ -593,7 +684,7 @@ def dirichlet(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
     if dtype not in (D.float32, D.float64):
         raise _not_implemented("dirichlet", dtype)
     a = np.asarray(alpha)
-    g = np.array([_gamma_one(gen, x, False) for x in a.reshape(-1).tolist()], np.float64)
+    g = _gamma_draws(gen, a.reshape(-1).astype(np.float64).tolist(), False)
     g = np.maximum(g, np.finfo(np.float64).tiny).reshape(a.shape)
     total = np.zeros(a.shape[:-1] + (1,), np.float64)
     for i in range(a.shape[-1]):  # torch sums a short last dim in order
@@ -601,6 +692,142 @@ def dirichlet(gen: Generator, alpha: np.ndarray, dtype: D.dtype) -> np.ndarray:
     out = (g / total).astype(dtype.np)
     top = np.nextafter(np.ones((), dtype.np), np.zeros((), dtype.np))
     return np.minimum(top, np.maximum(np.finfo(dtype.np).tiny, out))
+
+
+def _poisson_one(lam: float, uni: _Uniforms, lgamma: Any) -> int:
+    """ATen's sample_poisson: Knuth's product of uniforms below rate 10, Hoermann's PTRS from 10 up."""
+    if not lam >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if lam >= 10:
+        slam = math.sqrt(lam)
+        loglam = math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        log_invalpha = math.log(1.1239 + 1.1328 / (b - 3.4))
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uni() - 0.5
+            v = uni()
+            us = 0.5 - abs(u)
+            if us == 0.0:  # C divides to an infinite k and rejects it
+                continue
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if _log(v) + log_invalpha - math.log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= uni()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(gen: Generator, rates: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """torch.poisson on the CPU: one serial draw per element (the rate cast to double), cast to the dtype."""
+    flat = np.asarray(rates).reshape(-1).astype(np.float64).tolist()
+    uni = _Uniforms(gen)
+    lgamma = _libm_fn("lgamma")
+    try:
+        out = [_poisson_one(lam, uni, lgamma) for lam in flat]
+    finally:
+        uni.close()  # torch has consumed the draws up to a bad rate too
+    return _to_dtype(np.array(out, np.float64), dtype).reshape(np.shape(rates))
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)  # fmt: skip
+
+
+def _stirling_tail(k: float) -> float:
+    """log(k!) minus its Stirling approximation: tabulated to 9, a series above."""
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _binomial_inversion(count: Any, prob: Any, uni: _Uniforms, in_float: bool) -> float:
+    """Count the geometric waiting times that fit in ``count`` trials; log1p(-prob) in the scalar type."""
+    logprob = float(_libm_fn("log1pf")(float(-prob))) if in_float else math.log1p(-prob)
+    geom_sum, num = 0.0, 0
+    c = float(count)
+    while True:
+        g = _log(uni()) / logprob
+        geom_sum += math.ceil(g) if g != math.inf else g  # a zero uniform ends the count, as in C
+        if geom_sum > c:
+            return float(num)
+        num += 1
+
+
+def _btrs(count: Any, prob: Any, uni: _Uniforms, f: Any) -> float:
+    """Hoermann's BTRS; the steps on count and prob themselves round to the scalar type (``f``)."""
+    stddev = float(np.sqrt(f(f(count * prob) * f(1 - prob))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(f(count * prob)) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(f(prob / f(1 - prob)))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor(f(f(count + 1) * prob)))
+    cnt = float(count)
+    head = ((m + 0.5) * math.log((m + 1) / (r * (cnt - m + 1))), float(f(count + 1)), cnt - m + 1)
+    while True:
+        u = uni() - 0.5
+        v = uni()
+        us = 0.5 - abs(u)
+        if us == 0.0:  # C divides to an infinite k and rejects it
+            continue
+        k = f(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return float(k)
+        v = _log(v * alpha / (a / (us * us) + b))
+        kd = float(k)
+        ckm1 = float(f(f(count - k) + 1))
+        upper = (head[0] + head[1] * math.log(head[2] / ckm1) + (kd + 0.5) * math.log(r * ckm1 / float(f(k + 1)))
+                 + _stirling_tail(m)) + _stirling_tail(cnt - m) - _stirling_tail(kd) - _stirling_tail(float(f(count - k)))
+        if v <= upper:
+            return kd
+
+
+def binomial(gen: Generator, count: np.ndarray, prob: np.ndarray, dtype: D.dtype) -> np.ndarray:
+    """torch.binomial on the CPU: per element, 0 or count at the edges, inversion below a mean of 10, BTRS
+    above (on 1 - prob past one half)."""
+    in_float = dtype is D.float32
+    f: Any = np.float32 if in_float else float
+    shape = np.broadcast_shapes(np.shape(count), np.shape(prob))
+    cs = np.broadcast_to(count, shape).reshape(-1).tolist()
+    ps = np.broadcast_to(prob, shape).reshape(-1).tolist()
+    uni = _Uniforms(gen)
+    out = []
+    try:
+        for cnt, p in zip(cs, ps):
+            n, q = f(cnt), f(p)
+            if n <= 0 or q <= 0:
+                out.append(0.0)
+            elif q >= 1:
+                out.append(float(n))
+            elif q <= 0.5:
+                out.append(_btrs(n, q, uni, f) if f(n * q) >= 10 else _binomial_inversion(n, q, uni, in_float))
+            elif q > 0.5:
+                qq = f(1 - q)
+                k = _btrs(n, qq, uni, f) if f(n * qq) >= 10 else _binomial_inversion(n, qq, uni, in_float)
+                out.append(float(f(n - f(k))))
+            else:
+                out.append(math.nan)
+    finally:
+        uni.close()
+    return np.array(out, np.float64).astype(dtype.np).reshape(shape)
 
 
 def geometric(gen: Generator, shape: Sequence[int] | int, dtype: D.dtype, p: float) -> np.ndarray:

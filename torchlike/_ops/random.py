@@ -702,9 +702,70 @@ def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tens
     return _gamma_family_draw("dirichlet", input, generator)
 
 
+@jax.custom_vjp
+def _count_pass(rates: Any, sample: Any) -> Any:
+    return sample
+
+
+def _count_pass_fwd(rates: Any, sample: Any) -> tuple:
+    return sample, rates
+
+
+def _count_pass_bwd(rates: Any, g: Any) -> tuple:
+    return jnp.zeros_like(rates), jnp.zeros_like(g)
+
+
+_count_pass.defvjp(_count_pass_fwd, _count_pass_bwd)
+
+
+@registry.defop(promote=None, method=False, grad_name="PoissonBackward0")
+def _poisson_reparam(rates: registry.RawTensor, sample: registry.RawTensor) -> Any:
+    """``sample`` (drawn from Poisson(rates)) joined to the graph with torch's zero gradient to ``rates``."""
+    return _count_pass(rates, sample)
+
+
 @registry.defrandom()
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
-    raise NotImplementedError("torchlike: torch.poisson is not supported yet (torch's sampler is not reproduced)")
+    """torch.poisson: Poisson(input) draws (torch's CPU sampler, bit for bit), as input's dtype."""
+    if not input._dtype.is_floating_point or input._dtype.is_complex:
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{D.cpp_name(input._dtype)}'")
+    gen = _generator_for(generator, input.device)
+    rates = input.detach()
+    if gen._cpu is not None and trace_rng is None:
+        values: Any = G.poisson(gen._cpu, np.asarray(rates._host()), input._dtype)
+    else:  # key stream: reproducible, not torch's numbers
+        key = gen._next_key() if gen._cpu is None else trace_rng.key()
+        lam = rates._data().astype(jnp.float32)
+        values = jax.random.poisson(key, lam, dtype=jnp.int32).astype(lam.dtype)
+    t = T.make(_to_device(values, input.device).astype(input._dtype.np), input.device, input._dtype)
+    if input.requires_grad and grad_mode.is_grad_enabled():
+        t = _poisson_reparam(input, t)
+    return t
+
+
+@registry.defrandom()
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """torch.binomial: Binomial(count, prob) draws (torch's CPU sampler, bit for bit), as count's dtype."""
+    if not count._dtype.is_floating_point:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {D.cpp_name(count._dtype)}")
+    if prob._dtype is not count._dtype:
+        raise RuntimeError(f"Found dtype {D.cpp_name(prob._dtype)} but expected {D.cpp_name(count._dtype)}")
+    if count._dtype not in (D.float32, D.float64):
+        raise NotImplementedError(f"\"binomial_cpu\" not implemented for '{D.cpp_name(count._dtype)}'")
+    err = registry._broadcast_error([count, prob])
+    if err is not None:
+        raise err
+    shape = np.broadcast_shapes(tuple(count.shape), tuple(prob.shape))
+    gen = _generator_for(generator, count.device)
+    if gen._cpu is not None and trace_rng is None:
+        values: Any = G.binomial(gen._cpu, np.asarray(count.detach()._host()), np.asarray(prob.detach()._host()),
+                                 count._dtype)  # fmt: skip
+    else:  # key stream: reproducible, not torch's numbers
+        key = gen._next_key() if gen._cpu is None else trace_rng.key()
+        n = jnp.broadcast_to(count.detach()._data(), shape)
+        p = jnp.broadcast_to(prob.detach()._data(), shape)
+        values = jax.random.binomial(key, n, jnp.clip(p, 0, 1), shape=shape, dtype=n.dtype)
+    return T.make(_to_device(values, count.device).astype(count._dtype.np), count.device, count._dtype)
 
 
 @contextlib.contextmanager

@@ -13,15 +13,14 @@ MixtureSameFamily, RelaxedBernoulli, RelaxedOneHotCategorical, TransformedDistri
 only in their modules: relaxed_bernoulli.LogitRelaxedBernoulli, relaxed_categorical.ExpRelaxedCategorical);
 Gamma, Chi2, Beta, Dirichlet, StudentT and FisherSnedecor (torch._standard_gamma / _sample_dirichlet draws
 bit for bit; Dirichlet and Beta ``rsample`` gradients agree with torch's to its approximations' accuracy);
-Binomial except ``sample`` (NotImplementedError: torch.binomial's sampler is not reproduced yet).
+Binomial, Poisson and NegativeBinomial (torch.binomial / torch.poisson draws bit for bit).
 Also ``constraints``, ``transforms`` and ``biject_to``/``transform_to`` (all of torch's), ``utils``
 (broadcast_all, logits_to_probs, probs_to_logits, clamp_probs, lazy_property, tril_matrix_to_vec,
 vec_to_tril_matrix), and ``kl_divergence``/``register_kl`` with torch's closed forms for every pair torch
 registers among the classes above.
 
 Not implemented (the names are absent, so using them raises AttributeError):
-- not built yet: InverseGamma, LKJCholesky, Wishart; and Poisson and NegativeBinomial, which need
-  torch.poisson's sampler;
+- not built yet: InverseGamma, LKJCholesky, Wishart;
 """
 
 from __future__ import annotations
@@ -56,9 +55,11 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
+from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
@@ -72,8 +73,8 @@ __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
     "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy",
     "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-    "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-    "Pareto", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises",
+    "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises",
     "Weibull", "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms",
     *transforms.__all__,
 ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""torch.distributions.Binomial (no sampling yet)."""
+"""torch.distributions.Binomial."""
 
 from __future__ import annotations
 
@@ -24,11 +24,8 @@ def _clamp_by_zero(x: Tensor) -> Tensor:
 
 
 class Binomial(_BinaryProbsOrLogits, Distribution):
-    """Successes in ``total_count`` trials with success probability ``probs`` (or ``logits``).
-
-    ``sample`` raises NotImplementedError: it needs torch.binomial, whose sampler torchlike does not
-    reproduce yet. Densities, moments, entropy, enumerate_support and KL work.
-    """
+    """Successes in ``total_count`` trials with success probability ``probs`` (or ``logits``); samples are
+    torch.binomial's draws."""
 
     arg_constraints = {
         "total_count": constraints.nonnegative_integer,
@@ -74,9 +71,9 @@ class Binomial(_BinaryProbsOrLogits, Distribution):
         return self._param.size()
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
-        raise NotImplementedError(
-            "torchlike: Binomial.sample needs torch.binomial, whose sampler torchlike does not reproduce yet"
-        )
+        shape = self._extended_shape(sample_shape)
+        with torchlike.no_grad():
+            return torchlike.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
