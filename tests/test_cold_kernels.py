@@ -11,8 +11,14 @@ import torchlike as torch
 from torchlike._core import cold_kernels, kernel_cache
 
 pytestmark = pytest.mark.skipif(
-    torch.lazy.enabled() or not cold_kernels.enabled(), reason="the cold path serves eager mode on the CPU"
+    torch.lazy.enabled() or not cold_kernels._cpu_only(), reason="the cold path serves eager mode on the CPU"
 )
+
+
+@pytest.fixture(autouse=True)
+def _cold_path_on(monkeypatch):
+    # the cold path is opt-in (TORCHLIKE_COLD_KERNELS=1): these tests switch it on for themselves
+    monkeypatch.setattr(cold_kernels, "_on", True)
 
 
 def _mlp():

@@ -20,6 +20,7 @@ from ..._core import lazy
 from ..._core.tensor import Tensor
 from ..._core.graph import show_as
 from ..linalg import _same_dtype
+from .. import registry
 from ..registry import OptRawTensor, OptScalar, RawTensor, Scalar, defop, expose
 
 
@@ -746,7 +747,8 @@ def avg_pool_nd(n: int, input: Tensor, kernel_size: Any, stride: Any = None, pad
     k, s, p, _ = _pool_args(f"avg_pool{n}d", n, input, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    if n == 3 and input.dtype in (D.float16, D.bfloat16):  # torch's CPU kernel has no half types
+    # torch's CPU kernel has no half types (an autocast region casts the input to float32 first)
+    if n == 3 and input.dtype in (D.float16, D.bfloat16) and input.device.type == "cpu" and registry.autocast is None:
         raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{D.cpp_name(input.dtype)}'")
     return _avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
 
