@@ -38,3 +38,12 @@ def pytest_collection_modifyitems(config, items):  # noqa: ANN001, ANN201
     for item in items:
         if item.nodeid in measured:
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_sessionstart(session):  # noqa: ANN001, ANN201
+    """torchlike's "has compiled 32 times" warning counts an op's kernels over the whole process, so it
+    would surface in whichever test of a worker compiles the 32nd kernel and break that test's comparison
+    of warnings with torch's; the tests of that warning set their own threshold."""
+    from torchlike._core import kernel_cache
+
+    kernel_cache.WARN_AFTER = 10**9
