@@ -111,13 +111,13 @@ def test_each_tier_has_its_own_persistent_cache_entry():
         pytest.skip("the persistent compilation cache is off in this process")
     salt = float(np.random.default_rng().integers(1 << 30))  # a program no earlier run has cached
 
-    def f(x):
+    def tier_probe(x):
         return (x @ x.T + salt).sum()
 
-    lowered = jax.jit(f).lower(jax.ShapeDtypeStruct((8, 8), jnp.float32))
+    lowered = jax.jit(tier_probe).lower(jax.ShapeDtypeStruct((8, 8), jnp.float32))
 
-    def entries():
-        return {n for n in os.listdir(folder) if not n.startswith(".")}
+    def entries():  # this program's entries only: other test workers share the folder
+        return {n for n in os.listdir(folder) if n.startswith("jit_tier_probe-")}
 
     before = entries()
     cold = lowered.compile(dict(tiers.COLD_OPTIONS))
