@@ -192,13 +192,14 @@ def test_validation() -> None:
         D.Distribution.set_default_validate_args("yes")  # type: ignore[arg-type]
 
 
-def test_binomial_sample_raises_naming_the_missing_sampler() -> None:
+def test_binomial_log_prob_and_sample_support() -> None:
     b = D.Binomial(4, torchlike.tensor([0.25, 0.5]))
     np.testing.assert_allclose(
         b.log_prob(torchlike.tensor([1.0, 2.0])).exp().numpy(), [0.421875, 0.375], rtol=1e-6
     )
-    with pytest.raises(NotImplementedError, match="torch.binomial"):
-        b.sample()
+    s = b.sample((50,))  # draws match torch.binomial's: compat_tests/test_distributions_counts.py
+    assert s.shape == (50, 2) and s.dtype == torchlike.float32
+    assert ((s >= 0) & (s <= 4) & (s == s.round())).all().item()
 
 
 @pytest.mark.slow
