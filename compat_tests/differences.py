@@ -238,12 +238,12 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "JAX has no uninitialised arrays; torch's values there are arbitrary.",
     ),
     "functional_create_graph": (
-        "autograd", "With `create_graph=True`, `autograd.functional` results other than the function's own outputs "
-        "(jacobians, hessians, vjp/jvp/hvp/vhp products) hang from one `FunctionalBackward` node over the inputs: "
-        "they require grad even where torch's graph knows they do not depend on the inputs, and tensors the "
-        "function reads from its closure get no gradient through them. The function's outputs themselves carry "
-        "torch's nodes (`MmBackward0`, ...).",
-        "The derivatives come from JAX transforms of the whole function, recorded as one node.",
+        "autograd", "With `create_graph=True`, a gradient taken through an op whose derivative does not read that "
+        "op's inputs (the input gradient of a linear map, `v @ w`) still requires grad, where torch's graph knows "
+        "it does not; `autograd.functional` results (vjp/jvp/hvp/vhp products, jacobians) with `create_graph=True` "
+        "inherit this. Their values, and the gradients that flow through them to the inputs and to tensors the "
+        "function reads from its closure, are torch's.",
+        "The gradient graph's node for an op is `jax.vjp` of the forward op over all of its inputs.",
     ),
     "func_transforms_detach": (
         "autograd", "Results of `torch.func` transforms (`grad`, `vjp`, `jvp`, `jacrev`, `vmap`, ...) have no "

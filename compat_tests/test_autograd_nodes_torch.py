@@ -87,7 +87,7 @@ def test_functional_create_graph_output_nodes(case):
             v = t.ones(2, 3)
         out, res = getattr(t.autograd.functional, case)(fn, x, v, create_graph=True)
         # NOTE: res.requires_grad differs for vjp/jvp of a linear map (torch sees that res does not depend on
-        # the inputs; torchlike's one FunctionalBackward node over them says True): docs/differences.md
+        # the inputs; torchlike's gradient node reads all of the op's inputs): docs/differences.md
         return out, res, _names(t, out), out.requires_grad, res.requires_grad if case in ("vhp", "hvp") else None
 
     check(f, [X[:2, :3].copy(), np.concatenate([X[:, :3], X[:1, :3]]) + 0.25], grad=False)
@@ -120,6 +120,50 @@ def test_jacobian_and_hessian_create_graph_run():
         return j, h, g, j.requires_grad, h.requires_grad
 
     check(f, [X[0].copy()], grad=False)
+
+
+@pytest.mark.parametrize("case", ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"])
+def test_functional_create_graph_reaches_closure_parameters(case):
+    """Meta-learning and gradient-penalty code: a model's parameters are read from the function's closure,
+    and the loss on a create_graph result must send them gradients, as torch's tape does."""
+
+    def f(t, x):
+        t.manual_seed(0)
+        lin = t.nn.Linear(4, 3)
+        x.requires_grad_()
+        F = t.autograd.functional
+        vec = lambda a: lin(a).tanh()  # noqa: E731
+        scalar = lambda a: lin(a).sin().sum()  # noqa: E731
+        if case == "jacobian":
+            res = F.jacobian(vec, x[0], create_graph=True)
+        elif case == "hessian":
+            res = F.hessian(scalar, x[1], create_graph=True)
+        elif case in ("vjp", "jvp"):
+            _, res = getattr(F, case)(vec, x[2], t.ones(3) if case == "vjp" else t.ones(4), create_graph=True)
+        else:
+            _, res = getattr(F, case)(scalar, x[2], t.ones(4), create_graph=True)
+        res.pow(2).sum().backward()
+        return res, lin.weight.grad, lin.bias.grad, x.grad, res.requires_grad
+
+    check(f, [X.copy()], grad=False)
+
+
+def test_functional_create_graph_tuples_and_bad_v():
+    def f(t):
+        a = t.tensor([0.5, -1.0], requires_grad=True)
+        b = t.tensor([0.25, 2.0], requires_grad=True)
+        F = t.autograd.functional
+        h = F.hessian(lambda p, q: (p * q.exp()).sum(), (a, b), create_graph=True)
+        j = F.jacobian(lambda p, q: (p * q, p.sum()), (a, b), create_graph=True)
+        (h[0][1].sum() + j[0][1].sum()).backward()
+        try:
+            F.hvp(lambda p: p.sum(), t.ones(3), None, create_graph=True)
+            err = None
+        except RuntimeError as e:
+            err = str(e)
+        return [h[0][0], h[0][1], h[1][1], j[0][0], j[1][1], a.grad, b.grad, err]
+
+    check(f, [], grad=False)
 
 
 def test_graph_helpers_exist_in_both():

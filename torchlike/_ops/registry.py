@@ -1213,7 +1213,11 @@ def apply_pure(name: str, kernel: Callable, args: Any, device: Any = None) -> An
 
 
 def _flattened(kernel: Callable, treedef: Any) -> Callable:
-    return lambda *xs: kernel(*jax.tree_util.tree_unflatten(treedef, xs))
+    def flat(*xs: Any) -> Any:
+        return kernel(*jax.tree_util.tree_unflatten(treedef, xs))
+
+    flat.__name__ = getattr(kernel, "__name__", "flat")  # compile counts and their warning go by name
+    return flat
 
 
 _present_cache: LRU = LRU(kernels=False)

@@ -19,7 +19,13 @@ def _vjp_fn(kernel: Any, diff: tuple) -> Any:
     key = (kernel, diff)
     f = _vjp_fns.get(key)
     if f is None:
-        f = _vjp_fns[key] = jax.jit(lambda args, cts: tuple(_node_vjp(kernel, diff, args, cts)))
+
+        def vjp(args: Any, cts: Any) -> tuple:
+            return tuple(_node_vjp(kernel, diff, args, cts))
+
+        # named after the op: compile counts (and their warning) are per name, and every '<lambda>' was one
+        vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_vjp"
+        f = _vjp_fns[key] = jax.jit(vjp)
     return f
 
 
