@@ -81,6 +81,48 @@ def test_constructor_from_tensors():
     check_raises(lambda t: t.cuda.FloatTensor(2))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+@pytest.mark.parametrize("args", ["()", "(2, 3)", "(t.Size([3]),)", "([1.5, 2],)", "((2, 3),)", "(np.array([1, 2]),)",
+                                  "(())", "(range(3),)"])  # fmt: skip
+def test_tensor_new(dtype, args):
+    """Old code's ``weight.new(n, m).zero_()`` and ``x.new([1, 2])``: the legacy constructor of x's type."""
+
+    def f(t):
+        x = t.ones(2, dtype=getattr(t, dtype), requires_grad=dtype == "float32")
+        out = x.new(*eval(args))
+        if args in ("(2, 3)", "(t.Size([3]),)"):  # uninitialised memory in torch: zero it first, as scripts do
+            out = out.zero_()
+        return out, out.requires_grad, out.type()
+
+    check(f, [], grad=False)
+
+
+def test_tensor_new_aliases_and_errors():
+    def f(t):
+        a = t.ones(3)
+        b = a.new(a)
+        b[0] = 7
+        return a, b.shape, a.new(2, device="cpu").shape, t.Tensor.new(a, [4]).tolist()
+
+    check(f, [], grad=False)
+    for bad in ("x.new(t.tensor([1.0]))", "x.new(2, dtype=t.float64)", "x.new(2, requires_grad=True)", "x.new(3.5)",
+                "x.new(2, dtype=t.float64, device='cpu')", "x.new('a')", "x.new(2, device='meta')"):  # fmt: skip
+
+        def g(t, bad=bad):
+            x = t.arange(3)
+            return eval(bad)
+
+        check_raises(g)
+    for kwargs in ({"dtype": "float64"}, {"foo": 1}, {"requires_grad": True}):  # the whole message
+        got = []
+        for lib in (torch, torchlike):
+            try:
+                lib.ones(1).new(2, **{k: getattr(lib, v) if k == "dtype" else v for k, v in kwargs.items()})
+            except TypeError as e:
+                got.append(str(e))
+        assert got[0] == got[1]
+
+
 def test_constructor_from_storage():
     def f(t):
         x = t.arange(4, dtype=t.float32)

@@ -68,7 +68,7 @@ TENSOR_METHODS: dict[str, Any] = {
     # creation from a tensor
     "new_zeros": creation._new_method(0, "new_zeros"), "new_ones": creation._new_method(1, "new_ones"),
     "new_empty": creation._new_method(0, "new_empty"), "new_full": creation.new_full,
-    "new_tensor": creation.new_tensor, "new_empty_strided": tensor_misc.new_empty_strided,
+    "new_tensor": creation.new_tensor, "new_empty_strided": tensor_misc.new_empty_strided, "new": creation.new,
     # indexing and writing
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     "copy_": indexing.copy_, "fill_": indexing.fill_, "zero_": indexing.zero_,

@@ -612,10 +612,12 @@ def _arg_type(v: Any) -> str:
 
 
 def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
-    got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in kwargs.items()])
+    # torch's parser lists the keywords last given first, and names a lone wrong one
+    got = ", ".join([_arg_type(a) for a in args] + [f"{k}={_arg_type(v)}" for k, v in reversed(kwargs.items())])
+    lone = f"      didn't match because some of the keywords were incorrect: {next(iter(kwargs))}\n" if len(kwargs) == 1 else ""
     return TypeError(
         f"new() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-        " * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+        f" * (*, torch.device device = None)\n{lone} * (torch.Storage storage)\n * (Tensor other)\n"
         " * (tuple of ints size, *, torch.device device = None)\n * (object data, *, torch.device device = None)\n"
     )
 
@@ -626,11 +628,12 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
 
 
-def legacy_new(dtype: D.dtype, device_type: str, args: tuple, kwargs: dict, typed: bool = True) -> Tensor:
-    """torch's legacy constructor (``torch.Tensor(...)``, ``torch.FloatTensor(...)``): nothing (an empty
-    tensor), a storage, a tensor of the same type (an alias), sizes (uninitialised: torchlike fills
+def legacy_new(dtype: D.dtype, device_type: str, args: tuple, kwargs: dict, typed: bool = True,
+               default_device: Any = None) -> Tensor:  # fmt: skip
+    """torch's legacy constructor (``torch.Tensor(...)``, ``torch.FloatTensor(...)``, ``x.new(...)``): nothing
+    (an empty tensor), a storage, a tensor of the same type (an alias), sizes (uninitialised: torchlike fills
     zeros), or data. ``typed``: a tensor argument must already have ``dtype``."""
-    device = kwargs.get("device")
+    device = kwargs.get("device", default_device)
     if set(kwargs) - {"device"}:
         raise _invalid_combination(args, kwargs)
     if device is not None and _device.device(device).type != device_type:
@@ -672,6 +675,12 @@ def legacy_new(dtype: D.dtype, device_type: str, args: tuple, kwargs: dict, type
             f"Trying to create tensor with negative dimension {negative}: [{', '.join(str(int(v)) for v in sizes)}]"
         )
     return empty(*(int(v) for v in sizes), dtype=dtype, device=dev)
+
+
+def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Tensor.new: the legacy constructor of ``self``'s dtype, on ``self``'s device (old code's
+    ``weight.new(n, m).zero_()``, ``x.new([1, 2])``)."""
+    return legacy_new(self._dtype, self.device.type, args, kwargs, default_device=self.device)
 
 
 def _options(dtype: D.dtype, dev: _device.device) -> str:
