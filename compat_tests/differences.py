@@ -41,8 +41,10 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "MKL picks its summation order from the CPU, so torch's own float32 trajectories differ between machines.",
     ),
     "sparse_coo_subset": (
-        "tensors", "Sparse COO tensors support construction, coalescing, `to_dense`/`to_sparse`, `torch.sparse.sum` "
-        "and the sparse x dense product with its gradients (docs/sparse.md); other ops on them, hybrid tensors and the "
+        "tensors", "Sparse COO tensors support construction (also through the legacy `torch.sparse.FloatTensor`...), "
+        "coalescing, `to_dense`/`to_sparse`, `torch.sparse.sum`, sparse + sparse, * and / by numbers, * by sparse or "
+        "same-shape dense tensors, transpose, dtype conversions, and the sparse x dense product (`torch.sparse.mm`, "
+        "`addmm`) with its gradients (docs/sparse.md); other ops on them, hybrid tensors and the "
         "CSR/CSC/BSR layouts raise NotImplementedError, and torch's one-time 'Sparse invariant checks are "
         "implicitly disabled' warning is not printed.",
         "The graph-network pattern (sparse adjacency x dense features) is what scripts use; the rest of torch's "

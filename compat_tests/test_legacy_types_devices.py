@@ -109,7 +109,7 @@ def test_tensor_new_aliases_and_errors():
                 "x.new(2, dtype=t.float64, device='cpu')", "x.new('a')", "x.new(2, device='meta')"):  # fmt: skip
 
         def g(t, bad=bad):
-            x = t.arange(3)
+            x = t.arange(3)  # noqa: F841 - read by eval
             return eval(bad)
 
         check_raises(g)

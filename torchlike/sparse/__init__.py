@@ -1,5 +1,8 @@
-"""torch.sparse: COO tensors and the sparse x dense product (see ``_coo``)."""
+"""torch.sparse: COO tensors, their arithmetic and the sparse x dense product (see ``_coo``), and the legacy
+sparse tensor types (``_legacy``)."""
 
-from ._coo import mm, sum
+from ._coo import addmm, mm, sum
+from ._legacy import TYPES as _TYPES
 
-__all__ = ["mm", "sum"]
+__all__ = ["addmm", "mm", "sum", *_TYPES]
+globals().update(_TYPES)  # torch.sparse.FloatTensor and friends

@@ -25,12 +25,13 @@ from .._ops import creation, reduction
 from .._ops import shape as S
 from .._ops.registry import RawTensor, TensorArg, defop
 
-__all__ = ["SparseCooTensor", "sparse_coo_tensor", "mm", "spmm", "sum", "to_dense", "to_sparse"]
+__all__ = ["SparseCooTensor", "sparse_coo_tensor", "addmm", "mm", "spmm", "sum", "to_dense", "to_sparse"]
 
 _UNSUPPORTED = (
     "Could not run this operation with arguments from the 'SparseCPU' backend: torchlike's sparse COO tensors "
-    "support indices(), values(), coalesce(), to_dense(), sum(), t() and the sparse x dense product "
-    "(torch.sparse.mm, torch.spmm, torch.mm, @); call .to_dense() first"
+    "support indices(), values(), coalesce(), to_dense(), sum(), t(), transpose(), clone(), to(), sparse + sparse, "
+    "- and * (with a sparse, a dense of the same shape or a number), / and ** by a number, and the sparse x "
+    "dense product (torch.sparse.mm, torch.sparse.addmm, torch.spmm, torch.mm, @); call .to_dense() first"
 )
 
 
@@ -101,9 +102,7 @@ class SparseCooTensor(Tensor):
     def coalesce(self) -> SparseCooTensor:
         if self.is_coalesced():
             return self
-        idx = np.asarray(self._indices()._data())
-        flat = np.ravel_multi_index(tuple(idx), tuple(self.shape)) if idx.shape[1] else np.zeros(0, np.int64)
-        uniq, seg = np.unique(flat, return_inverse=True)
+        uniq, seg = np.unique(_flat(self), return_inverse=True)
         new_idx = np.stack(np.unravel_index(uniq, tuple(self.shape))).astype(np.int64).reshape(self.dim(), -1)
         vals = self._values()
         summed = _coalesce_values(vals, creation.tensor(seg.reshape(-1), device=vals.device), len(uniq))
@@ -122,8 +121,7 @@ class SparseCooTensor(Tensor):
         if self.dim() != 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {self.dim()} "
                                "sparse and 0 dense dimensions")  # fmt: skip
-        idx = self._indices()
-        return _make(S.stack([idx[1], idx[0]]), self._values(), Size((self.shape[1], self.shape[0])), False)
+        return self.transpose(0, 1)
 
     def sum(self, *args: Any, **kwargs: Any) -> Tensor:
         if args or kwargs:
@@ -140,6 +138,81 @@ class SparseCooTensor(Tensor):
     def __matmul__(self, other: Any) -> Tensor:
         return _product(self, other, "MmBackward0")
 
+    # --- arithmetic on the values (GCN code normalises adjacencies so: adj + eye, adj * c, adj / deg) -----
+
+    def add(self, other: Any, *, alpha: Any = 1) -> SparseCooTensor:
+        if not isinstance(other, SparseCooTensor):
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        if other.shape != self.shape:
+            raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(self.shape)} != "
+                               f"{list(other.shape)}")  # fmt: skip
+        vals = other._values() if alpha == 1 else other._values() * alpha
+        both = _make(S.cat([self._indices(), other._indices()], 1), S.cat([self._values(), vals]), self.shape, False)
+        out = both.coalesce()  # torch merges equal indices; the result is coalesced when both inputs were
+        out.__dict__["_coalesced"] = self.is_coalesced() and other.is_coalesced()
+        return out
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> SparseCooTensor:
+        return self.add(other, alpha=-alpha)
+
+    def mul(self, other: Any) -> SparseCooTensor:
+        if isinstance(other, SparseCooTensor):  # the product is zero off the common pattern
+            if other.shape != self.shape:
+                raise RuntimeError(f"mul: expected 'self' and 'other' to have same sizes, but {list(self.shape)} != "
+                                   f"{list(other.shape)}")  # fmt: skip
+            a, b = self.coalesce(), other.coalesce()
+            _, ia, ib = np.intersect1d(_flat(a), _flat(b), assume_unique=True, return_indices=True)
+            ia, ib = (creation.tensor(k.astype(np.int64), device=a.device) for k in (ia, ib))
+            vals = a._values()[ia] * b._values()[ib]
+            return _make(a._indices()[:, ia], vals, self.shape, self.is_coalesced() and other.is_coalesced())
+        if isinstance(other, Tensor) and other.dim() > 0:
+            if other.shape != self.shape:
+                raise NotImplementedError("torchlike: sparse * dense with broadcasting; the shapes must be equal")
+            idx = self._indices()
+            return self._with_values(self._values() * other[tuple(idx[d] for d in range(self.dim()))])
+        return self._with_values(self._values() * other)
+
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> SparseCooTensor:
+        if isinstance(other, Tensor) and other.dim() > 0:
+            raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                               f"{list(other.shape)} for divisor)")  # fmt: skip
+        return self._with_values(self._values().div(other, rounding_mode=rounding_mode))
+
+    def neg(self) -> SparseCooTensor:
+        return self._with_values(-self._values())
+
+    def pow(self, exponent: Any) -> SparseCooTensor:
+        if not isinstance(exponent, Tensor) and exponent == 0:
+            raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor "
+                               "dense")  # fmt: skip
+        base = self.coalesce()  # not linear: equal indices are summed first, as torch does
+        return base._with_values(base._values().pow(exponent))
+
+    __add__, __sub__, __mul__, __rmul__, __truediv__, __neg__, __pow__ = add, sub, mul, mul, div, neg, pow
+
+    def clone(self, *, memory_format: Any = None) -> SparseCooTensor:
+        return _make(self._indices().clone(), self._values().clone(), self.shape, self.is_coalesced())
+
+    def to(self, *args: Any, **kwargs: Any) -> SparseCooTensor:
+        vals = self._values().to(*args, **kwargs)
+        if vals is self._values():
+            return self
+        return _make(self._indices().to(vals.device), vals, self.shape, self.is_coalesced())
+
+    def transpose(self, dim0: int, dim1: int) -> SparseCooTensor:
+        n = self.dim()
+        for d in (dim0, dim1):
+            if not -n <= d < n:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+        order = list(range(n))
+        order[dim0], order[dim1] = order[dim1], order[dim0]
+        idx = self._indices()
+        shape = tuple(self.shape[d] for d in order)
+        return _make(S.stack([idx[d] for d in order]), self._values(), Size(shape), False)
+
+    def _with_values(self, vals: Tensor) -> SparseCooTensor:
+        return _make(self._indices(), vals, self.shape, self.is_coalesced())
+
     def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
         if dtype is None:
             return "torch.sparse." + Tensor.type(self._values()).split(".")[-1]
@@ -152,9 +225,7 @@ class SparseCooTensor(Tensor):
             return None
         # torch.sparse.mm's gradient: the dense gradient at the coalesced pattern (one value per position, however
         # many duplicates the tensor holds)
-        idx = np.asarray(self._indices()._data())
-        flat = np.ravel_multi_index(tuple(idx), tuple(self.shape)) if idx.shape[1] else np.zeros(0, np.int64)
-        uniq, first = np.unique(flat, return_index=True)
+        uniq, first = np.unique(_flat(self), return_index=True)
         new_idx = np.stack(np.unravel_index(uniq, tuple(self.shape))).astype(np.int64).reshape(self.dim(), -1)
         dev = leaf.device
         vals = leaf._grad[creation.tensor(first.astype(np.int64), device=dev)]
@@ -230,6 +301,12 @@ def _to_dense(indices: RawTensor, values: RawTensor, size: tuple) -> Any:
 def _coalesce_values(values: RawTensor, segments: RawTensor, nnz: int) -> Any:
     """Values of equal indices summed (``segments``: each value's index among the sorted unique indices)."""
     return jax.ops.segment_sum(values, segments, num_segments=nnz)
+
+
+def _flat(t: SparseCooTensor) -> np.ndarray:
+    """Each stored element's row-major position (host indices)."""
+    idx = np.asarray(t._indices()._data())
+    return np.ravel_multi_index(tuple(idx), tuple(t.shape)) if idx.shape[1] else np.zeros(0, np.int64)
 
 
 def _make(indices: Tensor, values: Tensor, size: Any, coalesced: bool) -> SparseCooTensor:
@@ -361,6 +438,11 @@ def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
     return mat1.mm(mat2)
 
 
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1.0, alpha: Any = 1.0) -> Tensor:
+    """torch.sparse.addmm: ``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1``."""
+    return mat * beta + mm(mat1, mat2) * alpha
+
+
 def spmm(input: Tensor, mat2: Tensor) -> Tensor:
     """torch.spmm: ``torch.mm`` whose first operand may be sparse."""
     if isinstance(input, SparseCooTensor):
@@ -411,8 +493,13 @@ def _unsupported(name: str) -> Any:
     return method
 
 
+# dtype conversions keep the pattern: double(), float(), ...
+for _name, _dt in (("double", D.float64), ("float", D.float32), ("half", D.float16), ("bfloat16", D.bfloat16),
+                   ("long", D.int64), ("int", D.int32), ("bool", D.bool)):  # fmt: skip
+    setattr(SparseCooTensor, _name, lambda self, _dt=_dt: self.to(_dt))
+
 # views work on metadata alone, so they would not reach the array: refuse them up front
-for _name in ("view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "permute", "transpose",
+for _name in ("view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "permute",
               "unsqueeze", "squeeze", "flatten", "narrow", "select", "unfold", "as_strided", "__getitem__",
               "__setitem__", "numpy", "tolist", "item", "contiguous"):  # fmt: skip
     setattr(SparseCooTensor, _name, _unsupported(_name))
