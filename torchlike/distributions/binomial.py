@@ -10,10 +10,7 @@ from .._core.size import Size
 from .._core.tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import (
-    _BinaryProbsOrLogits,
-    broadcast_all,
-)
+from .utils import _BinaryProbsOrLogits, _init_probs_or_logits
 
 __all__ = ["Binomial"]
 
@@ -36,15 +33,7 @@ class Binomial(_BinaryProbsOrLogits, Distribution):
 
     def __init__(self, total_count: Tensor | int = 1, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:  # fmt: skip
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        _init_probs_or_logits(self, probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:

@@ -12,12 +12,12 @@ from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import _expand_probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _BinaryProbsOrLogits, _expand_probs_or_logits, _init_probs_or_logits, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_BinaryProbsOrLogits, Distribution):
     """Successes before ``total_count`` failures, success probability ``probs`` (or ``logits``). Samples are
     torch's: a Poisson draw at a Gamma(total_count, exp(-logits)) rate."""
 
@@ -30,15 +30,7 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Tensor | float, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:  # fmt: skip
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        _init_probs_or_logits(self, probs, logits, total_count)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
@@ -64,14 +56,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / torchlike.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

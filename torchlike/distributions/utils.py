@@ -45,13 +45,18 @@ def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
     return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
 
 
-def _init_probs_or_logits(d: Any, probs: Any, logits: Any) -> bool:
+def _init_probs_or_logits(d: Any, probs: Any, logits: Any, total_count: Any = None) -> bool:
     """Set ``d.probs`` or ``d.logits`` (and ``d._param``) from exactly one of them, as torch's
-    Bernoulli-like constructors do; whether the given one was a Python number."""
+    Bernoulli-like constructors do; whether the given one was a Python number. The count families
+    (Binomial, NegativeBinomial) pass ``total_count``: broadcast with it and cast to its dtype."""
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
     name, value = ("probs", probs) if probs is not None else ("logits", logits)
-    (t,) = broadcast_all(value)
+    if total_count is None:
+        (t,) = broadcast_all(value)
+    else:
+        count, t = broadcast_all(total_count, value)
+        d.total_count = count.type_as(t)
     setattr(d, name, t)
     d._param = t
     return isinstance(value, _Number)

@@ -310,22 +310,9 @@ def _flat(t: SparseCooTensor) -> np.ndarray:
 
 
 def _make(indices: Tensor, values: Tensor, size: Any, coalesced: bool) -> SparseCooTensor:
-    t = object.__new__(SparseCooTensor)
-    t._buf = _SparseBuffer(values.device)
-    t._vc = T.VersionCounter()
-    t._view = None
-    t._base_t = None
-    t._shape = Size(size)
-    t._dtype = values.dtype
-    t._cache = None
-    t._cache_src = None
-    t._rg = values._rg
-    t._node = values._node
-    t._out_nr = values._out_nr
-    t._node_v = 0
-    t._grad = None
-    t._hooks = None
-    t._retains_grad = False
+    t = T._tensor(SparseCooTensor, _SparseBuffer(values.device), T.VersionCounter(), None, None, Size(size),
+                  values.dtype)  # fmt: skip
+    t._rg, t._node, t._out_nr = values._rg, values._node, values._out_nr  # its history is the values'
     t.__dict__.update(_idx=indices, _vals=values, _coalesced=coalesced)
     return t
 
