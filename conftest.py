@@ -38,6 +38,22 @@ def pytest_collection_modifyitems(config, items):  # noqa: ANN001, ANN201
     for item in items:
         if item.nodeid in measured:
             item.add_marker(pytest.mark.slow)
+        if item.nodeid.split("::")[0] in LAZY_PASS_FILES:
+            item.add_marker(pytest.mark.lazy)
+
+
+# The slow tests the lazy pass (README's second command: -m "not slow or lazy") still runs: whole scripts,
+# examples and training loops, where lazy mode's graphs, flushes and replay change what runs. The other slow
+# tests are per-op cases in many dtypes and shapes, whose lazy path the fast tests of the same ops cover,
+# and process-level tests (workers, distributed, caches) that set their own mode.
+LAZY_PASS_FILES = frozenset((
+    "compat_tests/test_scripts.py",
+    "compat_tests/test_examples.py",
+    "compat_tests/test_replay_torch.py",
+    "compat_tests/test_nn_training.py",
+    "tests/test_lazy.py",
+    "tests/test_docs_examples.py",
+))
 
 
 def pytest_sessionstart(session):  # noqa: ANN001, ANN201
