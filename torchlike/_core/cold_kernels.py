@@ -29,7 +29,7 @@ from typing import Any, Callable
 import jax
 import numpy as np
 
-from . import _xla_tiers, lazy
+from . import _xla_tiers, buckets, lazy
 from .kernel_cache import LRU
 
 __all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_enabled", "enabled"]
@@ -512,11 +512,12 @@ def _array_type() -> type:
     return _ARRAY
 
 
-def to_jax(x: np.ndarray) -> Any:
-    """A NumPy array as a CPU JAX array, without the per-shape compile ``jnp.asarray`` pays."""
+def to_jax(x: np.ndarray, copy: bool = True) -> Any:
+    """A NumPy array as a CPU JAX array, without the per-shape compile ``jnp.asarray`` pays. ``copy=False``:
+    the caller hands its buffer over and never writes to it again."""
     if not (_cpu or (_cpu is None and _cpu_only())) or x.dtype.kind not in _OK_KINDS:
         return jax.numpy.asarray(x)
-    return _to_jax(np.array(x))  # a copy: the caller may reuse its buffer
+    return _to_jax(np.array(x) if copy else x)  # a copy: the caller may reuse its buffer
 
 
 def _to_jax(x: np.ndarray) -> Any:
@@ -645,7 +646,7 @@ def _abstract(args: Any, pattern: Any, syms: dict) -> Any:
 class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
-    __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "__weakref__")
+    __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "__weakref__")
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -654,6 +655,7 @@ class ColdKernel:
         self.__qualname__ = self.__name__
         self.entries = LRU(kernels=False)  # signature -> _Entry, or _HOT
         self.programs = LRU(kernels=False)  # pattern (or signature) -> (run, out_tree), or _HOT
+        self.buckets = LRU(kernels=False)  # signature -> how it runs bucketed (buckets.py), or exact
 
     def _program(self, args: tuple, sig: tuple) -> _Entry | None:
         sizes: dict = {}
@@ -691,6 +693,10 @@ class ColdKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or not _on or lazy._on or _exact.depth or not (_cpu or (_cpu is None and _cpu_only())):
+            if buckets._on and not kwargs and not lazy._on and (_cpu or (_cpu is None and _cpu_only())):
+                out = buckets.run(self, args)
+                if out is not None:
+                    return out
             return self.hot(*args, **kwargs)
         sig = _signature(args)
         if sig is None:

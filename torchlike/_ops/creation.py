@@ -292,6 +292,9 @@ _fill_kernels: LRU = LRU()
 
 def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
     """A filled array made on ``jdev`` (committed there, so later ops run there too)."""
+    if jdev is None and type(value) in (int, float, bool) and cold_kernels._cpu_only():
+        # a new shape compiles nothing: NumPy's fill is the same bits, and the array lands on the CPU device
+        return cold_kernels.to_jax(np.full(shape, value, dt.np), copy=False)
     key = (shape, dt, jdev)
     k = _fill_kernels.get(key)
     if k is None:
