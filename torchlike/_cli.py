@@ -18,7 +18,8 @@ EXIT_CODES = """\
 exit codes:
   run       the script's own exit code (1 for an uncaught exception, as python); 2 when the
             script or module cannot be found or the command line is wrong
-  compare   0 when every script matches torch, 1 when any differs, 2 for a usage error
+  compare   0 when every script matches torch, 1 when any differs (with --trace, also when an op's
+            values differ beyond tolerance), 2 for a usage error
   coverage  0 (it is a report, even when names are missing), 2 for a usage error
   env       0"""
 
@@ -39,6 +40,10 @@ Run a script twice, as `python script.py args...` (real torch) and as
 `python -m torchlike run script.py args...`, and compare their stdout line by line: numbers
 within a tolerance, text exactly. On a difference it prints the first differing line and a
 unified diff (--- torch, +++ torchlike) around the first differences.
+
+With --trace, both runs also log the values of each op the script calls (torch.*, Tensor methods,
+F.*, module calls, optimizer steps) and the report names the first op whose outputs differ beyond
+their dtype's rounding, with the line that called it (see docs/compat_tools.md).
 
 compare's options are recognised before or after the script; put script arguments that look
 like them (including -h/--help) after `--`. Everything else after the script goes to it."""
