@@ -105,13 +105,14 @@ class LogWriter:
         self.file: BinaryIO = open(path, "wb")  # kept open for the whole run
         self.max_ops = max_ops
         self.count = 0
+        self.pid = os.getpid()  # a forked child (a DataLoader worker) inherits the file: it never writes
 
     @property
     def full(self) -> bool:
         return self.count >= self.max_ops
 
     def write(self, name: str, where: str, outs: list[dict], ins: str | None) -> None:
-        if self.full:
+        if self.full or os.getpid() != self.pid:
             return
         record = {"i": self.count, "name": name, "where": where, "outs": outs, "ins": ins}
         pickle.dump(record, self.file, protocol=pickle.HIGHEST_PROTOCOL)
@@ -120,7 +121,7 @@ class LogWriter:
             self.file.flush()
 
     def close(self) -> None:
-        if not self.file.closed:
+        if not self.file.closed and os.getpid() == self.pid:
             self.file.flush()
             self.file.close()
 
