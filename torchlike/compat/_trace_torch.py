@@ -72,7 +72,7 @@ def main() -> int:
     overrides = importlib.import_module("torch.overrides")
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
     entry = tuple(os.path.join(torch_dir, f.replace("/", os.sep)) for f in _ENTRY_FILES)
-    own = os.path.abspath(__file__).removesuffix("c")
+    own = os.path.abspath(__file__)
 
     writer = tracelog.LogWriter(log_path, max_ops or tracelog.DEFAULT_MAX_OPS)
     atexit.register(writer.close)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib
 import os
 import sys
 import threading
@@ -43,8 +44,6 @@ class _State(threading.local):
 
 def install(log_path: str, max_ops: int = _tracelog.DEFAULT_MAX_OPS) -> None:
     """Log, from here on, the ops this process's user code calls (the main thread of this process only)."""
-    import importlib
-
     import torchlike
     from torchlike.nn.modules.module import Module
     from torchlike.optim import optimizer
@@ -86,7 +85,6 @@ def install(log_path: str, max_ops: int = _tracelog.DEFAULT_MAX_OPS) -> None:
                 tracer.log(label, at, tensors, ins)
             return out
 
-        traced.__trace_wrapped__ = True  # type: ignore[attr-defined]
         return traced
 
     for name, attr in list(vars(Tensor).items()):
