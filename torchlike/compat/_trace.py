@@ -18,17 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from torchlike.compat import _tracelog
-from torchlike.compat._compare import (
-    DEFAULT_TIMEOUT,
-    CompareResult,
-    _env,
-    _first_set,
-    compare_runs,
-    run_command,
-    script_options,
-    torchlike_command,
-)
-from torchlike.compat._lines import DEFAULT_ATOL, DEFAULT_RTOL
+from torchlike.compat._compare import CompareResult, _env, compare_runs, resolve_options, run_command, torchlike_command
 from torchlike.compat._tracer import ENV_LOG, ENV_MAX_OPS
 
 TORCH_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_trace_torch.py")
@@ -60,11 +50,7 @@ def trace_script(
     """Run ``script`` under torch and torchlike with per-op logging, and compare the logs (kept in
     ``log_dir`` as torch.log and torchlike.log when given; `_tracelog.read_log` reads them)."""
     script = os.fspath(script)
-    own = script_options(script)
-    timeout = _first_set(timeout, own.timeout, DEFAULT_TIMEOUT)
-    rtol = _first_set(rtol, own.rtol, DEFAULT_RTOL)
-    atol = _first_set(atol, own.atol, DEFAULT_ATOL)
-    ignore = ignore if ignore is not None else own.ignore
+    rtol, atol, timeout, ignore = resolve_options(script, rtol, atol, timeout, ignore)
     with tempfile.TemporaryDirectory(prefix="torchlike-trace-") as tmp:
         tmp = log_dir or tmp
         logs = {}

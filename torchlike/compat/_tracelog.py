@@ -159,13 +159,13 @@ class Tracer:
     def tensors(self, out: Any, limit: int = MAX_OUTPUTS) -> list:
         """The tensors of a result: itself, or those in a (nested) tuple or list, in order."""
         found: list = []
-        todo = [out]
-        while todo and len(found) < limit:
-            x = todo.pop(0)
+        queue = [out]
+        while queue and len(found) < limit:
+            x = queue.pop(0)
             if self.is_tensor(x):
                 found.append(x)
             elif isinstance(x, (tuple, list)):
-                todo[:0] = list(x)
+                queue[:0] = list(x)
         return found
 
     def digest_inputs(self, args: Sequence[Any], kwargs: dict | None = None) -> str | None:
