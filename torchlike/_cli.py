@@ -18,7 +18,8 @@ EXIT_CODES = """\
 exit codes:
   run       the script's own exit code (1 for an uncaught exception, as python); 2 when the
             script or module cannot be found or the command line is wrong
-  compare   0 when every script matches torch, 1 when any differs, 2 for a usage error
+  compare   0 when every script matches torch, 1 when any differs (with --trace, also when an op's
+            values differ beyond tolerance), 2 for a usage error
   coverage  0 (it is a report, even when names are missing), 2 for a usage error
   env       0"""
 
@@ -39,6 +40,10 @@ Run a script twice, as `python script.py args...` (real torch) and as
 `python -m torchlike run script.py args...`, and compare their stdout line by line: numbers
 within a tolerance, text exactly. On a difference it prints the first differing line and a
 unified diff (--- torch, +++ torchlike) around the first differences.
+
+With --trace, both runs also log the values of each op the script calls (torch.*, Tensor methods,
+F.*, module calls, optimizer steps) and the report names the first op whose outputs differ beyond
+their dtype's rounding, with the line that called it (see docs/compat_tools.md).
 
 compare's options are recognised before or after the script; put script arguments that look
 like them (including -h/--help) after `--`. Everything else after the script goes to it."""
@@ -114,6 +119,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "-j", "--jobs", type=int, metavar="N", default=1, help="compare N scripts at a time (for a directory)"
     )
     compare.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    compare.add_argument(
+        "--trace", action="store_true", help="log every op's values in both runs and name the first op that differs"
+    )
+    compare.add_argument(
+        "--max-ops", type=int, metavar="N", help="with --trace: log at most N ops in each run (default 20000)"
+    )
+    compare.add_argument(
+        "--ulps",
+        type=float,
+        metavar="U",
+        help="with --trace: float tolerance in units of the dtype's epsilon (default 16)",
+    )
 
     coverage = commands.add_parser(
         "coverage",
@@ -231,6 +248,9 @@ _COMPARE_OPTIONS = {
     "--jobs": True,
     "-q": False,
     "--quiet": False,
+    "--trace": False,
+    "--max-ops": True,
+    "--ulps": True,
     "-h": False,
     "--help": False,
 }
@@ -279,7 +299,8 @@ def _compare(parser: argparse.ArgumentParser, argv: list[str], execute: bool = T
         return 0
     if target is None:
         parser.error("a script or a directory is needed")
-    flags = [f"{k}={v}" for k, v in options.items() if k != "--quiet"] + (["--quiet"] if "--quiet" in options else [])
+    switches = ("--quiet", "--trace")
+    flags = [f"{k}={v}" for k, v in options.items() if k not in switches] + [k for k in switches if k in options]
     # argparse checks the values (types, a missing target) and words the errors
     args = parser.parse_args([*flags, target])
     try:
@@ -309,6 +330,10 @@ def _compare(parser: argparse.ArgumentParser, argv: list[str], execute: bool = T
             parser.error(str(e))
 
     context = max(0, args.context)
+    if args.trace:
+        return _trace(scripts, script_args, args, ignore, context)
+    if args.max_ops is not None or args.ulps is not None:
+        parser.error("--max-ops and --ulps go with --trace")
 
     def one(script: Path) -> CompareResult:
         result = compare_script(script, script_args, args.rtol, args.atol, args.timeout, ignore)
@@ -327,6 +352,30 @@ def _compare(parser: argparse.ArgumentParser, argv: list[str], execute: bool = T
         write_report(args.report, results, context=context)
         print(f"report written to {args.report}")
     return 0 if all(r.ok for r in results) else 1
+
+
+def _trace(
+    scripts: list[Path], script_args: list[str], args: argparse.Namespace, ignore: re.Pattern[str] | None, context: int
+) -> int:
+    """compare --trace: each script's stdout compared as compare does, then the first op whose values differ."""
+    from torchlike.compat._trace import format_trace, trace_script
+    from torchlike.compat._tracelog import DEFAULT_MAX_OPS, DEFAULT_ULPS
+
+    ok = True
+    for script in scripts:
+        result = trace_script(
+            script,
+            script_args,
+            max_ops=args.max_ops if args.max_ops is not None else DEFAULT_MAX_OPS,
+            ulps=args.ulps if args.ulps is not None else DEFAULT_ULPS,
+            timeout=args.timeout,
+            rtol=args.rtol,
+            atol=args.atol,
+            ignore=ignore,
+        )
+        ok = ok and result.ok
+        print(format_trace(result, context=context), flush=True)
+    return 0 if ok else 1
 
 
 def _coverage(parser: argparse.ArgumentParser, args: argparse.Namespace, execute: bool = True) -> int | None:

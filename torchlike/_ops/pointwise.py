@@ -243,16 +243,20 @@ def _int_pow(x: Any, e: Any) -> Any:
 
 
 def _pow(x: Any, e: Any) -> Any:
-    # torch: scalar exponents 2, 3, 0.5, -0.5, -1, -2 use exact special kernels (x*x, sqrt, ...)
+    # torch: scalar exponents 2, 3, 0.5, -0.5, -1, -2 use exact special kernels (x*x, sqrt, ...); 0 and 1
+    # are exact anyway. Any other exponent, integral or not, is a real pow (a multiplication chain for
+    # x ** 4 differs from torch's pow in about half of the float32 elements, XLA's pow in under 2%).
     if isinstance(e, (int, float)) and not isinstance(e, bool):
         if e == 0.5:
             return jnp.sqrt(x)
         if e == -0.5:
             return lax.rsqrt(x)
-        if float(e).is_integer() and -3 <= e <= 3 and not _is_int_array(x):
+        if float(e).is_integer() and -2 <= e <= 3 and not _is_int_array(x):
             return lax.integer_pow(x, int(e))
         if isinstance(e, int) and _is_int_array(x) and e >= 0:
             return lax.integer_pow(x, e)
+        if jnp.issubdtype(x.dtype, jnp.floating):
+            return jnp.power(x, jnp.asarray(e, x.dtype))  # an array exponent: lax.pow, not integer_pow
         return jnp.power(x, e)
     if jnp.issubdtype(x.dtype, jnp.signedinteger):
         return _int_pow(x, e)
@@ -280,7 +284,7 @@ def _pow_bakes(e: Any) -> bool:
     """Exponents baked into pow's kernel: the ones ``_pow`` runs as special exact kernels, integers and
     complex numbers; any other float is a traced argument, so a new value compiles nothing."""
     if isinstance(e, float):
-        return e in (0.5, -0.5) or (e.is_integer() and -3 <= e <= 3)
+        return e in (0.5, -0.5) or (e.is_integer() and -2 <= e <= 3)
     return isinstance(e, (int, complex))
 
 

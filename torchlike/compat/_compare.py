@@ -206,14 +206,28 @@ def compare_script(
     Options left None come from the script's `# compare:` line, else the defaults.
     """
     script = os.fspath(script)
-    own = script_options(script)
-    rtol = _first_set(rtol, own.rtol, DEFAULT_RTOL)
-    atol = _first_set(atol, own.atol, DEFAULT_ATOL)
-    timeout = _first_set(timeout, own.timeout, DEFAULT_TIMEOUT)
-    ignore = ignore if ignore is not None else own.ignore
+    rtol, atol, timeout, ignore = resolve_options(script, rtol, atol, timeout, ignore)
     torch_run = run_command(torch_command(script, args), _env(aliased=False), timeout)
     torchlike_run = run_command(torchlike_command(script, args), _env(aliased=True), timeout)
     return compare_runs(script, args, torch_run, torchlike_run, rtol, atol, ignore)
+
+
+def resolve_options(
+    script: str,
+    rtol: float | None,
+    atol: float | None,
+    timeout: float | None,
+    ignore: re.Pattern[str] | None,
+) -> tuple[float, float, float, re.Pattern[str] | None]:
+    """``(rtol, atol, timeout, ignore)`` for a run of ``script``: the given ones, else its `# compare:`
+    line's, else the defaults."""
+    own = script_options(script)
+    return (
+        _first_set(rtol, own.rtol, DEFAULT_RTOL),
+        _first_set(atol, own.atol, DEFAULT_ATOL),
+        _first_set(timeout, own.timeout, DEFAULT_TIMEOUT),
+        ignore if ignore is not None else own.ignore,
+    )
 
 
 def _first_set(*values: float | None) -> float:

@@ -79,6 +79,10 @@ def _report_uncaught(exc: BaseException) -> int:
 
 def _prepare(argv0: str, args: Sequence[str]) -> None:
     install()
+    if os.environ.get("TORCHLIKE_TRACE"):  # `compare --trace` runs this process: log its ops
+        from torchlike.compat._tracer import install_from_env
+
+        install_from_env()
     os.environ["PYTHONPATH"] = child_env_pythonpath(os.environ.get("PYTHONPATH"))
     sys.argv = [argv0, *args]
 
