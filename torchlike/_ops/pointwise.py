@@ -17,7 +17,7 @@ from jax.scipy import special as jsp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
-from ._common import inplace_variant
+from ._common import half_from_result, inplace_variant
 from .registry import (
     OptScalar,
     OptTensorOrScalar,
@@ -487,11 +487,13 @@ acos = _unary_float("acos", jnp.arccos, aliases=("arccos",))
 atan = _unary_float("atan", jnp.arctan, aliases=("arctan",))
 sinh = _unary_float("sinh", jnp.sinh)
 cosh = _unary_float("cosh", jnp.cosh)
-tanh = _unary_float("tanh", jnp.tanh, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
+# torch's tanh_backward/sigmoid_backward read the rounded result (half types: float32, rounded once)
+tanh = _unary_float("tanh", half_from_result(jnp.tanh, lambda y, g: g * (1 - y * y)), saves=("result",),
+                    namespaces=("torch", "Tensor", "nn.functional"))
 asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
-sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",),
+sigmoid = _unary_float("sigmoid", half_from_result(jax.nn.sigmoid, lambda y, g: g * (1 - y) * y), saves=("result",),
                         namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
 erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))
 erfc = _unary_float("erfc", jsp.erfc, namespaces=("torch", "Tensor", "special"))
@@ -684,9 +686,12 @@ def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
 def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
     """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
     # torch's formula switches at |weight| = 0.5 for accuracy at both ends
+    dt = input.dtype
+    if dt in (jnp.float16, jnp.bfloat16):  # torch computes half types in float32, rounding once
+        input, end, weight = input.astype(jnp.float32), end.astype(jnp.float32), jnp.asarray(weight, jnp.float32)
     diff = end - input
     weight = jnp.asarray(weight, input.dtype)  # a Python-number weight arrives as a double
-    return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(input.dtype)
+    return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(dt)
 
 
 @defop(inplace=True, out=True, check=_no_bool("addcmul_cpu_out"))

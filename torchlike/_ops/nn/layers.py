@@ -123,9 +123,9 @@ def _low_linear_fwd(input: Any, weight: Any) -> tuple:
 def _low_linear_bwd(saved: tuple, g: Any) -> tuple:
     input, weight = saved
     g = g.astype(input.dtype)  # the output was rounded to it: the cotangent holds its values exactly
-    grad_input = jnp.matmul(g, weight, preferred_element_type=jnp.float32).astype(input.dtype)
+    grad_input = registry.round_to(jnp.matmul(g, weight, preferred_element_type=jnp.float32), input.dtype)
     g2, x2 = g.reshape(-1, g.shape[-1]), input.reshape(-1, input.shape[-1])
-    grad_weight = jnp.matmul(g2.T, x2, preferred_element_type=jnp.float32).astype(weight.dtype)
+    grad_weight = registry.round_to(jnp.matmul(g2.T, x2, preferred_element_type=jnp.float32), weight.dtype)
     return grad_input, grad_weight
 
 
@@ -166,7 +166,7 @@ def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> A
                 f"sizes: [{', '.join(map(str, bias.shape))}]"
             ) from None
         y = y + bias.astype(y.dtype)
-    return y.astype(input.dtype) if low else y
+    return registry.round_to(y, input.dtype) if low else y
 
 
 def _bilinear_name(static: tuple, dyn: tuple) -> str:
@@ -240,7 +240,7 @@ def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride
         )  # fmt: skip
     if bias is not None:
         y = y + bias.reshape(_channel_shape(y.ndim)).astype(y.dtype)
-    y = y.astype(x.dtype)
+    y = registry.round_to(y, x.dtype)  # once, after the bias (a rounding point XLA keeps)
     return y[0] if unbatched else y
 
 
