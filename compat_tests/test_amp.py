@@ -227,3 +227,14 @@ def test_half_rounding_points_hold_in_one_program():  # noqa: ANN201
     ref, got = _half_chain(torch), _half_chain(torchlike)
     for r, g in zip(ref, got):
         assert np.array_equal(r, g), f"{int((r != g).sum())} of {r.size} differ"
+
+
+def test_conv_stack_under_autocast():  # noqa: ANN201
+    # the second convolution gets a bf16 input and float32 weights: autocast casts both before torch's dtype check
+    def f(t, x, w):
+        with t.autocast("cpu"):
+            y = t.nn.functional.conv2d(x, w, padding=1)
+            z = t.nn.functional.conv2d(t.relu(y), w[:, :3].transpose(0, 1).contiguous()[:2], padding=1)
+        return y, z
+
+    check(f, [IMG, W], rtol=2e-2, atol=2e-2)

@@ -244,6 +244,14 @@ def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride
     return y[0] if unbatched else y
 
 
+def _autocast_casts(*tensors: Tensor | None) -> bool:
+    """Whether an active autocast region casts these convolution inputs (all floating, none float64) to its dtype."""
+    adjust = registry.autocast
+    if adjust is None or adjust(registry.OPS["_convolution"], tensors[0].device.type, None, [], ()) is None:
+        return False
+    return all(t is None or (t.dtype.is_floating_point and t.dtype is not D.float64) for t in tensors)
+
+
 def _conv_checks(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, n: int, groups: int,
                  transposed: bool) -> None:  # fmt: skip
     if input.dim() not in (n + 1, n + 2):
@@ -257,11 +265,13 @@ def _conv_checks(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, 
             f"Expected {n + 2}-dimensional input for {n + 2}-dimensional weight {list(weight.shape)}, but got "
             f"{weight.dim()}-dimensional input of size {list(input.shape)} instead"
         )  # fmt: skip
-    if input.dtype is not weight.dtype:
+    if _autocast_casts(input, weight, bias):
+        pass  # autocast casts them to one dtype before torch's convolution checks them
+    elif input.dtype is not weight.dtype:
         raise RuntimeError(
             f"expected scalar type {D.cpp_name(input.dtype)} but found {D.cpp_name(weight.dtype)}"
         )
-    if bias is not None and bias.dtype is not input.dtype:
+    elif bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(
             f"Input type ({D.c_type(input.dtype)}) and bias type "
             f"({D.c_type(bias.dtype)}) should be the same"
