@@ -488,12 +488,13 @@ atan = _unary_float("atan", jnp.arctan, aliases=("arctan",))
 sinh = _unary_float("sinh", jnp.sinh)
 cosh = _unary_float("cosh", jnp.cosh)
 # torch's tanh_backward/sigmoid_backward read the rounded result (half types: float32, rounded once)
-tanh = _unary_float("tanh", half_from_result(jnp.tanh, lambda y, g: g * (1 - y * y)), saves=("result",),
-                    namespaces=("torch", "Tensor", "nn.functional"))
+_tanh = half_from_result(jnp.tanh, lambda y, g: g * (1 - y * y), elementwise=True)
+tanh = _unary_float("tanh", _tanh, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
 asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
-sigmoid = _unary_float("sigmoid", half_from_result(jax.nn.sigmoid, lambda y, g: g * (1 - y) * y), saves=("result",),
+_sigmoid = half_from_result(jax.nn.sigmoid, lambda y, g: g * y * (1 - y), elementwise=True)  # torch: g * (1 - y) * y
+sigmoid = _unary_float("sigmoid", _sigmoid, saves=("result",),
                         namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
 erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))
 erfc = _unary_float("erfc", jsp.erfc, namespaces=("torch", "Tensor", "special"))

@@ -1014,21 +1014,12 @@ def round_to(x: Any, np_dt: Any) -> Any:
     return x.astype(np_dt)
 
 
-@jax.custom_vjp
-def _upcast(a: Any) -> Any:
-    return a.astype(np.float32)
-
-
-_upcast.defvjp(lambda a: (a.astype(np.float32), jax.numpy.zeros((), a.dtype)), lambda z, g: (round_to(g, z.dtype),))
-
-
 def _opmath_arg(a: Any, np_dt: Any, unrounded: bool) -> Any:
-    """A half-type op's argument in float32: rounded to the half type first unless ``unrounded`` and 0-d;
-    its gradient is rounded back to the half type (a rounding point, see round_to)."""
+    """A half-type op's argument in float32: rounded to the half type first unless ``unrounded`` and 0-d."""
     a = jax.numpy.asarray(a)
     if not (unrounded and a.ndim == 0):
         a = a.astype(np_dt)
-    return _upcast(a) if jax.numpy.issubdtype(a.dtype, jax.numpy.floating) else a.astype(np.float32)
+    return a.astype(np.float32)
 
 
 def _round_to(result: Any, np_dt: Any) -> Any:
