@@ -41,7 +41,8 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "ops (`-grad * ((a / b) / b)`): on random bf16 inputs 23-47% of those gradient elements are one bf16 ulp "
         "(2**-8 relative) apart. Their forward values, the gradients of the autocast ops (`linear`, `matmul`, "
         "convolutions), and the values and gradients of the ops torch computes in float32 (`mul`/`div` by numbers, "
-        "`sigmoid`, `tanh`, `silu`, `softplus`, `leaky_relu`, `softmax`) are torch's bit for bit.",
+        "`sigmoid`, `tanh`, `silu`, `elu`, `softplus`, `leaky_relu`, `softmax`, `sqrt`, `reciprocal`) are torch's "
+        "bit for bit.",
         "The backward of an op is `jax.vjp` of its forward kernel, computed in float32 and rounded once; torch's "
         "composite formulas would need one hand-written backward per op.",
     ),

@@ -184,6 +184,9 @@ _HALF_OPS = {
     "leaky_relu": lambda t, a, b, p: t.nn.functional.leaky_relu(a, 0.13),
     "softplus": lambda t, a, b, p: t.nn.functional.softplus(a, beta=1.3),
     "softmax": lambda t, a, b, p: a.reshape(32, 64).softmax(-1),
+    "sqrt": lambda t, a, b, p: p.sqrt(),
+    "reciprocal": lambda t, a, b, p: p.reciprocal(),
+    "elu": lambda t, a, b, p: t.nn.functional.elu(a, alpha=0.7),
 }
 _R = np.random.RandomState(1)
 _HALF_IN = [_R.randn(2048).astype(np.float32), _R.randn(2048).astype(np.float32),

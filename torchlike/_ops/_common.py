@@ -215,8 +215,9 @@ _HALF = (jnp.float16, jnp.bfloat16)
 
 def half_from_result(f: Callable, grad: Callable, elementwise: bool = False) -> Callable:
     """``f`` as torch's kernels run it on float16/bfloat16: computed in float32 and rounded once, with the
-    backward of torch's ``<op>_backward`` kernels, ``grad(result, grad_output)`` in float32 from the rounded
-    result and rounded once (jax.vjp would read the unrounded float32 result). Other dtypes: ``f`` itself.
+    backward of torch's ``<op>_backward`` kernels or derivative formula, ``grad(result, grad_output, dtype)`` in
+    float32 from the rounded result and rounded once (jax.vjp would read the unrounded float32 result); a formula
+    that rounds an intermediate rounds it to ``dtype``. Other dtypes: ``f`` itself.
 
     ``elementwise``: ``grad`` is ``grad_output`` times a factor, written with the factor's association reversed
     (torch's ``g * (1 - y) * y`` as ``g * y * (1 - y)``); it is then the JVP, whose transpose is torch's
@@ -231,7 +232,7 @@ def half_from_result(f: Callable, grad: Callable, elementwise: bool = False) -> 
         @low.defjvp
         def low_jvp(primals: tuple, tangents: tuple) -> tuple:
             y = low(primals[0])
-            return y, round_to(grad(y.astype(jnp.float32), tangents[0].astype(jnp.float32)), y.dtype)
+            return y, round_to(grad(y.astype(jnp.float32), tangents[0].astype(jnp.float32), y.dtype), y.dtype)
 
     else:
 
@@ -244,7 +245,7 @@ def half_from_result(f: Callable, grad: Callable, elementwise: bool = False) -> 
             return y, y
 
         def low_bwd(y: Any, g: Any) -> tuple:
-            return (round_to(grad(y.astype(jnp.float32), g.astype(jnp.float32)), y.dtype),)
+            return (round_to(grad(y.astype(jnp.float32), g.astype(jnp.float32), y.dtype), y.dtype),)
 
         low.defvjp(low_fwd, low_bwd)
 

@@ -29,6 +29,7 @@ from .registry import (
     TensorOrStatic,
     defop,
     expose,
+    round_to,
 )
 
 
@@ -384,7 +385,12 @@ def signbit(input: RawTensor) -> Any:
 
 @defop(inplace_in=("Tensor", "torch"), promote="float", inplace=True, out=True)
 def reciprocal(input: TensorArg) -> Any:
-    return 1 / input
+    return _reciprocal(input)
+
+
+# torch's derivative formula: -grad * (result * result), each product rounded in a half type
+_reciprocal = half_from_result(lambda x: 1 / x, lambda y, g, dt: -g * round_to(y * y, dt).astype(jnp.float32),
+                               elementwise=True)
 
 
 @defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, grad_name="PowBackward0")
@@ -470,7 +476,7 @@ def _rsqrt(x: Any) -> Any:
 # torch: d rsqrt = -0.5 * rsqrt(x) ** 3 (JAX's -0.5 * rsqrt(x) / x has the other sign at -0.0)
 _rsqrt.defjvp(lambda p, t: (_rsqrt(p[0]), t[0] * (-0.5 * _rsqrt(p[0]) ** 3)))
 
-sqrt = _unary_float("sqrt", jnp.sqrt)
+sqrt = _unary_float("sqrt", half_from_result(jnp.sqrt, lambda y, g, _: g / (2 * y), elementwise=True))  # torch's
 rsqrt = _unary_float("rsqrt", _rsqrt)
 exp = _unary_float("exp", jnp.exp, saves=("result",))
 exp2 = _unary_float("exp2", jnp.exp2, namespaces=("torch", "Tensor", "special"))
@@ -488,12 +494,12 @@ atan = _unary_float("atan", jnp.arctan, aliases=("arctan",))
 sinh = _unary_float("sinh", jnp.sinh)
 cosh = _unary_float("cosh", jnp.cosh)
 # torch's tanh_backward/sigmoid_backward read the rounded result (half types: float32, rounded once)
-_tanh = half_from_result(jnp.tanh, lambda y, g: g * (1 - y * y), elementwise=True)
+_tanh = half_from_result(jnp.tanh, lambda y, g, _: g * (1 - y * y), elementwise=True)
 tanh = _unary_float("tanh", _tanh, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
 asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
-_sigmoid = half_from_result(jax.nn.sigmoid, lambda y, g: g * y * (1 - y), elementwise=True)  # torch: g * (1 - y) * y
+_sigmoid = half_from_result(jax.nn.sigmoid, lambda y, g, _: g * y * (1 - y), elementwise=True)  # torch: g * (1 - y) * y
 sigmoid = _unary_float("sigmoid", _sigmoid, saves=("result",),
                         namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
 erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))

@@ -994,8 +994,9 @@ def _autocast_cast(a: Any, target: Any) -> Any:
 # half type would round it (mul/div's iter.original_scalar_value<opmath_t>, the activations' parameters). Other
 # ops (add/sub's scalar, comparisons, clamp) read numbers in the half type, as this table's cast does.
 OPMATH = {
-    "add": (), "sub": (), "rsub": (), "mul": ("other",), "div": ("other",), "gelu": (), "silu": (), "mish": (),
-    "leaky_relu": ("negative_slope",), "softplus": ("beta", "threshold"), "addcmul": ("value",), "addcdiv": ("value",),
+    "add": (), "sub": (), "rsub": (), "mul": ("other",), "div": ("other",), "elu": ("alpha",), "gelu": (), "silu": (),
+    "mish": (), "leaky_relu": ("negative_slope",), "softplus": ("beta", "threshold"), "addcmul": ("value",),
+    "addcdiv": ("value",),
 }  # fmt: skip
 _HALF = (np.dtype(jax.numpy.float16), np.dtype(jax.numpy.bfloat16))
 _BITS = {np.dtype(jax.numpy.float16): (5, 10), np.dtype(jax.numpy.bfloat16): (8, 7)}

@@ -326,7 +326,7 @@ def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
         return jax.nn.softmax(x.reshape(1), axis=0).reshape(())  # nan for ±inf, as torch
     # half types: float32, rounded once; the backward reads the rounded result (torch's softmax_backward_data)
     return half_from_result(lambda v: jax.nn.softmax(v, axis=d),
-                            lambda y, g: y * (g - (g * y).sum(axis=d, keepdims=True)))(x)
+                            lambda y, g, _: y * (g - (g * y).sum(axis=d, keepdims=True)))(x)
 
 
 @defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="LogSoftmaxBackward0",
@@ -336,7 +336,7 @@ def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     if not x.ndim:
         return jax.nn.log_softmax(x.reshape(1), axis=0).reshape(())
     return half_from_result(lambda v: jax.nn.log_softmax(v, axis=d),
-                            lambda y, g: g - jnp.exp(y) * g.sum(axis=d, keepdims=True))(x)
+                            lambda y, g, _: g - jnp.exp(y) * g.sum(axis=d, keepdims=True))(x)
 
 
 @defop(promote=None, method=False, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"))  # fmt: skip
