@@ -34,6 +34,30 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "visible only through `stride()`/`is_contiguous()` of such results.",
         "XLA chooses layouts itself; views (which keep torch's strides exactly) are unaffected.",
     ),
+    "half_grad_formulas": (
+        "amp", "bfloat16/float16 gradients of `a / b` with respect to `b`, of `add`/`sub`'s `other` with an "
+        "`alpha`, and "
+        "of `addcmul`'s tensors round once where torch's derivative formulas round after each of their half-precision "
+        "ops (`-grad * ((a / b) / b)`): on random bf16 inputs 23-47% of those gradient elements are one bf16 ulp "
+        "(2**-8 relative) apart. Their forward values, the gradients of the autocast ops (`linear`, `matmul`, "
+        "convolutions), and the values and gradients of the ops torch computes in float32 (`mul`/`div` by numbers, "
+        "`sigmoid`, `tanh`, `silu`, `elu`, `softplus`, `leaky_relu`, `softmax`, `sqrt`, `reciprocal`) are torch's "
+        "bit for bit.",
+        "The backward of an op is `jax.vjp` of its forward kernel, computed in float32 and rounded once; torch's "
+        "composite formulas would need one hand-written backward per op.",
+    ),
+    "float32_reduction_order": (
+        "amp", "A printed `clip_grad_norm_` (or `vector_norm`) of float32 gradients can differ from torch's in the 5th "
+        "digit for large models: torch's CPU norm sums squares in 16 AVX-512 lanes one after another, losing about "
+        "2e-5 relative at 1.8M parameters (measured: torch prints 0.7129453 where the exact norm of its own gradients "
+        "is 0.7129310) and 5e-5 to 9e-5 at 4M; torchlike's is within 1e-7 of the exact norm. Likewise a bfloat16 GEMM "
+        "accumulates in float32 in a different order, so about 1 in 10,000 outputs rounds to the neighbouring bf16 "
+        "value (torch's own results are 1-2 per 10,000 off the exactly rounded ones), and training amplifies such "
+        "flips: an 8-layer width-512 MLP under CPU autocast agrees with torch to about 1e-5 on its losses after 6 "
+        "steps.",
+        "Summation order is the CPU kernel's (vector width, threads); reproducing it would serialise XLA's "
+        "reductions and GEMMs.",
+    ),
     "lbfgs_float32_dots": (
         "optim", "float32 `LBFGS` follows torch's trajectory to about 1e-5 relative over a few steps, not bit for bit "
         "(float64 agrees to 1e-10): its dot products (`y.dot(s)`, the two-loop recursion) sum in XLA's order, torch's "

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 from _harness import assert_same, check
+from differences import skip
 
 import torchlike
 
@@ -162,3 +163,81 @@ def test_bf16_autocast_training_matches(model_kind):  # noqa: ANN001, ANN201
     ref, got = _bf16_training(torch, model_kind), _bf16_training(torchlike, model_kind)
     assert np.array_equal(got[0].float().numpy(), ref[0].float().numpy())
     assert_same(ref, got, rtol=1e-5, atol=1e-6)
+
+
+# bf16 ops that torch's CPU kernels compute in float32 and round once (at::opmath_type), with a number kept in
+# float32 where torch keeps it (mul/div's scalar, add's alpha rounded): values and gradients bit for bit
+_HALF_OPS = {
+    "mul_number": lambda t, a, b, p: a * 0.3,
+    "rmul_number": lambda t, a, b, p: 0.3 * a,
+    "mul_0d": lambda t, a, b, p: a * t.tensor(0.3),
+    "div_number": lambda t, a, b, p: a / 3.3,
+    "div_tensor": lambda t, a, b, p: a / p,
+    "add_number": lambda t, a, b, p: a + 0.37,
+    "add_alpha": lambda t, a, b, p: t.add(a, b, alpha=0.3),
+    "sub_alpha": lambda t, a, b, p: t.sub(a, b, alpha=0.3),
+    "addcmul": lambda t, a, b, p: t.addcmul(a, b, p, value=0.3),
+    "lerp": lambda t, a, b, p: t.lerp(a, b, 0.3),
+    "sigmoid": lambda t, a, b, p: a.sigmoid(),
+    "tanh": lambda t, a, b, p: a.tanh(),
+    "silu": lambda t, a, b, p: t.nn.functional.silu(a),
+    "leaky_relu": lambda t, a, b, p: t.nn.functional.leaky_relu(a, 0.13),
+    "softplus": lambda t, a, b, p: t.nn.functional.softplus(a, beta=1.3),
+    "softmax": lambda t, a, b, p: a.reshape(32, 64).softmax(-1),
+    "sqrt": lambda t, a, b, p: p.sqrt(),
+    "reciprocal": lambda t, a, b, p: p.reciprocal(),
+    "elu": lambda t, a, b, p: t.nn.functional.elu(a, alpha=0.7),
+}
+_R = np.random.RandomState(1)
+_HALF_IN = [_R.randn(2048).astype(np.float32), _R.randn(2048).astype(np.float32),
+            _R.rand(2048).astype(np.float32) + 0.1]
+_HALF_GRAD = _R.randn(2048).astype(np.float32)
+
+
+# torch's backward formulas for these are several bf16 ops, each rounding; torchlike's backward (jax.vjp of the
+# forward kernel) rounds once: only the forward is compared bit for bit
+_GRAD_ROUNDED_ONCE = {"div_tensor", "add_alpha", "sub_alpha", "addcmul"}
+_GRAD_REASON = skip("half_grad_formulas")
+
+
+def _half_op(lib, name):  # noqa: ANN001, ANN202
+    a, b, p = (lib.tensor(v).bfloat16().requires_grad_() for v in _HALF_IN)
+    out = _HALF_OPS[name](lib, a, b, p)
+    out.backward(lib.tensor(_HALF_GRAD).bfloat16().reshape(out.shape))
+    grads = [v.grad.float().numpy() for v in (a, b, p) if v.grad is not None]
+    return [out.detach().float().numpy()] + ([] if name in _GRAD_ROUNDED_ONCE else grads)
+
+
+@pytest.mark.parametrize("name", list(_HALF_OPS))
+def test_bf16_ops_round_once_as_torch(name):  # noqa: ANN001, ANN201
+    ref, got = _half_op(torch, name), _half_op(torchlike, name)
+    assert len(ref) == len(got)
+    for r, g in zip(ref, got):
+        assert np.array_equal(r, g, equal_nan=True), f"{int((r != g).sum())} of {r.size} differ"
+
+
+def _half_chain(lib):  # noqa: ANN001, ANN202
+    """Rounded results read back in float32 inside one program: softmax's backward reads its rounded result,
+    and a reduction sums rounded products (XLA drops bare convert pairs there)."""
+    x = lib.tensor(_HALF_IN[0][:1024]).reshape(16, 64).bfloat16().requires_grad_()
+    y = (x * 0.3).softmax(-1)
+    s = (y * 1.7).float().sum()
+    s.backward()
+    return [y.detach().float().numpy(), s.detach().numpy(), x.grad.float().numpy()]
+
+
+def test_half_rounding_points_hold_in_one_program():  # noqa: ANN201
+    ref, got = _half_chain(torch), _half_chain(torchlike)
+    for r, g in zip(ref, got):
+        assert np.array_equal(r, g), f"{int((r != g).sum())} of {r.size} differ"
+
+
+def test_conv_stack_under_autocast():  # noqa: ANN201
+    # the second convolution gets a bf16 input and float32 weights: autocast casts both before torch's dtype check
+    def f(t, x, w):
+        with t.autocast("cpu"):
+            y = t.nn.functional.conv2d(x, w, padding=1)
+            z = t.nn.functional.conv2d(t.relu(y), w[:, :3].transpose(0, 1).contiguous()[:2], padding=1)
+        return y, z
+
+    check(f, [IMG, W], rtol=2e-2, atol=2e-2)

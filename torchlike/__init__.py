@@ -19,6 +19,14 @@ if _is_cli():  # --help, --version and usage errors answer before JAX loads
 
     _answer_early()
 
+import os as _os  # noqa: E402
+
+# torch rounds every float16/bfloat16 op's result; XLA keeps float32 between fused half-precision ops unless
+# told not to (a lazy GPU step computed x.bfloat16() * 0.3 from the unrounded x: 538 of 2048 results one ulp
+# off). Read when the backend starts, below; a user's own setting of the flag wins.
+if "xla_allow_excess_precision" not in _os.environ.get("XLA_FLAGS", ""):
+    _os.environ["XLA_FLAGS"] = (_os.environ.get("XLA_FLAGS", "") + " --xla_allow_excess_precision=false").strip()
+
 import jax as _jax  # noqa: E402
 
 # torch's int64/float64 need JAX's x64 mode; torch's float32 matmuls are full precision;

@@ -14,7 +14,7 @@ from .._core import dtype as D
 from .._core import views as V
 from .._core.tensor import Tensor
 from .._core import grad_mode, graph
-from .registry import RawTensor, defop
+from .registry import RawTensor, defop, round_to
 
 
 def dims(dim: Any, ndim: int) -> tuple | None:
@@ -208,6 +208,52 @@ def _vector_norm_impl(x: Any, ord: Any, axes: Any, keepdim: bool) -> Any:
 
 
 # --- in-place ops ----------------------------------------------------------------------------------------
+
+
+_HALF = (jnp.float16, jnp.bfloat16)
+
+
+def half_from_result(f: Callable, grad: Callable, elementwise: bool = False) -> Callable:
+    """``f`` as torch's kernels run it on float16/bfloat16: computed in float32 and rounded once, with the
+    backward of torch's ``<op>_backward`` kernels or derivative formula, ``grad(result, grad_output, dtype)`` in
+    float32 from the rounded result and rounded once (jax.vjp would read the unrounded float32 result); a formula
+    that rounds an intermediate rounds it to ``dtype``. Other dtypes: ``f`` itself.
+
+    ``elementwise``: ``grad`` is ``grad_output`` times a factor, written with the factor's association reversed
+    (torch's ``g * (1 - y) * y`` as ``g * y * (1 - y)``); it is then the JVP, whose transpose is torch's
+    formula, and forward mode works too. Otherwise (softmax) forward mode on half types raises JAX's error."""
+
+    if elementwise:
+
+        @jax.custom_jvp
+        def low(x: Any) -> Any:
+            return round_to(f(x.astype(jnp.float32)), x.dtype)
+
+        @low.defjvp
+        def low_jvp(primals: tuple, tangents: tuple) -> tuple:
+            y = low(primals[0])
+            return y, round_to(grad(y.astype(jnp.float32), tangents[0].astype(jnp.float32), y.dtype), y.dtype)
+
+    else:
+
+        @jax.custom_vjp
+        def low(x: Any) -> Any:
+            return round_to(f(x.astype(jnp.float32)), x.dtype)
+
+        def low_fwd(x: Any) -> tuple:
+            y = low(x)
+            return y, y
+
+        def low_bwd(y: Any, g: Any) -> tuple:
+            return (round_to(grad(y.astype(jnp.float32), g.astype(jnp.float32), y.dtype), y.dtype),)
+
+        low.defvjp(low_fwd, low_bwd)
+
+    def run(x: Any) -> Any:
+        return low(x) if x.dtype in _HALF else f(x)
+
+    run.__name__ = getattr(f, "__name__", "half_from_result")
+    return run
 
 
 def check_overlap(dst: Tensor, src: Any) -> None:

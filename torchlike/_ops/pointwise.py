@@ -17,7 +17,7 @@ from jax.scipy import special as jsp
 
 from .._core import dtype as D
 from .._core.tensor import Tensor
-from ._common import inplace_variant
+from ._common import half_from_result, inplace_variant
 from .registry import (
     OptScalar,
     OptTensorOrScalar,
@@ -29,6 +29,7 @@ from .registry import (
     TensorOrStatic,
     defop,
     expose,
+    round_to,
 )
 
 
@@ -388,7 +389,12 @@ def signbit(input: RawTensor) -> Any:
 
 @defop(inplace_in=("Tensor", "torch"), promote="float", inplace=True, out=True)
 def reciprocal(input: TensorArg) -> Any:
-    return 1 / input
+    return _reciprocal(input)
+
+
+# torch's derivative formula: -grad * (result * result), each product rounded in a half type
+_reciprocal = half_from_result(lambda x: 1 / x, lambda y, g, dt: -g * round_to(y * y, dt).astype(jnp.float32),
+                               elementwise=True)
 
 
 @defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, grad_name="PowBackward0")
@@ -474,7 +480,7 @@ def _rsqrt(x: Any) -> Any:
 # torch: d rsqrt = -0.5 * rsqrt(x) ** 3 (JAX's -0.5 * rsqrt(x) / x has the other sign at -0.0)
 _rsqrt.defjvp(lambda p, t: (_rsqrt(p[0]), t[0] * (-0.5 * _rsqrt(p[0]) ** 3)))
 
-sqrt = _unary_float("sqrt", jnp.sqrt)
+sqrt = _unary_float("sqrt", half_from_result(jnp.sqrt, lambda y, g, _: g / (2 * y), elementwise=True))  # torch's
 rsqrt = _unary_float("rsqrt", _rsqrt)
 exp = _unary_float("exp", jnp.exp, saves=("result",))
 exp2 = _unary_float("exp2", jnp.exp2, namespaces=("torch", "Tensor", "special"))
@@ -491,11 +497,14 @@ acos = _unary_float("acos", jnp.arccos, aliases=("arccos",))
 atan = _unary_float("atan", jnp.arctan, aliases=("arctan",))
 sinh = _unary_float("sinh", jnp.sinh)
 cosh = _unary_float("cosh", jnp.cosh)
-tanh = _unary_float("tanh", jnp.tanh, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
+# torch's tanh_backward/sigmoid_backward read the rounded result (half types: float32, rounded once)
+_tanh = half_from_result(jnp.tanh, lambda y, g, _: g * (1 - y * y), elementwise=True)
+tanh = _unary_float("tanh", _tanh, saves=("result",), namespaces=("torch", "Tensor", "nn.functional"))
 asinh = _unary_float("asinh", jnp.arcsinh, aliases=("arcsinh",))
 acosh = _unary_float("acosh", jnp.arccosh, aliases=("arccosh",))
 atanh = _unary_float("atanh", jnp.arctanh, aliases=("arctanh",))
-sigmoid = _unary_float("sigmoid", jax.nn.sigmoid, saves=("result",),
+_sigmoid = half_from_result(jax.nn.sigmoid, lambda y, g, _: g * y * (1 - y), elementwise=True)  # torch: g * (1 - y) * y
+sigmoid = _unary_float("sigmoid", _sigmoid, saves=("result",),
                         namespaces=("torch", "Tensor", "nn.functional", "special:expit"))
 erf = _unary_float("erf", jsp.erf, namespaces=("torch", "Tensor", "special"))
 erfc = _unary_float("erfc", jsp.erfc, namespaces=("torch", "Tensor", "special"))
@@ -688,9 +697,12 @@ def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
 def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
     """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
     # torch's formula switches at |weight| = 0.5 for accuracy at both ends
+    dt = input.dtype
+    if dt in (jnp.float16, jnp.bfloat16):  # torch computes half types in float32, rounding once
+        input, end, weight = input.astype(jnp.float32), end.astype(jnp.float32), jnp.asarray(weight, jnp.float32)
     diff = end - input
     weight = jnp.asarray(weight, input.dtype)  # a Python-number weight arrives as a double
-    return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(input.dtype)
+    return jnp.where(jnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)).astype(dt)
 
 
 @defop(inplace=True, out=True, check=_no_bool("addcmul_cpu_out"))

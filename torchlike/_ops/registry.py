@@ -989,6 +989,47 @@ def _autocast_cast(a: Any, target: Any) -> Any:
     return a
 
 
+# torch's CPU and CUDA kernels compute these ops on float16/bfloat16 in float32 (at::opmath_type) and round
+# the result once; a 0-d value (a number or 0-d tensor) in a listed parameter keeps its float32 value where the
+# half type would round it (mul/div's iter.original_scalar_value<opmath_t>, the activations' parameters). Other
+# ops (add/sub's scalar, comparisons, clamp) read numbers in the half type, as this table's cast does.
+OPMATH = {
+    "add": (), "sub": (), "rsub": (), "mul": ("other",), "div": ("other",), "elu": ("alpha",), "gelu": (), "silu": (),
+    "mish": (), "leaky_relu": ("negative_slope",), "softplus": ("beta", "threshold"), "addcmul": ("value",),
+    "addcdiv": ("value",),
+}  # fmt: skip
+_HALF = (np.dtype(jax.numpy.float16), np.dtype(jax.numpy.bfloat16))
+_BITS = {np.dtype(jax.numpy.float16): (5, 10), np.dtype(jax.numpy.bfloat16): (8, 7)}
+
+
+def round_to(x: Any, np_dt: Any) -> Any:
+    """``x`` (float32) rounded to the half type ``np_dt``: a rounding point that holds inside one XLA program.
+
+    A bare convert does not: XLA drops convert(convert(x, bf16), f32) pairs (``xla_allow_excess_precision``,
+    and the CPU's YNNPACK reduce fusions even without it), so a rounded result read back in float32 in the
+    same program (a backward reading the result, a reduction of it) would see the unrounded value.
+    ``reduce_precision`` is kept."""
+    bits = _BITS.get(np.dtype(np_dt))
+    if bits is not None and x.dtype == np.float32:
+        x = jax.lax.reduce_precision(x, *bits)
+    return x.astype(np_dt)
+
+
+def _opmath_arg(a: Any, np_dt: Any, unrounded: bool) -> Any:
+    """A half-type op's argument in float32: rounded to the half type first unless ``unrounded`` and 0-d."""
+    a = jax.numpy.asarray(a)
+    if not (unrounded and a.ndim == 0):
+        a = a.astype(np_dt)
+    return a.astype(np.float32)
+
+
+def _round_to(result: Any, np_dt: Any) -> Any:
+    """float32 results (of an opmath computation) rounded once to the half type."""
+    if isinstance(result, (tuple, list)):
+        return type(result)(_round_to(r, np_dt) for r in result)
+    return round_to(result, np_dt) if getattr(result, "dtype", None) == np.float32 else result
+
+
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple,
                   precast: D.dtype | None = None) -> Callable:
     jitted = cold_kernels.cold(kernel_function(op, static, cdt, baked, precast))
@@ -1012,6 +1053,7 @@ def kernel_function(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple,
     target = precast.np if precast is not None else None
     raw = tuple(op.kinds[n] == RAW_TENSOR or op.kinds[n] == OPT_RAW_TENSOR for n in names)
     kinds = op.kind_seq
+    unrounded = OPMATH.get(op.name) if np_dt in _HALF else None  # computed in float32, rounded once
 
     def kernel(*args):
         kw = dict(static_kw)
@@ -1019,14 +1061,17 @@ def kernel_function(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple,
             if i in baked_at:
                 a = baked_at[i]
                 if c and kinds[i] == SCALAR:  # a baked default is cast like the dynamic value would be
-                    a = jax.numpy.asarray(a, np_dt)
+                    a = jax.numpy.asarray(a, np_dt) if unrounded is None else _opmath_arg(a, np_dt, n in unrounded)
             else:
                 if target is not None and (raw[i] or c):
                     a = _autocast_cast(a, target)
                 if c and a is not None:
-                    a = [x.astype(np_dt) for x in a] if isinstance(a, list) else jax.numpy.asarray(a, np_dt)
+                    if unrounded is not None:
+                        a = _opmath_arg(a, np_dt, n in unrounded)
+                    else:
+                        a = [x.astype(np_dt) for x in a] if isinstance(a, list) else jax.numpy.asarray(a, np_dt)
             kw[n] = a
-        return fn(**kw)
+        return fn(**kw) if unrounded is None else _round_to(fn(**kw), np_dt)
 
     kernel.__name__ = op.name
     return kernel

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
-from .._common import dims
+from .._common import dims, half_from_result
 from ..registry import RawTensor, Scalar, TensorArg, defop, expose
 
 
@@ -322,14 +322,21 @@ def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
        check=_softmax_check("softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
-    return jax.nn.softmax(x, axis=d) if x.ndim else jax.nn.softmax(x.reshape(1), axis=0).reshape(())  # nan for ±inf, as torch
+    if not x.ndim:
+        return jax.nn.softmax(x.reshape(1), axis=0).reshape(())  # nan for ±inf, as torch
+    # half types: float32, rounded once; the backward reads the rounded result (torch's softmax_backward_data)
+    return half_from_result(lambda v: jax.nn.softmax(v, axis=d),
+                            lambda y, g, _: y * (g - (g * y).sum(axis=d, keepdims=True)))(x)
 
 
 @defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="LogSoftmaxBackward0",
        check=_softmax_check("log_softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
 def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
-    return jax.nn.log_softmax(x, axis=d) if x.ndim else jax.nn.log_softmax(x.reshape(1), axis=0).reshape(())
+    if not x.ndim:
+        return jax.nn.log_softmax(x.reshape(1), axis=0).reshape(())
+    return half_from_result(lambda v: jax.nn.log_softmax(v, axis=d),
+                            lambda y, g, _: g - jnp.exp(y) * g.sum(axis=d, keepdims=True))(x)
 
 
 @defop(promote=None, method=False, grad_name="SoftmaxBackward0", check=_softmax_check("softmax_lastdim_kernel_impl"))  # fmt: skip

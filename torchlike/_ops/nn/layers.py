@@ -123,9 +123,9 @@ def _low_linear_fwd(input: Any, weight: Any) -> tuple:
 def _low_linear_bwd(saved: tuple, g: Any) -> tuple:
     input, weight = saved
     g = g.astype(input.dtype)  # the output was rounded to it: the cotangent holds its values exactly
-    grad_input = jnp.matmul(g, weight, preferred_element_type=jnp.float32).astype(input.dtype)
+    grad_input = registry.round_to(jnp.matmul(g, weight, preferred_element_type=jnp.float32), input.dtype)
     g2, x2 = g.reshape(-1, g.shape[-1]), input.reshape(-1, input.shape[-1])
-    grad_weight = jnp.matmul(g2.T, x2, preferred_element_type=jnp.float32).astype(weight.dtype)
+    grad_weight = registry.round_to(jnp.matmul(g2.T, x2, preferred_element_type=jnp.float32), weight.dtype)
     return grad_input, grad_weight
 
 
@@ -166,7 +166,7 @@ def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> A
                 f"sizes: [{', '.join(map(str, bias.shape))}]"
             ) from None
         y = y + bias.astype(y.dtype)
-    return y.astype(input.dtype) if low else y
+    return registry.round_to(y, input.dtype) if low else y
 
 
 def _bilinear_name(static: tuple, dyn: tuple) -> str:
@@ -240,8 +240,16 @@ def _convolution(input: RawTensor, weight: RawTensor, bias: OptRawTensor, stride
         )  # fmt: skip
     if bias is not None:
         y = y + bias.reshape(_channel_shape(y.ndim)).astype(y.dtype)
-    y = y.astype(x.dtype)
+    y = registry.round_to(y, x.dtype)  # once, after the bias (a rounding point XLA keeps)
     return y[0] if unbatched else y
+
+
+def _autocast_casts(*tensors: Tensor | None) -> bool:
+    """Whether an active autocast region casts these convolution inputs (all floating, none float64) to its dtype."""
+    adjust = registry.autocast
+    if adjust is None or adjust(registry.OPS["_convolution"], tensors[0].device.type, None, [], ()) is None:
+        return False
+    return all(t is None or (t.dtype.is_floating_point and t.dtype is not D.float64) for t in tensors)
 
 
 def _conv_checks(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, n: int, groups: int,
@@ -257,11 +265,13 @@ def _conv_checks(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, 
             f"Expected {n + 2}-dimensional input for {n + 2}-dimensional weight {list(weight.shape)}, but got "
             f"{weight.dim()}-dimensional input of size {list(input.shape)} instead"
         )  # fmt: skip
-    if input.dtype is not weight.dtype:
+    if _autocast_casts(input, weight, bias):
+        pass  # autocast casts them to one dtype before torch's convolution checks them
+    elif input.dtype is not weight.dtype:
         raise RuntimeError(
             f"expected scalar type {D.cpp_name(input.dtype)} but found {D.cpp_name(weight.dtype)}"
         )
-    if bias is not None and bias.dtype is not input.dtype:
+    elif bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(
             f"Input type ({D.c_type(input.dtype)}) and bias type "
             f"({D.c_type(bias.dtype)}) should be the same"
