@@ -2,7 +2,6 @@
 JAX's caches are never wiped, so the kernels of the working set stay compiled (issue 40, cause 2)."""
 
 import jax
-import numpy as np
 
 import torchlike as torch
 from torchlike._core import cold_kernels, kernel_cache

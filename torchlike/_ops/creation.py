@@ -12,10 +12,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import cold_kernels
+from .._core import cold_kernels, lazy
 from .._core import device as _device
 from .._core import dtype as D
-from .._core import lazy
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.size import Size

@@ -32,7 +32,6 @@ from .registry import (
     round_to,
 )
 
-
 # --- checks that torch makes before computing ------------------------------------------------------
 
 
