@@ -172,8 +172,9 @@ def _plan(kernel: Any, args: tuple, sig: tuple) -> Any:
     return _Plan(shapes, [tuple(o.shape) for o in leaves], tree)
 
 
-def run(kernel: Any, args: tuple) -> Any:
-    """The kernel's result for ``args`` from its bucketed executable, or None: run it at the exact shape."""
+def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
+    """The kernel's result for ``args`` from its bucketed executable, or None: run it at the exact shape.
+    ``to_jax`` puts a host array the caller owns on the CPU device without compiling."""
     sig = _signature(args)
     if sig is None:
         return None
@@ -183,8 +184,6 @@ def run(kernel: Any, args: tuple) -> Any:
         plan = table[sig] = _plan(kernel, args, sig)
     if plan is _EXACT:
         return None
-    from .cold_kernels import _to_jax
-
     padded = []
     for a, b in zip(args, plan.shapes):
         if a is None or a.shape == b:
@@ -192,13 +191,13 @@ def run(kernel: Any, args: tuple) -> Any:
             continue
         host = np.zeros(b, a.dtype)
         host[tuple(slice(0, n) for n in a.shape)] = np.asarray(a)
-        padded.append(_to_jax(host))
+        padded.append(to_jax(host))
     out = kernel.jitted(*padded)
     leaves = jax.tree_util.tree_leaves(out)
     sliced = []
     for o, want in zip(leaves, plan.outs):
         if tuple(o.shape) != want:
-            o = _to_jax(np.ascontiguousarray(np.asarray(o)[tuple(slice(0, n) for n in want)]))
+            o = to_jax(np.ascontiguousarray(np.asarray(o)[tuple(slice(0, n) for n in want)]))
         sliced.append(o)
     stats["bucketed_calls"] += 1
     name = getattr(kernel, "__name__", "kernel")

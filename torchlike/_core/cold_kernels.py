@@ -694,7 +694,7 @@ class ColdKernel:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or not _on or lazy._on or _exact.depth or not (_cpu or (_cpu is None and _cpu_only())):
             if buckets._on and not kwargs and not lazy._on and (_cpu or (_cpu is None and _cpu_only())):
-                out = buckets.run(self, args)
+                out = buckets.run(self, args, _to_jax)
                 if out is not None:
                     return out
             return self.hot(*args, **kwargs)

@@ -17,6 +17,7 @@ import math
 from typing import Any, Callable
 
 import jax
+import ml_dtypes
 import numpy as np
 
 # --- the primitive table ----------------------------------------------------------------------------
@@ -28,6 +29,14 @@ def _int_div(a: Any, b: Any) -> Any:
         q = np.abs(a) // np.where(b == 0, 1, np.abs(b))  # C truncation toward zero
         return np.where((a < 0) != (b < 0), -q, q)
     return np.true_divide(a, b)
+
+
+def _reduce_precision(x: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """lax.reduce_precision to a half type's bits, as a round trip through that type (``registry.round_to``)."""
+    half = {(5, 10): np.float16, (8, 7): ml_dtypes.bfloat16}.get((exponent_bits, mantissa_bits))
+    if half is None:
+        raise Unsupported("reduce_precision to other widths")
+    return x.astype(half).astype(x.dtype)
 
 
 def _round(x: Any, rounding_method: Any = 0) -> Any:
@@ -267,6 +276,7 @@ _STRUCTURAL: dict[str, Callable] = {
     "clamp": lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi),
     "round": _round,
     "integer_pow": lambda x, y: np.power(x, y),
+    "reduce_precision": _reduce_precision,
     "reduce_sum": _reduction(np.sum), "reduce_max": _reduction(np.max), "reduce_min": _reduction(np.min),
     "reduce_prod": _reduction(np.prod), "reduce_and": _reduction(np.all), "reduce_or": _reduction(np.any),
     "argmax": _arg(np.argmax), "argmin": _arg(np.argmin),
