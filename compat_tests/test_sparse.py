@@ -256,3 +256,17 @@ def test_legacy_sparse_types_exist() -> None:
     names = sorted(n for n in dir(torch.sparse) if n.endswith("Tensor") and n[0].isupper() and n not in
                    ("Tensor", "SparseSemiStructuredTensor"))  # fmt: skip
     assert names == sorted(n for n in dir(torchlike.sparse) if n.endswith("Tensor") and n[0].isupper())
+
+
+@pytest.mark.parametrize("form", ["numpy_int32_transposed", "list", "int32_tensor", "float_numpy"])
+def test_indices_of_any_integer_array_like_become_int64(form: str) -> None:
+    # the classic Cora-style adjacency: torch.sparse_coo_tensor(edges.T, ones(E), (V, V), dtype=int64)
+    edges = np.array([[0, 1], [1, 2], [2, 0], [0, 1]], dtype=np.int32)
+
+    def build(lib: object) -> object:
+        idx = {"numpy_int32_transposed": edges.T, "list": edges.T.tolist(),
+               "int32_tensor": lib.tensor(edges.T), "float_numpy": edges.T.astype(np.float32)}[form]  # fmt: skip
+        adj = lib.sparse_coo_tensor(idx, lib.ones(len(edges)), (3, 3), dtype=lib.int64)
+        return adj._indices(), adj._values(), adj.is_coalesced(), adj.to_dense(), adj.coalesce().to_dense()
+
+    assert_same(build(torch), build(torchlike))

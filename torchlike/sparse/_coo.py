@@ -322,12 +322,13 @@ def sparse_coo_tensor(
     requires_grad: bool = False, check_invariants: bool | None = None, is_coalesced: bool | None = None,
 ) -> SparseCooTensor:  # fmt: skip
     """torch.sparse_coo_tensor for sparse dims only (1-D values)."""
-    idx = indices if isinstance(indices, Tensor) else creation.tensor(indices, device=device)
+    # torch: indices of any dtype (a NumPy int32 edge list's transpose, a list, an int32 tensor) become int64
+    idx = indices if isinstance(indices, Tensor) else creation.tensor(np.asarray(indices), device=device)
     vals = values if isinstance(values, Tensor) else creation.tensor(values, dtype=dtype, device=device)
     if dtype is not None and vals.dtype is not dtype:
         vals = vals.to(dtype)
     if idx.dtype is not D.int64:
-        raise RuntimeError("indices must be an int64 tensor")
+        idx = idx.to(D.int64)
     if idx.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
     if vals.dim() != 1:
