@@ -270,3 +270,28 @@ def test_indices_of_any_integer_array_like_become_int64(form: str) -> None:
         return adj._indices(), adj._values(), adj.is_coalesced(), adj.to_dense(), adj.coalesce().to_dense()
 
     assert_same(build(torch), build(torchlike))
+
+
+@pytest.mark.parametrize("expr", ["eye + adj", "eye - adj", "ints + adj", "1 + adj", "1 - adj", "row + adj"])
+def test_dense_plus_sparse_is_dense_with_torchs_promotion(expr: str) -> None:
+    def run(lib: object) -> object:
+        adj = lib.sparse_coo_tensor(np.array([[0, 1, 1], [1, 0, 2]]), lib.tensor([1, 2, 3]), (3, 3))
+        env = {"adj": adj, "eye": lib.eye(3), "ints": lib.ones(3, 3, dtype=lib.int64), "row": lib.ones(3)}
+        try:
+            out = eval(expr, env)  # noqa: S307 - the test's own expressions
+        except RuntimeError as e:
+            return ("error", str(e))
+        return out, out.layout == lib.strided
+
+    assert_same(run(torch), run(torchlike))
+
+
+def test_dense_plus_sparse_gradients_reach_the_values() -> None:
+    def run(lib: object) -> object:
+        v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = lib.ones(3, 3, requires_grad=True)
+        adj = lib.sparse_coo_tensor([[0, 1, 1], [1, 0, 2]], v, (3, 3))
+        ((w + adj) ** 2).sum().backward()
+        return v.grad, w.grad
+
+    assert_same(run(torch), run(torchlike))

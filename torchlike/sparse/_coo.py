@@ -30,6 +30,7 @@ __all__ = ["SparseCooTensor", "sparse_coo_tensor", "addmm", "mm", "spmm", "sum",
 _UNSUPPORTED = (
     "Could not run this operation with arguments from the 'SparseCPU' backend: torchlike's sparse COO tensors "
     "support indices(), values(), coalesce(), to_dense(), sum(), t(), transpose(), clone(), to(), sparse + sparse, "
+    "dense + sparse, "
     "- and * (with a sparse, a dense of the same shape or a number), / and ** by a number, and the sparse x "
     "dense product (torch.sparse.mm, torch.sparse.addmm, torch.spmm, torch.mm, @); call .to_dense() first"
 )
@@ -189,6 +190,24 @@ class SparseCooTensor(Tensor):
         return base._with_values(base._values().pow(exponent))
 
     __add__, __sub__, __mul__, __rmul__, __truediv__, __neg__, __pow__ = add, sub, mul, mul, div, neg, pow
+
+    # dense + sparse and dense - sparse: a dense result in the promoted dtype (torch.eye(V) + adj). Python asks a
+    # subclass's reflected operator first, so these run before Tensor.__add__ reaches for the missing array.
+    def __radd__(self, other: Any) -> Tensor:
+        if not isinstance(other, Tensor):  # torch: a number becomes a 0-d dense tensor on the right of add
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        return other + self._dense_like(other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return other - self._dense_like(other)
+
+    def _dense_like(self, other: Any) -> Tensor:
+        shape = list(other.shape) if isinstance(other, Tensor) else []
+        if shape != list(self.shape):
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {shape} while "
+                               f"other has size {list(self.shape)} (FYI: dense-sparse addition does not currently "
+                               "support broadcasting)")  # fmt: skip
+        return self.to_dense()
 
     def clone(self, *, memory_format: Any = None) -> SparseCooTensor:
         return _make(self._indices().clone(), self._values().clone(), self.shape, self.is_coalesced())
