@@ -2,6 +2,7 @@
 JAX's caches are never wiped, so the kernels of the working set stay compiled (issue 40, cause 2)."""
 
 import jax
+import pytest
 
 import torchlike as torch
 from torchlike._core import cold_kernels, kernel_cache
@@ -41,6 +42,7 @@ def _executables(name):
     return sum(kernel_cache._jitted(k)._cache_size() for k in OPS[name].kernels.values())
 
 
+@pytest.mark.skipif(torch.lazy.enabled(), reason="lazy mode runs these ops in programs, not their op kernels")
 def test_evicted_kernels_are_dropped_least_recent_first(monkeypatch):
     monkeypatch.setattr(cold_kernels, "_on", False)
     old = kernel_cache.get_kernel_cache_size()
