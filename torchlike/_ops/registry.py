@@ -1011,9 +1011,13 @@ def round_to(x: Any, np_dt: Any) -> Any:
     ``reduce_precision`` is kept."""
     bits = _BITS.get(np.dtype(np_dt))
     if bits is not None and x.dtype == np.float32:
-        # NOTE: reduce_precision flushes the half type's subnormals to zero; those keep the plain convert
-        tiny = np.float32(jax.numpy.finfo(np_dt).smallest_normal)
-        x = jax.numpy.where(jax.numpy.abs(x) < tiny, x, jax.lax.reduce_precision(x, *bits))
+        rounded = jax.lax.reduce_precision(x, *bits)
+        if bits[0] == 5:
+            # NOTE: reduce_precision flushes float16's subnormals (below 6.1e-5) to zero: those keep the plain
+            # convert (bfloat16's start where float32's do, and are kept)
+            tiny = np.float32(jax.numpy.finfo(np_dt).smallest_normal)
+            rounded = jax.numpy.where(jax.numpy.abs(x) < tiny, x, rounded)
+        x = rounded
     return x.astype(np_dt)
 
 
