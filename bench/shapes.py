@@ -71,7 +71,7 @@ def sample(torch) -> list:
     model = LM().eval()
     idx = torch.zeros((1, 1), dtype=torch.long)
     with torch.no_grad():
-        for _ in range(int(__import__("os").environ.get("NTOK", 200))):
+        for _ in range(int(os.environ.get("SAMPLE_TOKENS", 200))):  # fewer for a quick look
             logits = model(idx[:, -T:])[:, -1, :]
             probs = F.softmax(logits, dim=-1)
             nxt = torch.multinomial(probs, num_samples=1)
