@@ -1,7 +1,9 @@
-"""Bucketed executables (torchlike/_core/buckets.py, opt-in): a position-wise kernel meeting a shape off the size
-classes on the CPU runs padded on its class's executable, forward and backward, within an ulp of its
-exact-shape executable and with the same bits on every call whatever ran before; kernels that padding would
-change (reductions, products, reshapes) keep exact shapes; executables grow with the log of the sizes met."""
+"""Bucketed executables (torchlike/_core/buckets.py): a position-wise kernel meeting a shape off the size classes on
+the CPU runs padded on its class's executable, forward and backward, within an ulp of its exact-shape executable
+and with the same bits on every call whatever ran before; declared kernels (linear, layer norm, softmax, matrix
+products) pad the axes their op declares, within a few ulp; other reductions and reshapes keep exact shapes;
+executables grow with the log of the sizes met. Also the exact cold tier (cold_kernels.py): kernels it runs
+through NumPy give the compiled kernel's bits."""
 
 import numpy as np
 import pytest
@@ -56,6 +58,7 @@ def _run(fn, x, y, grad):
 
 @pytest.mark.parametrize("name", sorted(POSITIONWISE))
 def test_padded_results_match_and_do_not_depend_on_history(name, monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_exact_on", False)  # the exact tier would run some of these through NumPy
     fn = POSITIONWISE[name]
     grad = name != "tril"
     for n, k in ((13, 7), (37, 11), (100, 3)):
@@ -81,8 +84,98 @@ def test_refused_kernels_keep_exact_shapes(monkeypatch):
     monkeypatch.setattr(buckets, "_on", True)
     refused = buckets.stats["refused"]
     x = torch.randn(13, 7)
-    x.sum(-1), torch.softmax(x, -1), x @ x.T, x.reshape(7, 13)  # noqa: B018 - kernels that do not pad
+    x.mean(-1), x.cumsum(0), x.prod(0)  # noqa: B018 - kernels that padding would change
     assert buckets.stats["refused"] >= refused + 3
+
+
+DECLARED = {
+    "linear": lambda x, w: F.linear(x, w, w[:, 0]),
+    "linear_3d": lambda x, w: F.linear(x.reshape(1, *x.shape), w),
+    "layer_norm": lambda x, w: F.layer_norm(x, (x.shape[-1],), w[0], w[1]),
+    "softmax": lambda x, w: torch.softmax(x, -1),
+    "softmax_dim0": lambda x, w: torch.softmax(x, 0),
+    "log_softmax": lambda x, w: F.log_softmax(x, dim=-1),
+    "matmul": lambda x, w: x @ w.T,
+    "mm_contraction": lambda x, w: torch.mm(x.T, x),
+    "batched_matmul": lambda x, w: torch.matmul(x.reshape(1, *x.shape), x.T.reshape(1, *x.T.shape)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_declared_kernels_pad_the_axes_their_op_declares(name, monkeypatch):
+    fn = DECLARED[name]
+    for n, k in ((13, 7), (37, 11), (100, 9)):
+        g = np.random.default_rng(n)
+        x = g.standard_normal((n, k)).astype(np.float32)
+        w = g.standard_normal((5, k)).astype(np.float32)
+        monkeypatch.setattr(buckets, "_on", False)
+        exact = fn(torch.tensor(x), torch.tensor(w)).numpy().copy()
+        monkeypatch.setattr(buckets, "_on", True)
+        before = buckets.stats["bucketed_calls"]
+        first = fn(torch.tensor(x), torch.tensor(w)).numpy().copy()
+        assert buckets.stats["bucketed_calls"] > before
+        assert first.shape == exact.shape
+        for _ in range(2):
+            np.testing.assert_array_equal(fn(torch.tensor(x), torch.tensor(w)).numpy(), first)
+        # sums of the same terms, in an order that may change with the padded length
+        np.testing.assert_allclose(first, exact, rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_padding_keeps_masked_rows():
+    # rows masked to -inf (causal attention) keep their zeros; a fully masked row is nan, as unpadded
+    x = torch.randn(11, 11).masked_fill(torch.ones(11, 11).triu(1).bool(), float("-inf"))
+    x[3] = float("-inf")
+    with_buckets = torch.softmax(x, -1).numpy()
+    buckets.set_enabled(False)
+    try:
+        exact = torch.softmax(x, -1).numpy()
+    finally:
+        buckets.set_enabled(True)
+    np.testing.assert_allclose(with_buckets, exact, rtol=1e-6)
+    assert np.isnan(with_buckets[3]).all() and (with_buckets[0, 1:] == 0).all()
+
+
+EXACT_TIER = {
+    "add": lambda x, y: x + y,
+    "sub_alpha": lambda x, y: torch.sub(x, y, alpha=1),
+    "div": lambda x, y: x / (y.abs() + 0.5),
+    "sqrt": lambda x, y: (x.abs() + 1e-3).sqrt(),
+    "where": lambda x, y: torch.where(x > y, x, y),
+    "masked_fill": lambda x, y: x.masked_fill(y < 0, float("-inf")),
+    "clamp": lambda x, y: x.clamp(-0.5, 0.7),
+    "max": lambda x, y: torch.maximum(x, y),
+    "argmax": lambda x, y: x.argmax(-1),
+    "cat": lambda x, y: torch.cat((x, y), 1),
+    "tril": lambda x, y: torch.tril(x),
+    "index": lambda x, y: x[torch.tensor([2, 0, 1])],
+    "double": lambda x, y: x.double() * 3,
+    "int_sum": lambda x, y: (x > 0).long().sum(-1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT_TIER))
+def test_exact_tier_runs_without_compiling_and_gives_the_compiled_bits(name, monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_on", False)
+    monkeypatch.setattr(cold_kernels, "_exact_on", True)
+    monkeypatch.setattr(cold_kernels, "_check", True)  # each cold call also runs compiled and must match
+    fn = EXACT_TIER[name]
+    for n in (3, 13, 29):
+        g = np.random.default_rng(n)
+        x, y = (torch.tensor(g.standard_normal((n, 5)).astype(np.float32)) for _ in range(2))
+        before = cold_kernels.stats["cold_calls"]
+        fn(x, y)
+        assert cold_kernels.stats["cold_calls"] > before
+
+
+def test_exact_tier_refuses_transcendentals_sums_and_fused_products(monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_on", False)
+    monkeypatch.setattr(cold_kernels, "_exact_on", True)
+    x = torch.randn(17, 3)
+    xt = x.T.contiguous()
+    for fn in (torch.exp, lambda t: t.sum(-1), lambda t: torch.addcmul(t, t, t, value=0.5), lambda t: t @ xt):
+        before = cold_kernels.stats["cold_calls"]
+        fn(x)
+        assert cold_kernels.stats["cold_calls"] == before
 
 
 def test_executables_grow_with_the_log_of_the_sizes(monkeypatch):
@@ -95,5 +188,38 @@ def test_executables_grow_with_the_log_of_the_sizes(monkeypatch):
 
 
 def test_size_classes():
-    assert [buckets.size_class(n) for n in (1, 8, 9, 16, 17, 1000, 1024, 1025, 1100, 5000)] == [
-        8, 8, 16, 16, 32, 1024, 1024, 1152, 1152, 5120]
+    assert [buckets.size_class(n) for n in (1, 3, 8, 9, 16, 17, 1000, 1024, 1025, 1100, 5000)] == [
+        1, 4, 8, 16, 16, 32, 1024, 1024, 1152, 1152, 5120]
+
+
+def _train_step(n, on):
+    buckets.set_enabled(on)
+    try:
+        torch.manual_seed(0)
+        lin, ln = torch.nn.Linear(8, 6), torch.nn.LayerNorm(6)
+        x = torch.randn(n, 8, requires_grad=True)
+        y = F.log_softmax(ln(lin(x)) @ torch.ones(6, 6), -1)
+        y.sum().backward()
+        return [t.numpy().copy() for t in (y.detach(), x.grad, lin.weight.grad, lin.bias.grad, ln.weight.grad)]
+    finally:
+        buckets.set_enabled(True)
+
+
+def test_backward_kernels_pad_as_their_forward_op_declares():
+    for n in (200, 201, 202, 203, 204):  # the structure churns: later shapes run per node, on bucketed kernels
+        _train_step(n, True)
+    for n in (13, 37, 100):
+        exact, padded = _train_step(n, False), _train_step(n, True)
+        for a, b in zip(exact, padded):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    names = {name for name, _ in buckets.stats["buckets"]}
+    assert {"_linear_backward", "_layer_norm_backward", "log_softmax_backward", "matmul_backward"} <= names
+
+
+def test_a_churning_backward_compiles_with_the_log_of_the_sizes():
+    _train_step(200, True)  # the structure's kernels exist; its fused program compiled for a few shapes
+    before = torch.compile_stats()["compiles"]
+    for n in range(9, 120):
+        _train_step(n, True)
+    # 111 sizes, 5 size classes: about 5 executables per op forward and backward, no fused program per size
+    assert torch.compile_stats()["compiles"] - before <= 60

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import torchlike as torch
-from torchlike._core import cold_kernels, kernel_cache
+from torchlike._core import buckets, cold_kernels, kernel_cache
 
 pytestmark = pytest.mark.skipif(
     torch.lazy.enabled() or not cold_kernels._cpu_only(), reason="the cold path serves eager mode on the CPU"
@@ -127,6 +127,7 @@ def test_a_recurring_signature_turns_hot_and_compiles(monkeypatch):
 
 def test_compile_warning_points_at_the_users_line(monkeypatch):
     monkeypatch.setattr(cold_kernels, "_on", False)
+    monkeypatch.setattr(buckets, "_on", False)  # every size its own executable, so each compiles
     monkeypatch.setattr(kernel_cache, "WARN_AFTER", 3)
     monkeypatch.setattr(kernel_cache, "_warned", set())
     monkeypatch.setattr(kernel_cache, "_by_op", kernel_cache.collections.Counter())

@@ -5,7 +5,7 @@ import jax
 import pytest
 
 import torchlike as torch
-from torchlike._core import cold_kernels, kernel_cache
+from torchlike._core import buckets, cold_kernels, kernel_cache
 
 
 def _working_set_step(x):
@@ -45,6 +45,7 @@ def _executables(name):
 @pytest.mark.skipif(torch.lazy.enabled(), reason="lazy mode runs these ops in programs, not their op kernels")
 def test_evicted_kernels_are_dropped_least_recent_first(monkeypatch):
     monkeypatch.setattr(cold_kernels, "_on", False)
+    monkeypatch.setattr(buckets, "_on", False)  # one executable per shape
     old = kernel_cache.get_kernel_cache_size()
     kernel_cache.set_kernel_cache_size(16)
     try:

@@ -1,26 +1,30 @@
-"""Bucketed executables (opt-in, ``TORCHLIKE_BUCKETS=1``): a kernel meeting a shape off the size classes runs on
-the executable of its class.
+"""Bucketed executables: a kernel meeting a shape off the size classes runs on the executable of its class.
 
 XLA compiles one executable per exact input shape (0.05-0.5 s on a 2-core CPU), so code whose shapes
 change (sampling with a growing context, the last short batch, dynamic padding, boolean masks) compiles
-at every new size. With bucketing on, a position-wise kernel's call on the CPU runs at the signature's
-*bucket*: every size above 1 rounded up (``size_class``), the inputs zero-padded on the host, the result
-sliced back. Executables then grow with the logarithm of the size range.
+at every new size. With bucketing (on by default on the CPU in eager mode; ``TORCHLIKE_BUCKETS=0`` turns it
+off), a kernel's call runs at the signature's *bucket*: sizes rounded up (``size_class``), the inputs padded
+on the host, the result sliced back. Executables then grow with the logarithm of the size range.
 
 Which executable runs is a function of the signature alone, never of history: XLA's CPU code rounds some
 elements differently at different lengths (measured: float32 ``exp``, ``log`` and ``atan`` change in the
-last bit in the scalar tail of a vectorised loop, at 3-8 of 42 lengths), so a signature that switched from
-its bucket to its own executable would change its results. A signature off the size classes therefore
-always runs bucketed, and one on them always runs exactly (the same executable).
+last bit in the scalar tail of a vectorised loop, at 3-8 of 42 lengths; row sums and products change with
+the number of rows), so a signature that switched from its bucket to its own executable would change its
+results. A signature off the size classes therefore always runs bucketed, and one on them always runs
+exactly (the same executable). Only signatures of at most ``MAX_ELEMENTS`` padded elements are bucketed:
+larger ones compile for their shape, where the compile costs little next to the work and padding would not.
 
-Only position-wise kernels are bucketed: the kernel is traced at both shapes and both programs must consist
-of position-wise primitives (elementwise arithmetic and functions, comparisons, selects, casts, broadcasts,
-transposes, iotas) with the same parameters and literals, the shapes excepted. Reductions, contractions and
-reshapes keep exact shapes: padding changes their results (sums along a row, softmax and dot products
-change in the last bit with the number of rows), and so does every other kernel that refuses.
+Two kinds of kernel are bucketed:
 
-It is off by default: a fixed shape off the size classes pays the padding copies on every call, which the
-round-4 design (a plan per signature, padding declared per op) is to remove before it can be the default.
+- **position-wise** kernels, found by tracing at both shapes: both programs must consist of position-wise
+  primitives (elementwise arithmetic and functions, comparisons, selects, casts, broadcasts, transposes,
+  iotas) with the same parameters and literals, the shapes excepted. Every axis is padded with zeros.
+- **declared** kernels: the op table says which axes of which arguments may be padded and with what
+  (``defop(pad=...)``): rows of a linear layer, of a layer norm or of a softmax (whose own axis is padded
+  with -inf), the rows, columns and (with zeros) the contraction of a matrix product. Each result is the
+  padded call's leading block, of the exact call's shape.
+
+Other kernels (reductions over padded axes without a declaration, reshapes, sorts) keep exact shapes.
 """
 
 from __future__ import annotations
@@ -31,12 +35,12 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["size_class", "bucket_shape", "run", "stats", "set_enabled", "enabled"]
+__all__ = ["size_class", "bucket_shape", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
-MIN_BUCKET = 8
+MAX_ELEMENTS = 1 << 16  # padded elements of a signature, all arguments together, beyond which it runs exactly
 
 stats: dict = {"bucketed_calls": 0, "buckets": {}, "refused": 0}
-_on = os.environ.get("TORCHLIKE_BUCKETS", "0").strip().lower() not in ("0", "false", "off", "no")
+_on = os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "false", "off", "no")
 
 _POSITIONWISE = frozenset((
     "add", "add_any", "sub", "mul", "div", "rem", "pow", "max", "min", "neg", "sign", "floor", "ceil", "round",
@@ -65,17 +69,44 @@ def enabled() -> bool:
 
 
 def size_class(n: int) -> int:
-    """The bucket of a size: a power of two up to 1024, then steps of an eighth of the power of two below."""
-    if n <= MIN_BUCKET:
-        return MIN_BUCKET
+    """The bucket of a size: a power of two up to 1024, then steps of an eighth of the power of two below.
+    Powers of two are their own class, so the common fixed sizes run exactly as without bucketing."""
     if n <= 1024:
-        return 1 << (n - 1).bit_length()
+        return 1 << (n - 1).bit_length() if n > 1 else n
     step = 1 << ((n - 1).bit_length() - 4)
     return -(-n // step) * step
 
 
 def bucket_shape(shape: tuple) -> tuple:
     return tuple(n if n <= 1 else size_class(n) for n in shape)
+
+
+# --- padding declarations (``defop(pad=fn)``: ``fn(static, shapes)`` -> per dynamic argument, None or
+# {axis: fill}) ---------------------------------------------------------------------------------------------
+
+
+def rows(shape: tuple | None, kept: int) -> dict | None:
+    """Every axis but the last ``kept`` padded with zeros: the rows of a row-independent op."""
+    if shape is None or len(shape) <= kept:
+        return None
+    return {a: 0 for a in range(len(shape) - kept)}
+
+
+def all_but(shape: tuple | None, dim: int, fill: float) -> dict | None:
+    """Every axis padded with zeros, ``dim`` with ``fill`` (a softmax's own axis: -inf adds nothing to it)."""
+    if not shape:
+        return None
+    d = dim % len(shape)
+    return {a: (fill if a == d else 0) for a in range(len(shape))}
+
+
+def matrix_product(static: tuple, shapes: tuple) -> tuple:
+    """``a @ b`` of matrices (or stacks of them, the batch axes exact): rows, columns and the contraction
+    padded with zeros, which add nothing to the dot products."""
+    a, b = shapes[0], shapes[1]
+    if a is None or b is None or len(a) < 2 or len(b) < 2:
+        return (None, None)
+    return ({len(a) - 2: 0, len(a) - 1: 0}, {len(b) - 2: 0, len(b) - 1: 0})
 
 
 class _Refused(Exception):
@@ -144,55 +175,118 @@ def _signature(args: tuple) -> tuple | None:
 
 
 class _Plan:
-    """How a signature runs: padded to ``shapes`` and sliced back to ``outs`` (logical output shapes)."""
+    """How a signature runs: padded to ``shapes`` (``fills``: per argument, the axes padded with a value
+    other than zero) and sliced back to ``outs`` (the exact call's output shapes)."""
 
-    __slots__ = ("shapes", "outs", "tree")
+    __slots__ = ("shapes", "outs", "tree", "fills")
 
-    def __init__(self, shapes: tuple, outs: list, tree: Any) -> None:
-        self.shapes, self.outs, self.tree = shapes, outs, tree
+    def __init__(self, shapes: tuple, outs: list, tree: Any, fills: tuple = ()) -> None:
+        self.shapes, self.outs, self.tree, self.fills = shapes, outs, tree, fills
 
 
 _EXACT = "exact"
 
 
-def _plan(kernel: Any, args: tuple, sig: tuple) -> Any:
-    shapes = tuple(None if x is None else bucket_shape(x[0]) for x in sig)
-    if shapes == tuple(None if x is None else x[0] for x in sig):
-        return _EXACT  # already a bucket: the exact executable is the bucketed one
+def _declared_shapes(kernel: Any, sig: tuple) -> tuple | None:
+    """(padded shapes, fills) from the op's declaration, or None where it declares nothing to pad."""
+    spec = kernel.pad(tuple(None if x is None else x[0] for x in sig))
+    shapes, fills = [], []
+    for i, x in enumerate(sig):
+        axes = spec[i] if i < len(spec) else None
+        if x is None or not axes:
+            shapes.append(None if x is None else x[0])
+            fills.append(())
+            continue
+        shapes.append(tuple(size_class(n) if a in axes and n > 1 else n for a, n in enumerate(x[0])))
+        fills.append(tuple((a, v) for a, v in axes.items() if v != 0))
+    return tuple(shapes), tuple(fills)
+
+
+def _vjp_shapes(kernel: Any, sig: tuple) -> tuple | None:
+    """(padded shapes, fills) of a backward kernel's (primals..., cotangents...) leaves: the primals as the
+    forward op declares, the cotangents zero-padded to the padded forward call's output shapes."""
+    fwd, n = kernel.vjp_of
+    shapes, fills = _declared_shapes(fwd, sig[:n])
+    outs = jax.tree_util.tree_leaves(jax.eval_shape(
+        fwd.jitted, *[None if b is None else jax.ShapeDtypeStruct(b, x[1]) for b, x in zip(shapes, sig[:n])]))
+    cts = [o.shape if x is not None else None for o, x in zip(outs, sig[n:])]
+    if len(outs) != len(sig) - n or any(x is not None and len(x[0]) != len(c) for x, c in zip(sig[n:], cts)):
+        raise _Refused
+    return shapes + tuple(cts), fills + ((),) * len(cts)
+
+
+def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
+    exact_shapes = tuple(None if x is None else x[0] for x in sig)
+    declared = getattr(kernel, "pad", None) is not None or getattr(kernel, "vjp_of", None) is not None
     try:
-        exact = kernel.jitted.trace(*args)
-        padded = kernel.jitted.trace(*[None if b is None else jax.ShapeDtypeStruct(b, x[1]) for b, x in zip(shapes, sig)])
-        if list(exact.jaxpr.consts) or list(padded.jaxpr.consts):
-            raise _Refused
-        _same_program(exact.jaxpr.jaxpr, padded.jaxpr.jaxpr, {})
+        if getattr(kernel, "vjp_of", None) is not None:
+            shapes, fills = _vjp_shapes(kernel, sig)
+        elif declared:
+            shapes, fills = _declared_shapes(kernel, sig)
+        else:
+            shapes, fills = tuple(None if x is None else bucket_shape(x[0]) for x in sig), ()
+    except Exception:  # noqa: BLE001 - a declaration that does not apply to these arguments
+        stats["refused"] += 1
+        return _EXACT
+    if shapes == exact_shapes:
+        return _EXACT  # already a bucket: the exact executable is the bucketed one
+    if sum(int(np.prod(s)) for s in shapes if s is not None) > MAX_ELEMENTS:
+        return _EXACT
+    args = jax.tree_util.tree_unflatten(tree, leaves)
+    padded_args = jax.tree_util.tree_unflatten(
+        tree, [None if b is None else jax.ShapeDtypeStruct(b, x[1]) for b, x in zip(shapes, sig)])
+    try:
+        if declared:
+            out_info = jax.eval_shape(kernel.jitted, *args)
+            jax.eval_shape(kernel.jitted, *padded_args)  # the body accepts the padded shapes
+        else:
+            exact = kernel.jitted.trace(*args)
+            padded = kernel.jitted.trace(*padded_args)
+            if list(exact.jaxpr.consts) or list(padded.jaxpr.consts):
+                raise _Refused
+            _same_program(exact.jaxpr.jaxpr, padded.jaxpr.jaxpr, {})
+            out_info = exact.out_info
     except Exception:  # noqa: BLE001 - not position-wise, or a body that needs its exact shapes
         stats["refused"] += 1
         return _EXACT
-    leaves, tree = jax.tree_util.tree_flatten(exact.out_info)
-    return _Plan(shapes, [tuple(o.shape) for o in leaves], tree)
+    outs, out_tree = jax.tree_util.tree_flatten(out_info)
+    return _Plan(shapes, [tuple(o.shape) for o in outs], out_tree, fills)
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
 
 
 def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
     """The kernel's result for ``args`` from its bucketed executable, or None: run it at the exact shape.
-    ``to_jax`` puts a host array the caller owns on the CPU device without compiling."""
-    sig = _signature(args)
+    ``to_jax`` puts a host array the caller owns on the CPU device without compiling. ``args`` may nest
+    (a backward kernel's (primals, cotangents))."""
+    if any(type(a) is list or type(a) is tuple for a in args):
+        leaves, tree = jax.tree_util.tree_flatten(args, is_leaf=_is_none)
+    else:
+        leaves, tree = args, None
+    sig = _signature(leaves)
     if sig is None:
         return None
     table = kernel.buckets
     plan = table.get(sig)
     if plan is None:
-        plan = table[sig] = _plan(kernel, args, sig)
+        if tree is None:
+            tree = jax.tree_util.tree_structure(args, is_leaf=_is_none)
+        plan = table[sig] = _plan(kernel, list(leaves), tree, sig)
     if plan is _EXACT:
         return None
     padded = []
-    for a, b in zip(args, plan.shapes):
+    for i, (a, b) in enumerate(zip(leaves, plan.shapes)):
         if a is None or a.shape == b:
             padded.append(a)
             continue
         host = np.zeros(b, a.dtype)
+        for axis, fill in plan.fills[i] if plan.fills else ():
+            host[(slice(None),) * axis + (slice(a.shape[axis], None),)] = fill
         host[tuple(slice(0, n) for n in a.shape)] = np.asarray(a)
         padded.append(to_jax(host))
-    out = kernel.jitted(*padded)
+    out = kernel.jitted(*(padded if tree is None else jax.tree_util.tree_unflatten(tree, padded)))
     leaves = jax.tree_util.tree_leaves(out)
     sliced = []
     for o, want in zip(leaves, plan.outs):

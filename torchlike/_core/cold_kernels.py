@@ -10,12 +10,21 @@ compile is expected to cost (modelled from the work done, so the choice does not
 machine's load): the ski-rental rule, so a signature that recurs pays at most about
 twice what compiling at once would have, and one seen a few times never compiles.
 
-Kernels whose jaxpr needs a primitive outside the table below (convolutions, pooling, erf, sorts...),
-or that meet half-precision, empty or non-CPU arrays or tracers, run jitted as before. The table
-keeps lax's semantics in NumPy's float arithmetic (same dtypes, IEEE results within an ulp or two
-of XLA's), which is within the tolerances torch's results are compared at.
-``TORCHLIKE_COLD_KERNELS=1`` turns the cold path on (it is off by default: NumPy rounds some float32 results
-differently from XLA in the last bits, which the compat suite still finds in a few places).
+Two tiers share the interpreter and its primitive table:
+
+- **exact** (the default): only kernels made of primitives that NumPy and XLA both round exactly (IEEE
+  add, sub, mul, div, sqrt, comparisons, selects, min/max, integer arithmetic, casts and data movement) run
+  cold, so a result never depends on whether its kernel was cold or hot. A kernel where a float product
+  meets a float sum is refused too: XLA's CPU code contracts ``a*b+c`` into one FMA, NumPy rounds twice.
+  Transcendentals, float sums and products compile (or run bucketed, ``buckets.py``).
+- **all** (``TORCHLIKE_COLD_KERNELS=1``, opt-in): the whole table, transcendentals and float reductions
+  included. NumPy rounds some of them differently from XLA in the last bits, so a result may change when
+  its signature turns hot; the autograd engine then also runs new backward structures per node.
+
+``TORCHLIKE_COLD_KERNELS=0`` turns both off. Kernels whose jaxpr needs a primitive outside the table
+(convolutions, pooling, erf, sorts...), or that meet half-precision, empty or non-CPU arrays or tracers,
+run jitted as before. ``TORCHLIKE_COLD_CHECK=1`` runs every cold call compiled too and raises where the
+bits differ (the test suite's check of the exact tier).
 """
 
 from __future__ import annotations
@@ -47,18 +56,24 @@ CALL_COST = 40e-6  # seconds per call around the equations (signature, conversio
 stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
                "unsupported": 0}
 unsupported: collections.Counter = collections.Counter()  # primitive -> kernels sent to XLA for it
-_on = os.environ.get("TORCHLIKE_COLD_KERNELS", "0").strip().lower() not in ("0", "false", "off", "no")
+_MODE = os.environ.get("TORCHLIKE_COLD_KERNELS", "exact").strip().lower()
+_on = _MODE in ("1", "true", "on", "yes", "all")  # the whole table
+_exact_on = _on or _MODE not in ("0", "false", "off", "no")  # the exactly-rounded part
+_check = os.environ.get("TORCHLIKE_COLD_CHECK", "0").strip().lower() not in ("0", "false", "off", "no")
 _lock = threading.Lock()
 
 
-def set_enabled(on: bool) -> None:
-    """Turn the cold path on or off for the process (tests compare both)."""
-    global _on
+def set_enabled(on: bool, exact: bool | None = None) -> None:
+    """Turn the whole table on or off for the process (tests compare both); ``exact`` sets the exact tier."""
+    global _on, _exact_on
     _on = bool(on)
+    if exact is not None:
+        _exact_on = bool(exact)
 
 
 def enabled() -> bool:
-    """Whether new signatures run cold now: on the CPU, in eager mode, unless switched off."""
+    """Whether new signatures run cold with the whole table now (the opt-in tier): on the CPU, in eager mode.
+    The autograd engine then runs new backward structures per node, as inexact as the table."""
     return _on and not lazy._on and _cpu_only() and not _exact.depth
 
 
@@ -376,6 +391,42 @@ _STRUCTURAL: dict[str, Callable] = {
 
 _DROP = ("sharding", "out_sharding", "accuracy")
 
+# The exact tier's primitives: NumPy and XLA's CPU code give the same bits for them (IEEE's correctly rounded
+# operations, integer arithmetic, logic, data movement). Float sums (reduce_sum, cumsum, scatter-add) and
+# products (dot_general) are exact for integers only: their float results depend on the summation order.
+_EXACT_ANY = frozenset((
+    "add", "add_any", "sub", "mul", "div", "rem", "sqrt", "max", "min", "neg", "sign", "floor", "ceil", "abs",
+    "is_finite", "square", "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "xor", "not", "stop_gradient",
+    "copy", "copy_p", "optimization_barrier", "convert_element_type", "reshape", "broadcast_in_dim", "transpose",
+    "squeeze", "expand_dims", "concatenate", "slice", "pad", "iota", "select_n", "dynamic_slice",
+    "dynamic_update_slice", "rev", "clamp", "reduce_max", "reduce_min", "reduce_and", "reduce_or", "argmax",
+    "argmin", "cummax", "cummin", "gather", "scatter", "dim_as_value",
+))  # fmt: skip
+_EXACT_INT = frozenset(("reduce_sum", "cumsum", "scatter-add", "scatter_add", "dot_general"))
+_PRODUCTS = frozenset(("mul", "square", "integer_pow", "dot_general"))
+_SUMS = frozenset(("add", "add_any", "sub", "reduce_sum", "cumsum", "scatter-add", "scatter_add", "dot_general"))
+
+
+def _is_float(eqn: Any) -> bool:
+    return any(np.dtype(v.aval.dtype).kind in _FLOAT_KINDS for v in eqn.outvars if hasattr(v.aval, "dtype"))
+
+
+def _exactness(eqn: Any) -> tuple:
+    """(exact, float product, float sum) of one equation (not a call of a sub-jaxpr)."""
+    name = eqn.primitive.name
+    flt = _is_float(eqn)
+    if name == "integer_pow":
+        exact = not flt or eqn.params["y"] in (0, 1, 2, -1)  # longer chains: XLA's order of squarings may differ
+    else:
+        exact = name in _EXACT_ANY or (not flt and name in _EXACT_INT)
+    product = flt and name in _PRODUCTS and not (name == "mul" and _times_one(eqn))
+    return exact, product, flt and name in _SUMS
+
+
+def _times_one(eqn: Any) -> bool:
+    """``x * 1``: XLA's simplifier drops it, so it forms no FMA (add's baked alpha=1 is such a product)."""
+    return any(type(v).__name__ == "Literal" and np.ndim(v.val) == 0 and v.val == 1 for v in eqn.invars)
+
 
 class _Unsupported(Exception):
     pass
@@ -425,11 +476,15 @@ def _build(jaxpr: Any, consts: list) -> Callable:
     first_in = len(slots)
     for v in jaxpr.invars:
         slots[v] = len(slots)
+    exact, products, sums = True, False, False
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         params = dict(eqn.params)
         multi = eqn.primitive.multiple_results
         f = _ELEMENTWISE.get(name)
+        if f is not None or name in _STRUCTURAL or name == "dim_as_value":
+            e, p, q = _exactness(eqn)
+            exact, products, sums = exact and e, products or p, sums or q
         sym = False  # f takes this call's dims first
         if f is None:
             g = _STRUCTURAL.get(name)
@@ -453,6 +508,7 @@ def _build(jaxpr: Any, consts: list) -> Callable:
                 n = len(ij.invars)
                 f, sym, multi = (lambda run, n: lambda dims, *xs: run(dims, *xs[len(xs) - n :]))(run, n), True, True
                 f.n_steps = run.n_steps
+                exact, products, sums = exact and run.exact, products or run.products, sums or run.sums
         steps.append((f, sym, tuple(slot_of(v) for v in eqn.invars), multi, _outs(eqn, slots)))
     outs = [slot_of(v) for v in jaxpr.outvars]
     n_steps = sum(getattr(f, "n_steps", 1) for f, *_ in steps)
@@ -474,6 +530,9 @@ def _build(jaxpr: Any, consts: list) -> Callable:
         return [env[i] for i in outs]
 
     run.n_steps = n_steps
+    # exact: every result is XLA's bit for bit. A float product and a float sum in one kernel are not, even
+    # where no product feeds a sum directly: XLA fuses the kernel and its CPU code contracts a*b+c to an FMA.
+    run.exact, run.products, run.sums = exact and not (products and sums), products, sums
     return run
 
 
@@ -646,7 +705,8 @@ def _abstract(args: Any, pattern: Any, syms: dict) -> Any:
 class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
-    __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "__weakref__")
+    __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
+                 "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -656,6 +716,8 @@ class ColdKernel:
         self.entries = LRU(kernels=False)  # signature -> _Entry, or _HOT
         self.programs = LRU(kernels=False)  # pattern (or signature) -> (run, out_tree), or _HOT
         self.buckets = LRU(kernels=False)  # signature -> how it runs bucketed (buckets.py), or exact
+        self.pad = None  # the op's padding declaration (buckets.py), where it has one
+        self.vjp_of = None  # (forward kernel, its argument count): a backward kernel padded as its op declares
 
     def _program(self, args: tuple, sig: tuple) -> _Entry | None:
         sizes: dict = {}
@@ -692,18 +754,16 @@ class ColdKernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
-        if kwargs or not _on or lazy._on or _exact.depth or not (_cpu or (_cpu is None and _cpu_only())):
-            if buckets._on and not kwargs and not lazy._on and (_cpu or (_cpu is None and _cpu_only())):
-                out = buckets.run(self, args, _to_jax)
-                if out is not None:
-                    return out
+        if kwargs or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
             return self.hot(*args, **kwargs)
+        if not _exact_on:
+            return self._compiled(args)
         sig = _signature(args)
         if sig is None:
-            return self.hot(*args)
+            return self._compiled(args)
         e = self.entries.get(sig)
         if e is _HOT:
-            return self.hot(*args)
+            return self._compiled(args)
         if e is None:
             try:
                 e = self._program(args, sig)
@@ -711,9 +771,9 @@ class ColdKernel:
                 stats["unsupported"] += 1
                 unsupported[str(u)] += 1
                 e = None
-            if e is None:
+            if e is None or not (e.program[0].exact or (_on and not _exact.depth)):
                 self.entries[sig] = _HOT
-                return self.hot(*args)
+                return self._compiled(args)
         leaves: list = []
         _leaves(args, leaves)
         run, out_tree = e.program
@@ -724,7 +784,9 @@ class ColdKernel:
             stats["unsupported"] += 1
             unsupported[str(u) or "a value outside the table"] += 1
             self.entries[sig] = _HOT
-            return self.hot(*args)
+            return self._compiled(args)
+        if _check and run.exact:
+            _compare(self, args, outs)
         result = jax.tree_util.tree_unflatten(out_tree, [_to_jax(o) for o in outs])
         cost = _estimate(run.n_steps, leaves, outs)
         e.spent += cost
@@ -737,6 +799,15 @@ class ColdKernel:
         else:
             self.entries[sig] = e
         return result
+
+    def _compiled(self, args: tuple) -> Any:
+        """The compiled result: on the signature's bucketed executable where it has one (a function of the
+        signature alone, so exact-tier results, which padding cannot change, stay the same either way)."""
+        if buckets._on:
+            out = buckets.run(self, args, _to_jax)
+            if out is not None:
+                return out
+        return self.hot(*args)
 
     # the jitted kernel's staging methods; nothing else is forwarded (jax.jit and inspect read a callable's
     # attributes, such as __wrapped__, and must see this wrapper as a plain function)
@@ -751,6 +822,29 @@ class ColdKernel:
 
     def __repr__(self) -> str:
         return f"<cold kernel {self.__name__}>"
+
+
+def _compare(kernel: ColdKernel, args: tuple, outs: list) -> None:
+    """TORCHLIKE_COLD_CHECK: the exact tier's results must be the compiled kernel's, bit for bit."""
+    hot = jax.tree_util.tree_leaves(kernel.hot(*args))
+    for i, (a, b) in enumerate(zip(outs, hot)):
+        b = np.asarray(b)
+        a = np.asarray(a, dtype=b.dtype)
+        if a.shape != b.shape or not _same_bits(a, b):
+            bad = np.flatnonzero(~_same_elements(a, b).reshape(-1))[:4] if a.shape == b.shape else []
+            raise AssertionError(f"cold kernel {kernel.__name__}: output {i} differs from the compiled kernel's "
+                                 f"(shape {b.shape}, {b.dtype}; elements {list(bad)}: "
+                                 f"{a.reshape(-1)[bad] if len(bad) else a.shape} vs {b.reshape(-1)[bad] if len(bad) else ''})")
+
+
+def _same_elements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in _FLOAT_KINDS:  # NaNs alike whatever their payload; zeros by sign
+        return (a == b) & (np.signbit(a) == np.signbit(b)) | (np.isnan(a) & np.isnan(b))
+    return a == b
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(_same_elements(a, b).all())
 
 
 class Rental:

@@ -189,7 +189,13 @@ def _odd_leaf(data: Any) -> Any:
 def _jnp_from_numpy(arr: np.ndarray, dt: D.dtype) -> Any:
     if arr.dtype != dt.np:
         arr = arr.astype(dt.np)
-    return jnp.array(arr, copy=True)
+    return cold_kernels.to_jax(arr)  # a copy: the buffer may be the caller's
+
+
+def _fresh(arr: np.ndarray) -> Any:
+    """A JAX array of a NumPy array made here (handed over, not copied). On the CPU this compiles nothing;
+    ``jnp.array`` compiles a copy per shape (``torch.arange(t)`` in a loop whose t grows)."""
+    return cold_kernels.to_jax(np.asarray(arr), copy=False)
 
 
 @expose("torch")
@@ -442,7 +448,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None
         vals = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
     else:
         vals = (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dt.np)
-    t = from_array(jnp.array(vals), _dev(device), requires_grad, dt)
+    t = from_array(_fresh(vals), _dev(device), requires_grad, dt)
     if out is not None:
         registry.copy_to_out(t, out)
         return out
@@ -464,7 +470,7 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, out: Tensor | None 
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     n = int(math.floor((end - start) / step)) + 1
     vals = (start + np.arange(n, dtype=np.float64) * step).astype(dt.np)
-    return from_array(jnp.array(vals), _dev(device), requires_grad, dt)
+    return from_array(_fresh(vals), _dev(device), requires_grad, dt)
 
 
 def _linspace_np(start: Any, end: Any, steps: int, dt: D.dtype) -> np.ndarray:
@@ -508,7 +514,7 @@ def linspace(start: Any, end: Any, steps: int, *, out: Tensor | None = None, dty
         D.default_complex() if isinstance(start, builtins.complex) or isinstance(end, builtins.complex)
         else D.get_default_dtype()
     )  # fmt: skip
-    t = from_array(jnp.array(_linspace_np(start, end, steps, dt)), _dev(device), requires_grad, dt)
+    t = from_array(_fresh(_linspace_np(start, end, steps, dt)), _dev(device), requires_grad, dt)
     if out is not None:
         registry.copy_to_out(t, out)
         return out
@@ -531,7 +537,7 @@ def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Tenso
         half = steps // 2
         expo = np.where(i < half, s + step * i.astype(work), e - step * (steps - i - 1).astype(work))
         vals = np.power(work(base), expo.astype(work))
-    t = from_array(jnp.array(vals.astype(dt.np)), _dev(device), requires_grad, dt)
+    t = from_array(_fresh(vals.astype(dt.np)), _dev(device), requires_grad, dt)
     if out is not None:
         registry.copy_to_out(t, out)
         return out
@@ -562,7 +568,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
         raise RuntimeError(f"{'row' if row < 0 else 'col'} must be non-negative, got{row if row < 0 else col}")
     r, c = np.tril_indices(row, offset, col)
     dt = D.to_dtype(dtype) if dtype is not None else D.int64
-    return from_array(jnp.array(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
+    return from_array(_fresh(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
 
 
 @expose("torch")
@@ -570,7 +576,7 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, devi
                  layout: Any = None) -> Tensor:
     r, c = np.triu_indices(row, offset, col)
     dt = D.to_dtype(dtype) if dtype is not None else D.int64
-    return from_array(jnp.array(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
+    return from_array(_fresh(np.stack([r, c]).astype(dt.np)), _dev(device), False, dt)
 
 
 # --- complex construction (table ops) ----------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .._core import buckets
 from .._core import dtype as D
 from .._core.tensor import Tensor, wrap_dim
 from .._core.graph import show_as
@@ -92,14 +93,15 @@ def _bool_kernel(a: Any, b: Any) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-@defop(promote=None, namespaces=("torch", "Tensor", "linalg"), out=True, grad_name=_matmul_name, saves=_CROSS)
+@defop(promote=None, namespaces=("torch", "Tensor", "linalg"), out=True, grad_name=_matmul_name, saves=_CROSS,
+       pad=buckets.matrix_product)
 def matmul(input: RawTensor, other: RawTensor) -> Any:
     _check_matmul(input, other)
     _bool_kernel(input, other)
     return jnp.matmul(input, other)
 
 
-@defop(promote=None, out=True, grad_name="MmBackward0", saves=_CROSS2)
+@defop(promote=None, out=True, grad_name="MmBackward0", saves=_CROSS2, pad=buckets.matrix_product)
 def mm(input: RawTensor, mat2: RawTensor) -> Any:
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")

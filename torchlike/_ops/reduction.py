@@ -78,7 +78,12 @@ def _accumulate(fn: Callable, x: Any, axes: Any, keepdim: bool, dtype: Any) -> A
 # --- sums and means ---------------------------------------------------------------------------------
 
 
-@defop(promote=None, out=True, grad_name=_dim_name("Sum"), saves=(), out_dtype="compute")
+def _zeros_everywhere(static: tuple, shapes: tuple) -> tuple:
+    """Every axis padded with zeros, which add nothing to a sum (reduced axes) or are sliced off (the others)."""
+    return ({a: 0 for a in range(len(shapes[0]))} if shapes[0] else None,)
+
+
+@defop(promote=None, out=True, grad_name=_dim_name("Sum"), saves=(), out_dtype="compute", pad=_zeros_everywhere)
 def sum(input: RawTensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Any:
     """torch.sum: integers and bool accumulate in int64; ``dim=()`` reduces everything."""
     return _accumulate(jnp.sum, input, _axes(_static(dim), input.ndim), keepdim, dtype)

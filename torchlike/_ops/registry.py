@@ -177,6 +177,7 @@ def defop(
     inplace_saves: tuple | None = None,
     nondiff: tuple = (),
     scalar: tuple = (),
+    pad: Callable | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
 
@@ -203,6 +204,10 @@ def defop(
         differentiated, and absent from the node's ``next_functions``.
     scalar: the parameters where torch's schema takes a Scalar when a number is passed (``pow``'s base,
         ``masked_fill``'s value): a number there has no entry in ``next_functions`` (a tensor keeps its own).
+    pad: how a call on sizes off the size classes may run padded (``_core/buckets.py``): ``pad(static, shapes)``
+        gives, per dynamic argument, None or ``{axis: fill}``, where padding those axes with ``fill`` leaves the
+        leading block of every result the exact call's (rows of a row-independent op, a contraction with
+        zeros, a softmax's own axis with -inf).
     saves: the parameter names torch saves for backward ("result" for the output), used only to
         reproduce torch's in-place version errors; ("*",) means every tensor input.
     dtypes: the dtype categories torch implements the op for ('int' for integral+bool, 'float',
@@ -264,6 +269,7 @@ def defop(
         op.check = check
         op.out_dtype = out_dtype
         op.bake = bake
+        op.pad = pad
         for alias in aliases:
             OPS[alias] = op
         return op.wrapper
@@ -1039,6 +1045,8 @@ def _round_to(result: Any, np_dt: Any) -> Any:
 def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, key: tuple,
                   precast: D.dtype | None = None) -> Callable:
     jitted = cold_kernels.cold(kernel_function(op, static, cdt, baked, precast))
+    if op.pad is not None:
+        jitted.pad = lambda shapes: op.pad(static, shapes)
     op.kernels[key] = jitted
     return jitted
 

@@ -31,6 +31,9 @@ from .._core.graph import AccumulateGrad, Node, _node_vjp
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64
+# A structure met with this many argument shapes is churning (growing contexts, dynamic padding, varying
+# batch sizes): it compiles no fused program for a further shape, and runs per node on bucketed kernels.
+CHURN_SHAPES = 4
 
 _ERR_FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -299,6 +302,8 @@ def _per_node_vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> t
 
         vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_backward"
         k = _vjp_kernels[key] = cold_kernels.cold(vjp)
+        if getattr(kernel, "pad", None) is not None:  # pads as the forward op declares (_core/buckets.py)
+            k.vjp_of = (kernel, len(args))
     return _mesh_safe(k, args, cts)
 
 
@@ -539,7 +544,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
                 entry = _fused_fn(tuple(prog.entries), prog.roots, prog.wanted, len(prog.leaves))
                 stats["fused_compiles"] += 1
             _programs[prog.key] = entry
-        if not isinstance(entry, int):
+        if not isinstance(entry, int) and not _churning(prog.key, node_args, root_cts):
             olds = [
                 (l.variable._grad._peek() if accumulate and l.variable._grad is not None else None)
                 for l in prog.leaves
@@ -571,6 +576,34 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     if cold_key is not None:
         _fused_rental.spend(cold_key, cold_kernels.interpreted() - t0 + _NODE_COST * len(nodes), len(nodes))
     return leaf_cts, wanted
+
+
+_fused_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes its fused program has met
+
+
+def _shape_sig(x: Any) -> Any:
+    if type(x) is list or type(x) is tuple:
+        return tuple(_shape_sig(y) for y in x)
+    shape = getattr(x, "shape", None)
+    return (shape, x.dtype) if shape is not None else type(x)
+
+
+def _churning(key: Any, node_args: list, root_cts: list) -> bool:
+    """Whether this call's shapes are new to a structure that has met CHURN_SHAPES shapes already (eager mode):
+    then it runs per node rather than compiling the fused program for one more shape."""
+    if lazy._on:
+        return False
+    sig = _shape_sig((node_args, root_cts))
+    seen = _fused_shapes.get(key)
+    if seen is None:
+        seen = _fused_shapes[key] = set()
+    if sig in seen:
+        return False
+    if len(seen) >= CHURN_SHAPES:
+        stats["churn_per_node"] += 1
+        return True
+    seen.add(sig)
+    return False
 
 
 def _node_post_hooks(nodes: list, device: Any) -> Any:

@@ -13,7 +13,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from ..._core import buckets
 from ..._core import dtype as D
 from ..._core.tensor import Tensor
 from .._common import dims, half_from_result
@@ -318,8 +320,12 @@ def _softmax_input(input: Any, dim: int, dtype: Any) -> tuple:
     return x, _wrap_dim(dim, x.ndim)
 
 
+def _softmax_pad(static: tuple, shapes: tuple) -> tuple:
+    return (buckets.all_but(shapes[0], static[0], -np.inf),)  # -inf: exp gives 0, nothing added to the sum
+
+
 @defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="SoftmaxBackward0",
-       check=_softmax_check("softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
+       check=_softmax_check("softmax_lastdim_kernel_impl"), saves=("result",), pad=_softmax_pad)  # fmt: skip
 def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     if not x.ndim:
@@ -330,7 +336,7 @@ def softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
 
 
 @defop(promote=None, namespaces=("torch", "Tensor", "special"), grad_name="LogSoftmaxBackward0",
-       check=_softmax_check("log_softmax_lastdim_kernel_impl"), saves=("result",))  # fmt: skip
+       check=_softmax_check("log_softmax_lastdim_kernel_impl"), saves=("result",), pad=_softmax_pad)  # fmt: skip
 def log_softmax(input: RawTensor, dim: int, dtype: Any = None) -> Any:
     x, d = _softmax_input(input, dim, dtype)
     if not x.ndim:

@@ -16,7 +16,7 @@ import numpy as np
 from jax import lax
 
 from ..._core import dtype as D
-from ..._core import lazy
+from ..._core import buckets, lazy
 from ..._core.tensor import Tensor
 from ..._core.graph import show_as
 from ..linalg import _same_dtype
@@ -132,7 +132,8 @@ def _low_linear_bwd(saved: tuple, g: Any) -> tuple:
 _low_linear.defvjp(_low_linear_fwd, _low_linear_bwd)
 
 
-@defop(promote=None, namespaces=("nn.functional:linear",), grad_name=_linear_name, saves=("input", "weight"))
+@defop(promote=None, namespaces=("nn.functional:linear",), grad_name=_linear_name, saves=("input", "weight"),
+       pad=lambda static, shapes: (buckets.rows(shapes[0], 1),))
 def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     """torch.nn.functional.linear: input @ weight.T + bias, one kernel."""
     if input.ndim == 0 or weight.ndim == 0:
@@ -1001,6 +1002,7 @@ def _norm_shape_check(input: Any, normalized_shape: tuple) -> None:
     method=False,
     grad_name="NativeLayerNormBackward0",
     saves=("input", "weight"),
+    pad=lambda static, shapes: (buckets.rows(shapes[0], len(static[0])),),
 )
 def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, normalized_shape: tuple,
                 eps: Scalar) -> Any:  # fmt: skip
