@@ -223,3 +223,25 @@ def test_a_churning_backward_compiles_with_the_log_of_the_sizes():
         _train_step(n, True)
     # 111 sizes, 5 size classes: about 5 executables per op forward and backward, no fused program per size
     assert torch.compile_stats()["compiles"] - before <= 60
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_class_index_losses_pad_their_targets_with_ignore_index(reduction, smoothing):
+    results = []
+    for on in (False, True):
+        buckets.set_enabled(on)
+        try:
+            torch.manual_seed(0)
+            x = torch.randn(13, 5, requires_grad=True)
+            y = torch.randint(0, 5, (13,))
+            y[2] = -100
+            loss = F.cross_entropy(x, y, reduction=reduction, label_smoothing=smoothing)
+            nll = F.nll_loss(x.log_softmax(-1), y.clamp(min=0), reduction=reduction, ignore_index=3)
+            (loss.sum() + nll.sum()).backward()
+            results.append([t.detach().numpy().copy() for t in (loss, nll, x.grad)])
+        finally:
+            buckets.set_enabled(True)
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    assert any(name == "_cross_entropy" and shapes[0] == (16, 5) for name, shapes in buckets.stats["buckets"])

@@ -35,7 +35,7 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["size_class", "bucket_shape", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
+__all__ = ["size_class", "bucket_shape", "ArgFill", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
 MAX_ELEMENTS = 1 << 16  # padded elements of a signature, all arguments together, beyond which it runs exactly
 
@@ -83,6 +83,21 @@ def bucket_shape(shape: tuple) -> tuple:
 
 # --- padding declarations (``defop(pad=fn)``: ``fn(static, shapes)`` -> per dynamic argument, None or
 # {axis: fill}) ---------------------------------------------------------------------------------------------
+
+
+class ArgFill:
+    """A fill read from the call's argument ``index`` (a loss's ``ignore_index``), not fixed by the declaration."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArgFill) and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash(("ArgFill", self.index))
 
 
 def rows(shape: tuple | None, kept: int) -> dict | None:
@@ -198,7 +213,9 @@ def _declared_shapes(kernel: Any, sig: tuple) -> tuple | None:
             fills.append(())
             continue
         shapes.append(tuple(size_class(n) if a in axes and n > 1 else n for a, n in enumerate(x[0])))
-        fills.append(tuple((a, v) for a, v in axes.items() if v != 0))
+        fills.append(tuple((a, v) for a, v in axes.items() if type(v) is ArgFill or v != 0))
+        if any(type(v) is ArgFill and (v.index >= len(sig) or sig[v.index] is None) for v in axes.values()):
+            raise _Refused
     return tuple(shapes), tuple(fills)
 
 
@@ -283,6 +300,8 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
             continue
         host = np.zeros(b, a.dtype)
         for axis, fill in plan.fills[i] if plan.fills else ():
+            if type(fill) is ArgFill:
+                fill = np.asarray(leaves[fill.index])
             host[(slice(None),) * axis + (slice(a.shape[axis], None),)] = fill
         host[tuple(slice(0, n) for n in a.shape)] = np.asarray(a)
         padded.append(to_jax(host))

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..._core import buckets
 from ..._core import dtype as D
 from .._common import norm_acc, special_ord
 from .layers import host_values
@@ -146,7 +147,17 @@ def _nll_reduce(losses: Any, w: Any, reduction: str) -> Any:
     return _reduce(losses, reduction)
 
 
-@defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"))  # fmt: skip
+def _class_rows_pad(static: tuple, shapes: tuple) -> tuple:
+    """Class-index targets: the batch axis padded, its targets with the call's ``ignore_index`` (argument 3),
+    which weighs nothing in any reduction. Probability targets keep exact shapes (a mean counts their rows)."""
+    inp, tgt = shapes[0], shapes[1]
+    if inp is None or tgt is None or len(inp) < 2 or len(tgt) != len(inp) - 1 or shapes[3] is None:
+        return (None, None)
+    return ({0: 0}, {0: buckets.ArgFill(3)})
+
+
+@defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"),
+       pad=_class_rows_pad)  # fmt: skip
 def _nll_loss(
     input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: OptScalar
 ) -> Any:
@@ -180,7 +191,8 @@ def _wrapped(v: Any, dt: Any) -> Any:
     return jnp.asarray(v).astype(dt)
 
 
-@defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"))  # fmt: skip
+@defop(promote=None, method=False, grad_name=_ce_name, check=_ce_check, saves=("target", "weight"),
+       pad=_class_rows_pad)  # fmt: skip
 def _cross_entropy(input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: OptScalar,
                    label_smoothing: Scalar = 0.0) -> Any:  # fmt: skip
     # label_smoothing is traced, or the baked default 0.0 (no smoothing terms in the program)
