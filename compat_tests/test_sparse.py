@@ -536,7 +536,7 @@ def test_to_sparse_of_a_diag_keeps_the_gradient() -> None:
         w = lib.tensor([1.0, 0.0, 3.0], requires_grad=True)
         s = lib.diag(w).to_sparse()
         lib.spmm(s, lib.arange(6.0).reshape(3, 2)).pow(2).sum().backward()
-        return [s.to_dense(), w.grad]
+        return [s.to_dense(), w.grad, repr(s), repr(w.to_sparse())]
 
     assert_same(run(torch), run(torchlike))
 

@@ -295,6 +295,12 @@ def _sparse_values(values: TensorArg) -> Any:
     return values
 
 
+@defop(promote=None, method=False, grad_name="ToSparseBackward1")
+def _to_sparse_values(values: TensorArg) -> Any:
+    """The values ``Tensor.to_sparse`` picked (identity): the node torch shows as the result's grad_fn."""
+    return values
+
+
 @defop(promote=None, method=False, grad_name="ToDenseBackward0")
 def _to_dense(indices: RawTensor, values: RawTensor, size: tuple) -> Any:
     """The dense tensor of ``size`` with ``values`` added at ``indices`` (duplicates summed; or-ed for bool)."""
@@ -406,7 +412,7 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout: Any = None
     else:
         vals = self.reshape(-1)[: nz.shape[1]]
     if vals._rg:
-        vals = _sparse_values(vals)
+        vals = _to_sparse_values(vals)
     return _make(idx, vals, self.shape, coalesced=True)
 
 
