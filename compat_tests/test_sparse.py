@@ -398,7 +398,7 @@ _PRODUCT_ERRORS = [
     "lib.mm(s, s.double())", "lib.sparse.mm(s, lib.sparse_coo_tensor([[0], [0]], [1.0], (4, 2)))",
     "lib.mm(s, lib.ones(3))", "lib.mm(lib.ones(3), s)", "lib.spmm(s, lib.ones(2, 3, 3))",
     "lib.mm(s.long(), s.long())", "lib.mv(s, lib.ones(4))", "lib.mv(s, lib.ones(3, 1))",
-    "lib.mv(s, lib.ones(3, dtype=lib.float64))", "s.mv(lib.ones(2))",
+    "lib.mv(s, lib.ones(3, dtype=lib.float64))", "s.mv(lib.ones(2))", "s @ 3", "3 @ s", "s.mm(3)", "lib.mm(s, 3)",
 ]  # fmt: skip
 
 

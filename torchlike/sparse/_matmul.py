@@ -226,8 +226,33 @@ SPARSE_FORMS = {"mm": _mm, "matmul": matmul, "mv": mv}
 for _name, _fn in SPARSE_FORMS.items():
     setattr(Tensor, _name, sparse_first(getattr(Tensor, _name), _fn))
 
-SparseCooTensor.mm = lambda self, mat2: product(self, mat2)
-SparseCooTensor.mv = lambda self, vec: mv(self, vec)
-SparseCooTensor.matmul = lambda self, other: matmul(self, other)
-SparseCooTensor.__matmul__ = lambda self, other: matmul(self, other)
-SparseCooTensor.__rmatmul__ = lambda self, other: matmul(other, self)
+
+def _operand(other: Any, message: str) -> Any:
+    if not isinstance(other, Tensor):
+        raise TypeError(message.format(type(other).__name__))
+    return other
+
+
+def _mm_method(self: SparseCooTensor, mat2: Tensor) -> Tensor:
+    return product(self, _operand(mat2, "mm(): argument 'mat2' (position 1) must be Tensor, not {}"))
+
+
+def _mv_method(self: SparseCooTensor, vec: Tensor) -> Tensor:
+    return mv(self, vec)
+
+
+def _matmul_method(self: SparseCooTensor, other: Tensor) -> Tensor:
+    return matmul(self, other)
+
+
+def _matmul_operator(self: SparseCooTensor, other: Any) -> Tensor:
+    return matmul(self, _operand(other, "unsupported operand type(s) for @: 'Tensor' and '{}'"))
+
+
+def _rmatmul_operator(self: SparseCooTensor, other: Any) -> Tensor:
+    # dense @ sparse: Python asks a subclass's reflected operator first
+    return matmul(_operand(other, "unsupported operand type(s) for @: '{}' and 'Tensor'"), self)
+
+
+SparseCooTensor.mm, SparseCooTensor.mv, SparseCooTensor.matmul = _mm_method, _mv_method, _matmul_method
+SparseCooTensor.__matmul__, SparseCooTensor.__rmatmul__ = _matmul_operator, _rmatmul_operator
