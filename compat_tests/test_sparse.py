@@ -399,6 +399,7 @@ _PRODUCT_ERRORS = [
     "lib.mm(s, lib.ones(3))", "lib.mm(lib.ones(3), s)", "lib.spmm(s, lib.ones(2, 3, 3))",
     "lib.mm(s.long(), s.long())", "lib.mv(s, lib.ones(4))", "lib.mv(s, lib.ones(3, 1))",
     "lib.mv(s, lib.ones(3, dtype=lib.float64))", "s.mv(lib.ones(2))", "s @ 3", "3 @ s", "s.mm(3)", "lib.mm(s, 3)",
+    "lib.matmul(s, lib.ones(2, 3, 3))",
 ]  # fmt: skip
 
 

@@ -188,6 +188,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         return mv(input, other)
     if isinstance(other, SparseCooTensor) and input.dim() == 1 and other.dim() == 2:
         return product(input.unsqueeze(0), other).squeeze(0)
+    if isinstance(input, SparseCooTensor) and other.dim() > 2:  # torch: broadcasting would expand the sparse one
+        raise RuntimeError("expand is unsupported for Sparse tensors")
     if input.dim() != 2 or other.dim() != 2:
         raise NotImplementedError("torchlike: torch.matmul with a sparse operand supports 2-D x 2-D and a sparse "
                                   "matrix with a vector")  # fmt: skip
