@@ -95,10 +95,13 @@ from ._ops.legacy_types import CPU_TYPES as _CPU_TYPES, set_default_tensor_type 
 globals().update(_CPU_TYPES)  # torch.FloatTensor and friends: the legacy tensor types
 
 from . import sparse  # noqa: E402
-from .sparse._coo import sparse_coo_tensor, spmm  # noqa: E402
+from .sparse._coo import sparse_coo_tensor  # noqa: E402
+from .sparse._matmul import spmm  # noqa: E402
 
-mm = sparse._coo.mm_or_dense(mm)  # noqa: F821  (a sparse first operand: torch.mm(adjacency, features))
-matmul = sparse._coo.mm_or_dense(matmul)  # noqa: F821
+# the ops that take a sparse operand too (torch.mm(adjacency, features), torch.sum(adj, dim=1), ...)
+for _name, _sparse_fn in {**sparse._matmul.SPARSE_FORMS, **sparse._functions.SPARSE_FORMS}.items():
+    globals()[_name] = sparse._matmul.sparse_first(globals()[_name], _sparse_fn)
+del _name, _sparse_fn
 
 float = float32
 double = float64

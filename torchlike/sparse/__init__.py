@@ -1,8 +1,10 @@
-"""torch.sparse: COO tensors, their arithmetic and the sparse x dense product (see ``_coo``), and the legacy
-sparse tensor types (``_legacy``)."""
+"""torch.sparse: COO tensors and their arithmetic (``_coo``), products (``_matmul``), sums, index_select and
+softmax (``_functions``), and the legacy sparse tensor types (``_legacy``)."""
 
-from ._coo import addmm, mm, sum
+from ._functions import log_softmax, softmax
+from ._functions import sparse_sum as sum
 from ._legacy import TYPES as _TYPES
+from ._matmul import addmm, mm
 
-__all__ = ["addmm", "mm", "sum", *_TYPES]
+__all__ = ["addmm", "log_softmax", "mm", "softmax", "sum", *_TYPES]
 globals().update(_TYPES)  # torch.sparse.FloatTensor and friends

@@ -1,11 +1,11 @@
-"""Sparse COO tensors: ``torch.sparse_coo_tensor``, ``Tensor.to_sparse``/``to_dense`` and the sparse x dense
-product (``torch.sparse.mm``, ``torch.spmm``, ``torch.mm``, ``@``) with autograd to the dense operand and to the
-values.
+"""Sparse COO tensors: ``torch.sparse_coo_tensor``, ``Tensor.to_sparse``/``to_dense``, coalescing and the
+arithmetic on the values (products live in ``_matmul``, reductions, softmax and index_select in ``_functions``).
 
 A ``SparseCooTensor`` is a ``Tensor`` that holds an int64 ``(ndim, nnz)`` indices tensor and a 1-D values tensor;
-it has no dense array. The product is a gather of the dense rows and a segment sum, so its gradients come from
-``jax.vjp`` like any op. Only sparse dims are supported (no hybrid tensors with dense dims in the values);
-any other op on a sparse tensor raises torch's NotImplementedError for the SparseCPU backend.
+it has no dense array. Ops compute new values from the old ones with pure JAX bodies (gathers and segment sums),
+so their gradients come from ``jax.vjp`` like any op's; which entries meet is decided on the host from the
+indices. Only sparse dims are supported (no hybrid tensors with dense dims in the values); any other op on a
+sparse tensor raises torch's NotImplementedError for the SparseCPU backend.
 """
 
 from __future__ import annotations
@@ -21,18 +21,18 @@ from .._core import printing
 from .._core import tensor as T
 from .._core.size import Size
 from .._core.tensor import Tensor
-from .._ops import creation, reduction
+from .._ops import creation
 from .._ops import shape as S
 from .._ops.registry import RawTensor, TensorArg, defop
 
-__all__ = ["SparseCooTensor", "sparse_coo_tensor", "addmm", "mm", "spmm", "sum", "to_dense", "to_sparse"]
+__all__ = ["SparseCooTensor", "matches", "segment_sum", "sparse_coo_tensor", "to_dense", "to_sparse"]
 
 _UNSUPPORTED = (
     "Could not run this operation with arguments from the 'SparseCPU' backend: torchlike's sparse COO tensors "
-    "support indices(), values(), coalesce(), to_dense(), sum(), t(), transpose(), clone(), to(), sparse + sparse, "
-    "dense + sparse, "
-    "- and * (with a sparse, a dense of the same shape or a number), / and ** by a number, and the sparse x "
-    "dense product (torch.sparse.mm, torch.sparse.addmm, torch.spmm, torch.mm, @); call .to_dense() first"
+    "support indices(), values(), coalesce(), to_dense(), sum(), t(), transpose(), clone(), to(), index_select(), "
+    "sparse + sparse, dense + sparse, - and * (with a sparse, a dense of the same shape or a number), / and ** by "
+    "a number, 2-D products with a dense or sparse operand (torch.sparse.mm, torch.sparse.addmm, torch.spmm, "
+    "torch.mm, torch.matmul, @, torch.mv) and torch.sparse.softmax/log_softmax; call .to_dense() first"
 )
 
 
@@ -123,21 +123,6 @@ class SparseCooTensor(Tensor):
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got {self.dim()} "
                                "sparse and 0 dense dimensions")  # fmt: skip
         return self.transpose(0, 1)
-
-    def sum(self, *args: Any, **kwargs: Any) -> Tensor:
-        if args or kwargs:
-            raise NotImplementedError("torchlike: Tensor.sum(dim) of a sparse tensor (torch.sparse.sum without dim "
-                                      "and to_dense().sum(dim) work)")  # fmt: skip
-        return reduction.sum(self._values())
-
-    def mm(self, mat2: Tensor) -> Tensor:
-        return _product(self, mat2, "MmBackward0")
-
-    def matmul(self, other: Tensor) -> Tensor:
-        return _product(self, other, "MmBackward0")
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return _product(self, other, "MmBackward0")
 
     # --- arithmetic on the values (GCN code normalises adjacencies so: adj + eye, adj * c, adj / deg) -----
 
@@ -310,21 +295,52 @@ def _sparse_values(values: TensorArg) -> Any:
     return values
 
 
+@defop(promote=None, method=False, grad_name="ToSparseBackward1")
+def _to_sparse_values(values: TensorArg) -> Any:
+    """The values ``Tensor.to_sparse`` picked (identity): the node torch shows as the result's grad_fn."""
+    return values
+
+
 @defop(promote=None, method=False, grad_name="ToDenseBackward0")
 def _to_dense(indices: RawTensor, values: RawTensor, size: tuple) -> Any:
-    """The dense tensor of ``size`` with ``values`` added at ``indices`` (duplicates summed)."""
-    return jax.numpy.zeros(size, values.dtype).at[tuple(indices)].add(values)
+    """The dense tensor of ``size`` with ``values`` added at ``indices`` (duplicates summed; or-ed for bool)."""
+    boolean = values.dtype == jax.numpy.bool_
+    if not size:  # a 0-dim tensor: its one value, if it has one
+        return (values.any() if boolean else values.sum()).astype(values.dtype)
+    at = jax.numpy.zeros(size, values.dtype).at[tuple(indices)]
+    return at.max(values) if boolean else at.add(values)
 
 
 @defop(promote=None, method=False, grad_name="CoalesceBackward0")
 def _coalesce_values(values: RawTensor, segments: RawTensor, nnz: int) -> Any:
     """Values of equal indices summed (``segments``: each value's index among the sorted unique indices)."""
+    return segment_sum(values, segments, nnz)
+
+
+def segment_sum(values: Any, segments: Any, nnz: int) -> Any:
+    """``jax.ops.segment_sum``, or-ing bool values as torch adds them."""
+    if values.dtype == jax.numpy.bool_:
+        return jax.ops.segment_max(values, segments, num_segments=nnz)
     return jax.ops.segment_sum(values, segments, num_segments=nnz)
+
+
+def _host_indices(t: SparseCooTensor) -> np.ndarray:
+    return np.asarray(t._indices()._data())
+
+
+def matches(outer: np.ndarray, inner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(i, j)`` with ``outer[i] == inner[j]``, ordered by ``i`` then ``j`` (torch's nested loop)."""
+    order = np.argsort(inner, kind="stable")
+    lo = np.searchsorted(inner[order], outer, "left")
+    counts = np.searchsorted(inner[order], outer, "right") - lo
+    i = np.repeat(np.arange(len(outer)), counts)
+    within = np.arange(len(i)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return i, order[np.repeat(lo, counts) + within]
 
 
 def _flat(t: SparseCooTensor) -> np.ndarray:
     """Each stored element's row-major position (host indices)."""
-    idx = np.asarray(t._indices()._data())
+    idx = _host_indices(t)
     return np.ravel_multi_index(tuple(idx), tuple(t.shape)) if idx.shape[1] else np.zeros(0, np.int64)
 
 
@@ -386,110 +402,23 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout: Any = None
     if sparse_dim not in (None, self.dim()):
         raise NotImplementedError("torchlike: to_sparse(sparse_dim) with dense dims (hybrid COO tensors)")
     host = np.asarray(self.detach()._data())
-    nz = np.stack(np.nonzero(host)).astype(np.int64).reshape(self.dim(), -1)
+    if self.dim():
+        nz = np.stack(np.nonzero(host)).astype(np.int64).reshape(self.dim(), -1)
+    else:  # torch: a 0-dim tensor keeps its one value unless it is zero
+        nz = np.zeros((0, int(host != 0)), np.int64)
     idx = creation.tensor(nz, device=self.device)
-    vals = self[tuple(idx[d] for d in range(self.dim()))] if self.dim() else self.reshape(1)
+    if self.dim() and nz.shape[1]:
+        vals = self[tuple(idx[d] for d in range(self.dim()))]
+    else:
+        vals = self.reshape(-1)[: nz.shape[1]]
     if vals._rg:
-        vals = _sparse_values(vals)
+        vals = _to_sparse_values(vals)
     return _make(idx, vals, self.shape, coalesced=True)
 
 
 def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
     """Tensor.to_dense of a strided tensor: the tensor itself, as torch returns it."""
     return self if dtype is None or dtype is self.dtype else self.to(dtype)
-
-
-def _spmm_kernel(indices: Any, values: Any, dense: Any, rows: int) -> Any:
-    gathered = values[:, None] * dense[indices[1]]
-    return jax.ops.segment_sum(gathered, indices[0], num_segments=rows)
-
-
-@defop(promote=None, method=False, grad_name="SparseAddmmBackward0")
-def _sparse_mm(indices: RawTensor, values: RawTensor, dense: RawTensor, rows: int) -> Any:
-    return _spmm_kernel(indices, values, dense, rows)
-
-
-@defop(promote=None, method=False, grad_name="MmBackward0")
-def _sparse_mm_as_mm(indices: RawTensor, values: RawTensor, dense: RawTensor, rows: int) -> Any:
-    return _spmm_kernel(indices, values, dense, rows)
-
-
-def _product(sparse: SparseCooTensor, dense: Any, name: str) -> Tensor:
-    if isinstance(dense, SparseCooTensor):
-        raise NotImplementedError("torchlike: sparse x sparse products are not supported; call .to_dense() on one")
-    if not isinstance(dense, Tensor):
-        raise TypeError(f"mm(): argument 'mat2' (position 2) must be Tensor, not {type(dense).__name__}")
-    if sparse.dim() != 2 or dense.dim() != 2:
-        raise NotImplementedError("torchlike: only 2-D sparse x 2-D dense products (torch.sparse.mm) are supported")
-    if dense.dtype is not sparse.dtype:
-        raise RuntimeError(f"expected scalar type {D._CPP_NAME[sparse.dtype]} but found {D._CPP_NAME[dense.dtype]}")
-    if dense.shape[0] != sparse.shape[1]:
-        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {sparse.shape[1]}, got {dense.shape[0]}")
-    if name == "MmBackward0" and sparse._rg and sparse._node is None:
-        # torch: mm's gradient for a sparse leaf is a dense tensor (every position, not only the pattern)
-        raise NotImplementedError("torchlike: torch.mm/torch.spmm/@ with a sparse leaf tensor that requires grad "
-                                  "(torch gives it a dense gradient) is not supported; use torch.sparse.mm, whose "
-                                  "sparse gradient torchlike reproduces")  # fmt: skip
-    op = _sparse_mm if name == "SparseAddmmBackward0" else _sparse_mm_as_mm
-    return op(sparse._indices(), sparse._values(), dense, sparse.shape[0])
-
-
-def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
-    """torch.sparse.mm: sparse x dense (``reduce='sum'`` only), or dense x dense."""
-    if reduce != "sum":
-        raise NotImplementedError(f"torchlike: torch.sparse.mm(reduce={reduce!r}) is not supported")
-    if isinstance(mat1, SparseCooTensor):
-        return _product(mat1, mat2, "SparseAddmmBackward0")
-    if isinstance(mat2, SparseCooTensor):
-        raise NotImplementedError("torchlike: dense x sparse products are not supported; call .to_dense()")
-    return mat1.mm(mat2)
-
-
-def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1.0, alpha: Any = 1.0) -> Tensor:
-    """torch.sparse.addmm: ``beta * mat + alpha * (mat1 @ mat2)`` with a sparse ``mat1``."""
-    return mat * beta + mm(mat1, mat2) * alpha
-
-
-def spmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """torch.spmm: ``torch.mm`` whose first operand may be sparse."""
-    if isinstance(input, SparseCooTensor):
-        return _product(input, mat2, "MmBackward0")
-    return input.mm(mat2)
-
-
-def sum(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
-    """torch.sparse.sum: all elements (a dense 0-dim tensor), or over ``dim`` (sparse, or dense when no dim is
-    left)."""
-    if not isinstance(input, SparseCooTensor):
-        return reduction.sum(input, dtype=dtype) if dim is None else reduction.sum(input, dim, dtype=dtype)
-    vals = input._values() if dtype is None else input._values().to(dtype)
-    if dim is None:
-        return reduction.sum(vals)
-    dims = sorted({d % input.dim() for d in ((dim,) if isinstance(dim, int) else dim)})
-    if len(dims) == input.dim():
-        return reduction.sum(vals)
-    keep = [d for d in range(input.dim()) if d not in dims]
-    idx = input._indices()
-    reduced = _make(S.stack([idx[d] for d in keep]), vals, tuple(input.shape[d] for d in keep), coalesced=False)
-    return reduced.coalesce()
-
-
-def mm_or_dense(fn: Any) -> Any:
-    """``torch.mm``/``torch.matmul`` whose first operand may be sparse (the dense op otherwise)."""
-
-    def wrapper(input: Tensor, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(input, SparseCooTensor):
-            if kwargs.get("out") is not None:
-                raise NotImplementedError("torchlike: out= with a sparse operand")
-            (other,) = args or (kwargs.get("mat2", kwargs.get("other")),)
-            return _product(input, other, "MmBackward0")
-        return fn(input, *args, **kwargs)
-
-    wrapper.__name__ = wrapper.__qualname__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    wrapper.__wrapped__ = fn
-    wrapper._op = getattr(fn, "_op", None)
-    return wrapper
 
 
 def _unsupported(name: str) -> Any:
