@@ -1136,7 +1136,14 @@ def _emb_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     _index_check(indices, weight, "embedding")
 
 
-@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False, nondiff=("indices",))
+def _embedding_pad(static: tuple, shapes: tuple) -> tuple:
+    """Indices padded with 0 (a row every table has): their rows are sliced off, and their zero cotangents add
+    nothing to row 0's gradient. Not with scale_grad_by_freq, which counts the indices."""
+    return (None, None if static[1] or not shapes[1] else {a: 0 for a in range(len(shapes[1]))})
+
+
+@defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False,
+       nondiff=("indices",), pad=_embedding_pad)  # fmt: skip
 def embedding(weight: RawTensor, indices: RawTensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Any:  # fmt: skip
     y = jnp.take(weight, indices, axis=0)
