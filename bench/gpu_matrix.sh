@@ -12,6 +12,7 @@
 #   compile    the GPT step under torchlike.compile in the default mode against lazy mode off
 #   startup    examples/char_transformer.py, first run (empty cache) and second run, against real torch
 #   overhead   bench/compile_overhead.py on the GPU
+#   shapes     bench/shapes.py sample (100 tokens) and padded on the GPU, each run capped at 60 s
 # in that order of importance: a section that no longer fits the budget (GPU_MATRIX_BUDGET seconds, default
 # 540) is skipped and says so; run it in a second call with GPU_MATRIX_SECTIONS.
 # Results: $OUT (when set, else a new temporary folder) gets each section's log and JSON and summary.md.
@@ -23,7 +24,7 @@ ROOT=$PWD
 OUT=${OUT:-$(mktemp -d -t gpu-matrix-XXXX)}
 mkdir -p "$OUT"
 BUDGET=${GPU_MATRIX_BUDGET:-540}  # seconds for the whole script
-SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead}
+SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead,shapes}
 T0=$(date +%s)
 
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -90,6 +91,9 @@ TORCHLIKE_CACHE_DIR=$SHARED_CACHE section compile 90 python3 bench/run.py --devi
 section startup 150 python3 bench/startup.py --torch --json "$OUT/startup.json" "examples/char_transformer.py $GPT_ARGS"
 
 section overhead 40 python3 bench/compile_overhead.py $OVERHEAD_ARGS --json "$OUT/overhead.json"
+# new shapes on the GPU (issue 40): sampling 100 tokens with a growing context and the dynamic-padding GRU
+SAMPLE_TOKENS=${SAMPLE_TOKENS:-100} section shapes 200 python3 bench/shapes.py --device "$DEVICE" \
+    --patterns sample,padded --timeout 60 --json "$OUT/shapes.json"
 
 python3 - "$OUT" <<'EOF' | tee "$OUT/summary.md"
 import json, os, sys
@@ -161,6 +165,15 @@ if s:
             return f"wall {x['wall_s']:.1f} s, first step {fmt(x['first_step_s'], '.1f')} s" if x else "-"
         print(f"\n{r['script']}: first run {w('cold')}; second run {w('warm')}; torch {w('torch')}")
 print(f"\nfiles: {out}")
+sh = load("shapes.json")
+if sh:
+    print("\nnew shapes on the GPU (bench/shapes.py; s, first run with empty caches):\n")
+    print("| pattern | torch | torchlike | compiles |")
+    print("|---|---:|---:|---:|")
+    for p in ("sample", "padded"):
+        t, l = sh.get(f"{p}/torch", {}), sh.get(f"{p}/torchlike", {})
+        cell = lambda r: f"{r['first_s']:.2f}" if "first_s" in r else (f"> {r['timeout_s']:.0f}" if r else "-")
+        print(f"| {p} | {cell(t)} | {cell(l)} | {l.get('compiles', '-')} |")
 EOF
 rm -rf "$SHARED_CACHE"
 echo "gpu_matrix done in $(($(date +%s) - T0)) s; results in $OUT"

@@ -13,6 +13,7 @@ result digest that must equal torch's.
 
     python bench/shapes.py                        # all patterns, torch and torchlike, first runs
     python bench/shapes.py --patterns sample --second
+    python bench/shapes.py --device cuda --timeout 120    # on a GPU (bench/gpu_matrix.sh's shapes section)
 """
 
 from __future__ import annotations
@@ -169,6 +170,9 @@ def child(lib: str, pattern: str, second: bool) -> dict:
         sys.path.insert(0, ROOT)
         import torchlike as torch
     t_import = time.perf_counter() - t0
+    device = os.environ.get("SHAPES_DEVICE", "cpu")
+    if device != "cpu":
+        torch.set_default_device(device)
     fn = PATTERNS[pattern]
     rss0 = _rss_mb()
     t = time.perf_counter()
@@ -193,6 +197,8 @@ def main() -> None:
     ap.add_argument("--libs", default="torch,torchlike")
     ap.add_argument("--second", action="store_true", help="also time a second run in the same process")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--device", default="cpu", help="the default device of every pattern (cuda on a GPU)")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per run; a run past it is reported")
     ap.add_argument("--child", nargs=3, metavar=("LIB", "PATTERN", "SECOND"))
     args = ap.parse_args()
     if args.child:
@@ -203,9 +209,14 @@ def main() -> None:
     for pattern in args.patterns.split(","):
         for lib in args.libs.split(","):
             with tempfile.TemporaryDirectory() as cache:
-                env = dict(os.environ, TORCHLIKE_CACHE_DIR=cache)
-                p = subprocess.run([sys.executable, __file__, "--child", lib, pattern, "1" if args.second else "0"],
-                                   env=env, capture_output=True, text=True)
+                env = dict(os.environ, TORCHLIKE_CACHE_DIR=cache, SHAPES_DEVICE=args.device)
+                try:
+                    p = subprocess.run([sys.executable, __file__, "--child", lib, pattern, "1" if args.second else "0"],
+                                       env=env, capture_output=True, text=True, timeout=args.timeout)
+                except subprocess.TimeoutExpired:
+                    results[f"{pattern}/{lib}"] = {"timeout_s": args.timeout}
+                    print(f"{pattern:7s} {lib:10s} no result in {args.timeout} s", flush=True)
+                    continue
             if p.returncode:
                 print(p.stderr[-3000:], file=sys.stderr)
                 raise SystemExit(f"{lib} {pattern} failed")
