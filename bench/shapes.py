@@ -97,17 +97,19 @@ def padded(torch) -> list:
             last = out[torch.arange(x.size(0)), lengths - 1]
             return self.fc(last)
 
+    dev = torch.empty(0).device  # the default device; batches are drawn on the CPU, as a DataLoader makes them
+
     def batch(g):
-        lengths = torch.randint(8, 121, (B,), generator=g)
-        x = torch.zeros(B, int(lengths.max()), dtype=torch.long)
+        lengths = torch.randint(8, 121, (B,), generator=g, device="cpu")
+        x = torch.zeros(B, int(lengths.max()), dtype=torch.long, device="cpu")
         for i, n in enumerate(lengths.tolist()):
-            x[i, :n] = torch.randint(1, V, (n,), generator=g)
+            x[i, :n] = torch.randint(1, V, (n,), generator=g, device="cpu")
         y = (x[:, 0] % C)
-        return x, lengths, y
+        return x.to(dev), lengths.to(dev), y.to(dev)
 
     model = Net()
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    g = torch.Generator().manual_seed(1)
+    g = torch.Generator(device="cpu").manual_seed(1)
     losses = []
     for step in range(150):
         x, lengths, y = batch(g)
