@@ -264,3 +264,25 @@ def test_embedding_pads_its_indices(padding_idx):
         np.testing.assert_array_equal(b, a)
     if padding_idx is not None:  # (a plain gather runs in the exact cold tier instead)
         assert any(name == "embedding" and shapes[1] == (4, 16) for name, shapes in buckets.stats["buckets"])
+
+
+@pytest.mark.parametrize("mode", ["GRU", "LSTM", "RNN"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_recurrent_layers_pad_time_and_stop_each_sequence_at_its_length(mode, bidirectional):
+    results = []
+    for on in (False, True):
+        buckets.set_enabled(on)
+        try:
+            torch.manual_seed(0)
+            rnn = getattr(torch.nn, mode)(4, 5, num_layers=2, bidirectional=bidirectional, batch_first=True)
+            x = torch.randn(3, 11, 4, requires_grad=True)
+            out, h = rnn(x)
+            hs = h if isinstance(h, tuple) else (h,)
+            (out.sum() + sum(t.sum() for t in hs)).backward()
+            results.append([out.detach().numpy().copy(), *[t.detach().numpy().copy() for t in hs],
+                            x.grad.numpy().copy(), rnn.weight_hh_l0.grad.numpy().copy()])  # fmt: skip
+        finally:
+            buckets.set_enabled(True)
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    assert any(name == "_rnn_layer" and shapes[0][0] == 16 for name, shapes in buckets.stats["buckets"])

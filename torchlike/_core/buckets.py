@@ -35,7 +35,7 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["size_class", "bucket_shape", "ArgFill", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
+__all__ = ["size_class", "bucket_shape", "ArgFill", "Lengths", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
 MAX_ELEMENTS = 1 << 16  # padded elements of a signature, all arguments together, beyond which it runs exactly
 
@@ -98,6 +98,17 @@ class ArgFill:
 
     def __hash__(self) -> int:
         return hash(("ArgFill", self.index))
+
+
+class Lengths:
+    """For an argument passed as None: the sequence lengths a padded call needs instead (a recurrent layer
+    run on a padded time axis then stops each sequence at its length), one per row of axis ``batch`` of
+    argument ``of``, each its exact size along ``axis``."""
+
+    __slots__ = ("of", "axis", "batch")
+
+    def __init__(self, of: int, axis: int, batch: int) -> None:
+        self.of, self.axis, self.batch = of, axis, batch
 
 
 def rows(shape: tuple | None, kept: int) -> dict | None:
@@ -208,6 +219,12 @@ def _declared_shapes(kernel: Any, sig: tuple) -> tuple | None:
     shapes, fills = [], []
     for i, x in enumerate(sig):
         axes = spec[i] if i < len(spec) else None
+        if type(axes) is Lengths:
+            if x is not None:
+                raise _Refused
+            shapes.append((sig[axes.of][0][axes.batch],))
+            fills.append(axes)
+            continue
         if x is None or not axes:
             shapes.append(None if x is None else x[0])
             fills.append(())
@@ -219,13 +236,23 @@ def _declared_shapes(kernel: Any, sig: tuple) -> tuple | None:
     return tuple(shapes), tuple(fills)
 
 
+def _structs(shapes: tuple, sig: tuple, fills: tuple) -> list:
+    """The padded call's abstract arguments (synthesized lengths are int64)."""
+    out = []
+    for i, (b, x) in enumerate(zip(shapes, sig)):
+        if fills and type(fills[i]) is Lengths:
+            out.append(jax.ShapeDtypeStruct(b, np.int64))
+        else:
+            out.append(None if b is None else jax.ShapeDtypeStruct(b, x[1]))
+    return out
+
+
 def _vjp_shapes(kernel: Any, sig: tuple) -> tuple | None:
     """(padded shapes, fills) of a backward kernel's (primals..., cotangents...) leaves: the primals as the
     forward op declares, the cotangents zero-padded to the padded forward call's output shapes."""
     fwd, n = kernel.vjp_of
     shapes, fills = _declared_shapes(fwd, sig[:n])
-    outs = jax.tree_util.tree_leaves(jax.eval_shape(
-        fwd.jitted, *[None if b is None else jax.ShapeDtypeStruct(b, x[1]) for b, x in zip(shapes, sig[:n])]))
+    outs = jax.tree_util.tree_leaves(jax.eval_shape(fwd.jitted, *_structs(shapes, sig[:n], fills)))
     cts = [o.shape if x is not None else None for o, x in zip(outs, sig[n:])]
     if len(outs) != len(sig) - n or any(x is not None and len(x[0]) != len(c) for x, c in zip(sig[n:], cts)):
         raise _Refused
@@ -245,13 +272,12 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
     except Exception:  # noqa: BLE001 - a declaration that does not apply to these arguments
         stats["refused"] += 1
         return _EXACT
-    if shapes == exact_shapes:
+    if all(e is None or b == e for b, e in zip(shapes, exact_shapes)):
         return _EXACT  # already a bucket: the exact executable is the bucketed one
     if sum(int(np.prod(s)) for s in shapes if s is not None) > MAX_ELEMENTS:
         return _EXACT
     args = jax.tree_util.tree_unflatten(tree, leaves)
-    padded_args = jax.tree_util.tree_unflatten(
-        tree, [None if b is None else jax.ShapeDtypeStruct(b, x[1]) for b, x in zip(shapes, sig)])
+    padded_args = jax.tree_util.tree_unflatten(tree, _structs(shapes, sig, fills))
     try:
         if declared:
             out_info = jax.eval_shape(kernel.jitted, *args)
@@ -295,6 +321,10 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
         return None
     padded = []
     for i, (a, b) in enumerate(zip(leaves, plan.shapes)):
+        if plan.fills and type(plan.fills[i]) is Lengths:
+            f = plan.fills[i]
+            padded.append(to_jax(np.full(b, leaves[f.of].shape[f.axis], np.int64)))
+            continue
         if a is None or a.shape == b:
             padded.append(a)
             continue

@@ -11,6 +11,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from ..._core import buckets
 from ..registry import OptRawTensor, RawTensor, Scalar, TensorList, defop
 
 
@@ -51,7 +52,16 @@ def _layer_name(static: tuple, dyn: tuple) -> str:
     return "MkldnnRnnLayerBackward0" if static[0] == "LSTM" else "StackBackward0"
 
 
-@defop(promote=None, method=False, grad_name=_layer_name)
+def _time_pad(static: tuple, shapes: tuple) -> tuple:
+    """The time axis padded: each sequence stops at its length (given, or the exact length for all), so the
+    padded steps change neither the outputs kept nor the final states."""
+    if shapes[0] is None or len(shapes[0]) != 3:
+        return ()
+    lengths = buckets.Lengths(0, 0, 1) if shapes[8] is None else None
+    return ({0: 0}, None, None, None, None, None, None, None, lengths)
+
+
+@defop(promote=None, method=False, grad_name=_layer_name, pad=_time_pad)
 def _rnn_layer(input: RawTensor, hx: RawTensor, cx: OptRawTensor, w_ih: RawTensor, w_hh: RawTensor,
                b_ih: OptRawTensor, b_hh: OptRawTensor, w_hr: OptRawTensor, lengths: OptRawTensor, mode: str,
                reverse: bool) -> Any:  # fmt: skip
