@@ -11,8 +11,9 @@ elements differently at different lengths (measured: float32 ``exp``, ``log`` an
 last bit in the scalar tail of a vectorised loop, at 3-8 of 42 lengths; row sums and products change with
 the number of rows), so a signature that switched from its bucket to its own executable would change its
 results. A signature off the size classes therefore always runs bucketed, and one on them always runs
-exactly (the same executable). Only signatures of at most ``MAX_ELEMENTS`` padded elements are bucketed:
-larger ones compile for their shape, where the compile costs little next to the work and padding would not.
+exactly (the same executable). Only signatures whose padded arguments hold at most ``MAX_ELEMENTS`` are
+bucketed: larger ones compile for their shape, where the compile costs little next to the work and padding
+would not.
 
 Two kinds of kernel are bucketed:
 
@@ -37,7 +38,7 @@ import numpy as np
 
 __all__ = ["size_class", "bucket_shape", "ArgFill", "Lengths", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
-MAX_ELEMENTS = 1 << 16  # padded elements of a signature, all arguments together, beyond which it runs exactly
+MAX_ELEMENTS = 1 << 18  # elements of a signature's padded arguments beyond which it runs exactly (1 MiB of float32)
 
 stats: dict = {"bucketed_calls": 0, "buckets": {}, "refused": 0}
 _on = os.environ.get("TORCHLIKE_BUCKETS", "1").strip().lower() not in ("0", "false", "off", "no")
@@ -253,8 +254,8 @@ def _vjp_shapes(kernel: Any, sig: tuple) -> tuple | None:
     fwd, n = kernel.vjp_of
     shapes, fills = _declared_shapes(fwd, sig[:n])
     outs = jax.tree_util.tree_leaves(jax.eval_shape(fwd.jitted, *_structs(shapes, sig[:n], fills)))
-    cts = [o.shape if x is not None else None for o, x in zip(outs, sig[n:])]
-    if len(outs) != len(sig) - n or any(x is not None and len(x[0]) != len(c) for x, c in zip(sig[n:], cts)):
+    cts = [o.shape if x is not None else None for o, x in zip(outs, sig[n:])]  # (trailing unused ones left out)
+    if len(outs) < len(sig) - n or any(x is not None and len(x[0]) != len(c) for x, c in zip(sig[n:], cts)):
         raise _Refused
     return shapes + tuple(cts), fills + ((),) * len(cts)
 
@@ -274,7 +275,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
         return _EXACT
     if all(e is None or b == e for b, e in zip(shapes, exact_shapes)):
         return _EXACT  # already a bucket: the exact executable is the bucketed one
-    if sum(int(np.prod(s)) for s in shapes if s is not None) > MAX_ELEMENTS:
+    if sum(int(np.prod(b)) for b, e in zip(shapes, exact_shapes) if e is not None and b != e) > MAX_ELEMENTS:
         return _EXACT
     args = jax.tree_util.tree_unflatten(tree, leaves)
     padded_args = jax.tree_util.tree_unflatten(tree, _structs(shapes, sig, fills))

@@ -706,7 +706,7 @@ class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
     __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
-                 "__weakref__")  # fmt: skip
+                 "inexact", "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -718,6 +718,7 @@ class ColdKernel:
         self.buckets = LRU(kernels=False)  # signature -> how it runs bucketed (buckets.py), or exact
         self.pad = None  # the op's padding declaration (buckets.py), where it has one
         self.vjp_of = None  # (forward kernel, its argument count): a backward kernel padded as its op declares
+        self.inexact = False  # a program of this body fell outside the exact tier: so will its other shapes'
 
     def _program(self, args: tuple, sig: tuple) -> _Entry | None:
         sizes: dict = {}
@@ -729,15 +730,20 @@ class ColdKernel:
                 program = self._trace(_abstract(args, pattern, syms))
                 stats["traces"] += 1
             except _Unsupported:
+                self.programs[pattern] = _HOT  # every size of the pattern: no trace again to find that out
                 raise
             except Exception:  # noqa: BLE001 - the body needs concrete sizes: trace each signature
                 program = "concrete"
             self.programs[pattern] = program
         if program == "concrete" or not sizes:
-            pattern, sizes = sig, {}
+            symbolic, sizes = pattern, {}
             program = self.programs.get(sig)
             if program is None:
-                program = self.programs[sig] = self._trace(args)
+                try:
+                    program = self.programs[sig] = self._trace(args)
+                except _Unsupported:  # a primitive outside the table at one size: at every size of the pattern
+                    self.programs[sig] = self.programs[symbolic] = _HOT
+                    raise
                 stats["traces"] += 1
         if program is _HOT:
             return None
@@ -756,7 +762,7 @@ class ColdKernel:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
             return self.hot(*args, **kwargs)
-        if not _exact_on:
+        if not _exact_on or (self.inexact and not _on):
             return self._compiled(args)
         sig = _signature(args)
         if sig is None:
@@ -773,6 +779,8 @@ class ColdKernel:
                 e = None
             if e is None or not (e.program[0].exact or (_on and not _exact.depth)):
                 self.entries[sig] = _HOT
+                if e is not None and not e.program[0].exact:
+                    self.inexact = True  # (its body is the same at every shape; no more traces to learn that)
                 return self._compiled(args)
         leaves: list = []
         _leaves(args, leaves)
