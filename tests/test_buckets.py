@@ -219,10 +219,10 @@ def test_backward_kernels_pad_as_their_forward_op_declares():
 def test_a_churning_backward_compiles_with_the_log_of_the_sizes():
     _train_step(200, True)  # the structure's kernels exist; its fused program compiled for a few shapes
     before = torch.compile_stats()["compiles"]
-    for n in range(9, 120):
+    for n in range(9, 120, 3):
         _train_step(n, True)
-    # 111 sizes, 5 size classes: about 5 executables per op forward and backward, no fused program per size
-    assert torch.compile_stats()["compiles"] - before <= 60
+    # 37 sizes, 4 size classes: about 4 executables per op forward and backward, no fused program per size
+    assert torch.compile_stats()["compiles"] - before <= 50
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

@@ -14,6 +14,8 @@ def _working_set_step(x):
 
 def test_eviction_keeps_the_working_set_and_never_wipes_jax(monkeypatch):
     monkeypatch.setattr(cold_kernels, "_on", False)  # every new shape compiles: the case eviction is for
+    monkeypatch.setattr(cold_kernels, "_exact_on", False)
+    monkeypatch.setattr(buckets, "_on", False)
     wiped = []
     monkeypatch.setattr(jax, "clear_caches", lambda: wiped.append(1))
     old = kernel_cache.get_kernel_cache_size()

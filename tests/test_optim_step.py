@@ -51,9 +51,10 @@ def test_step_is_one_jitted_call(name: str, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_lr_change_does_not_recompile(monkeypatch: pytest.MonkeyPatch) -> None:
-    from torchlike._core import cold_kernels
+    from torchlike._core import buckets, cold_kernels
 
     monkeypatch.setattr(cold_kernels, "_on", False)  # counts compiles: the cold path would compile nothing
+    monkeypatch.setattr(buckets, "_on", False)  # and counts the exact executable's entries
     params = _params(5)
     opt = torchlike.optim.Adam(params, lr=0.1, betas=(0.9, 0.999))
     sched = torchlike.optim.lr_scheduler.ExponentialLR(opt, 0.5)
