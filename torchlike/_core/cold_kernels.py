@@ -590,7 +590,9 @@ def _to_jax(x: np.ndarray) -> Any:
             sharding = jax.sharding.SingleDeviceSharding(dev)
 
             def put(a: np.ndarray) -> Any:
-                return pxla.batched_device_put(ShapedArray(a.shape, a.dtype), sharding, [a], [dev])
+                # uncommitted, as jnp.array's are: a kernel's executables are keyed on it too, so mixing
+                # committed and uncommitted arguments compiled a second executable per shape
+                return pxla.batched_device_put(ShapedArray(a.shape, a.dtype), sharding, [a], [dev], committed=False)
 
             put(np.zeros(1, np.float32))
             _put = put
