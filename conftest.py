@@ -42,16 +42,30 @@ def pytest_collection_modifyitems(config, items):  # noqa: ANN001, ANN201
             item.add_marker(pytest.mark.lazy)
 
 
-# The slow tests the lazy pass (README's second command: -m "not slow or lazy") still runs: whole scripts,
-# examples and training loops, where lazy mode's graphs, flushes and replay change what runs. The other slow
-# tests are per-op cases in many dtypes and shapes, whose lazy path the fast tests of the same ops cover,
-# and process-level tests (workers, distributed, caches) that set their own mode.
+# The tests the lazy pass (README's second command: -m lazy) runs, the files where lazy mode changes what runs:
+# whole scripts, examples and training loops (graphs, flushes, replay), autograd, views, in-place writes,
+# indexing and shapes through pending values, and torchlike.compile inside lazy mode. The per-op cases
+# (pointwise, reductions, linear algebra, nn functions in many dtypes) run in the eager pass only: lazy mode
+# runs the same op bodies, fused, and the scripts above cover the fusion; process-level tests (workers,
+# distributed, caches) set their own mode.
 LAZY_PASS_FILES = frozenset((
     "compat_tests/test_scripts.py",
     "compat_tests/test_examples.py",
     "compat_tests/test_replay_torch.py",
     "compat_tests/test_nn_training.py",
+    "compat_tests/test_autograd_nodes_torch.py",
+    "compat_tests/test_autograd_torch.py",
+    "compat_tests/test_graph_shapes.py",
+    "compat_tests/test_inplace_activations.py",
+    "compat_tests/test_views_aliasing.py",
+    "compat_tests/test_ops_indexing.py",
+    "compat_tests/test_ops_shape.py",
     "tests/test_lazy.py",
+    "tests/test_replay.py",
+    "tests/test_autograd.py",
+    "tests/test_views.py",
+    "tests/test_compile.py",
+    "tests/test_compile_dispatch.py",
     "tests/test_docs_examples.py",
 ))
 
