@@ -65,14 +65,17 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "MKL picks its summation order from the CPU, so torch's own float32 trajectories differ between machines.",
     ),
     "sparse_coo_subset": (
-        "tensors", "Sparse COO tensors support construction (also through the legacy `torch.sparse.FloatTensor`...), "
-        "coalescing, `to_dense`/`to_sparse`, `torch.sparse.sum`, sparse + sparse, * and / by numbers, * by sparse or "
-        "same-shape dense tensors, transpose, dtype conversions, and the sparse x dense product (`torch.sparse.mm`, "
-        "`addmm`) with its gradients (docs/sparse.md); other ops on them, hybrid tensors and the "
-        "CSR/CSC/BSR layouts raise NotImplementedError, and torch's one-time 'Sparse invariant checks are "
-        "implicitly disabled' warning is not printed.",
-        "The graph-network pattern (sparse adjacency x dense features) is what scripts use; the rest of torch's "
-        "sparse op set is large and rarely met.",
+        "tensors", "Sparse COO tensors support what graph code uses (docs/sparse.md): construction from any integer "
+        "indices (also the legacy `torch.sparse.FloatTensor`...), coalescing, `to_dense`/`to_sparse` of any dense "
+        "tensor, sums over dims, `index_select`, `torch.sparse.softmax`/`log_softmax`, sparse +/- sparse, dense +/- "
+        "sparse, * and / by numbers, * by sparse or same-shape dense tensors, transpose, dtype conversions, and every "
+        "2-D sparse/dense pairing of `mm`/`matmul`/`@`/`mv`/`torch.sparse.mm` with gradients to the dense operand and "
+        "the values. A sparse leaf that requires grad in products other than `torch.sparse.mm`, batched dense @ "
+        "sparse, 1-D sparse operands, other ops, hybrid tensors and the CSR/CSC/BSR layouts raise "
+        "NotImplementedError; torch's one-time 'Sparse invariant checks are implicitly disabled' warning is not "
+        "printed.",
+        "A sparse leaf's gradient outside its stored entries has no place in this design's values-only gradients; "
+        "the rest of torch's sparse op set is large and rarely met.",
     ),
     "dirichlet_grad": (
         "random", "`Dirichlet.rsample` and `Beta.rsample` gradients (`torch._dirichlet_grad`) agree with torch's to about "
