@@ -239,6 +239,7 @@ def test_scheduler_stepped_inside_the_compiled_function_breaks_the_graph():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         assert run(True) == run(False) == [0.05, 0.025, 0.0125, 0.00625]
-    assert any("graph break" in str(x.message) and "LR scheduler" in str(x.message) for x in w)
+    assert any("graph break" in str(x.message) and "LR scheduler" in str(x.message) for x in w), [
+        str(x.message) for x in w]  # (seen failing once per full-suite run on a 2-core machine; not alone)
     with pytest.raises(Unsupported, match="LR scheduler"):
         run(True, fullgraph=True)
