@@ -44,7 +44,7 @@ def pytest_collection_modifyitems(config, items):  # noqa: ANN001, ANN201
 
 # The tests the lazy pass (README's second command: -m lazy) runs, the files where lazy mode changes what runs:
 # whole scripts, examples and training loops (graphs, flushes, replay), autograd, views, in-place writes,
-# indexing and shapes through pending values, and torchlike.compile inside lazy mode. The per-op cases
+# indexing through pending values, and torchlike.compile's dispatch inside lazy mode. The per-op cases
 # (pointwise, reductions, linear algebra, nn functions in many dtypes) run in the eager pass only: lazy mode
 # runs the same op bodies, fused, and the scripts above cover the fusion; process-level tests (workers,
 # distributed, caches) set their own mode.
@@ -59,12 +59,10 @@ LAZY_PASS_FILES = frozenset((
     "compat_tests/test_inplace_activations.py",
     "compat_tests/test_views_aliasing.py",
     "compat_tests/test_ops_indexing.py",
-    "compat_tests/test_ops_shape.py",
     "tests/test_lazy.py",
     "tests/test_replay.py",
     "tests/test_autograd.py",
     "tests/test_views.py",
-    "tests/test_compile.py",
     "tests/test_compile_dispatch.py",
     "tests/test_docs_examples.py",
 ))
