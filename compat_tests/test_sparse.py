@@ -29,6 +29,17 @@ def _sparse(lib: object, dtype: str = "float32", requires_grad: bool = False) ->
     return lib.sparse_coo_tensor(lib.tensor(IDX), v, (3, 3)), v
 
 
+def _same_error(expr: str) -> None:
+    """``expr`` (over ``lib`` and a sparse ``s``) raises the same exception type and message in both libraries."""
+    caught = []
+    for lib in (torch, torchlike):
+        s, _ = _sparse(lib)
+        with pytest.raises(Exception) as info:
+            eval(expr, {"lib": lib, "s": s})  # noqa: S307 - the test's own expressions
+        caught.append((type(info.value).__name__, str(info.value)))
+    assert caught[1] == caught[0]
+
+
 def _describe(s: object) -> tuple:
     return (s.is_sparse, str(s.layout), s.is_coalesced(), s._nnz(), tuple(s.shape), str(s.dtype), s.dim(),
             s.sparse_dim(), s.dense_dim(), s.requires_grad, type(s.grad_fn).__name__, s.type())  # fmt: skip
@@ -501,13 +512,7 @@ def test_sum_gradients(form: str) -> None:
 
 @pytest.mark.parametrize("expr", ["lib.sum(s, 2)", "lib.sparse.sum(s, -3)", "lib.sum(s, (1, 1))"])
 def test_sum_errors(expr: str) -> None:
-    caught = []
-    for lib in (torch, torchlike):
-        s, _ = _sparse(lib)
-        with pytest.raises(Exception) as info:
-            eval(expr, {"lib": lib, "s": s})  # noqa: S307 - the test's own expressions
-        caught.append((type(info.value).__name__, str(info.value)))
-    assert caught[1] == caught[0]
+    _same_error(expr)
 
 
 _DENSE = {
@@ -575,13 +580,7 @@ def test_index_select_of_a_vector_loops_over_the_entries() -> None:
     "lib.index_select(lib.tensor(1.0).to_sparse(), 0, lib.tensor([0]))",
 ])  # fmt: skip
 def test_index_select_errors(expr: str) -> None:
-    caught = []
-    for lib in (torch, torchlike):
-        s, _ = _sparse(lib)
-        with pytest.raises(Exception) as info:
-            eval(expr, {"lib": lib, "s": s})  # noqa: S307 - the test's own expressions
-        caught.append((type(info.value).__name__, str(info.value)))
-    assert caught[1] == caught[0]
+    _same_error(expr)
 
 
 _SOFTMAX = {
@@ -618,13 +617,7 @@ def test_sparse_softmax_of_vectors_and_empty() -> None:
                                   "lib.sparse.log_softmax(lib.tensor([[0, 1], [2, 0]]).to_sparse(), 1)",
                                   "lib.sparse.softmax(s, 2)"])  # fmt: skip
 def test_sparse_softmax_errors(expr: str) -> None:
-    caught = []
-    for lib in (torch, torchlike):
-        s, _ = _sparse(lib)
-        with pytest.raises(Exception) as info:
-            eval(expr, {"lib": lib, "s": s})  # noqa: S307 - the test's own expressions
-        caught.append((type(info.value).__name__, str(info.value)))
-    assert caught[1] == caught[0]
+    _same_error(expr)
     for lib in (torch, torchlike):  # a dense input: torch's backend error
         with pytest.raises(NotImplementedError, match="aten::_sparse_softmax' with arguments from the 'CPU' backend"):
             lib.sparse.softmax(lib.ones(2, 2), 1)
