@@ -243,3 +243,26 @@ def test_scheduler_stepped_inside_the_compiled_function_breaks_the_graph():
         str(x.message) for x in w]  # (seen failing once per full-suite run on a 2-core machine; not alone)
     with pytest.raises(Unsupported, match="LR scheduler"):
         run(True, fullgraph=True)
+
+
+def test_a_backward_structure_that_churned_eagerly_still_compiles(monkeypatch):
+    # eagerly, a backward structure met with many shapes runs per node; traced, its program compiles once
+    # per shape anyway, so that must not turn into a graph break (it did when earlier code had churned it)
+    from torchlike.autograd import engine
+
+    monkeypatch.setattr(engine, "CHURN_SHAPES", 0)
+    torch.manual_seed(0)
+    model = _mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    f = torch.compile(step, fullgraph=True)
+    losses = [f().item() for _ in range(3)]
+    assert losses[2] < losses[0]

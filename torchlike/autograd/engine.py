@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import _xla_tiers, cold_kernels, lazy
+from .._core import device as _device
 from .._core import tensor as T
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
@@ -354,9 +355,8 @@ def _hooks_on_node(nodes: list) -> Any:
 def _as_tensor(arr: Any, node: Node, nr: int) -> Tensor | None:
     if arr is None:
         return None
-    from .._core import device as _device
-
-    return T.make(arr, _device.from_jax(next(iter(arr.devices()))) if hasattr(arr, "devices") else _device.CPU)
+    placed = hasattr(arr, "devices") and not isinstance(arr, jax.core.Tracer)
+    return T.make(arr, _device.from_jax(next(iter(arr.devices()))) if placed else _device.CPU)
 
 
 # --- entry points ------------------------------------------------------------------------------
@@ -435,7 +435,7 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         if n.freed and n.args is not None:
             n.args = _revive(n.args)
     node_args = [n.args for n in prog.nodes]
-    device = grads[0]._buf.device if grads else None
+    device = grads[0]._buf.device if grads else _device.CPU
 
     # torch: accumulation into .grad is atomic across threads. The old .grad is read before the backward
     # runs (the fused program adds it inside the jit), so the read and the write hold one lock
@@ -457,7 +457,7 @@ def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retai
             leaf_grads, wanted = _higher.run(prog, grads)
         else:
             root_cts = [g._peek() for g in grads]
-            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate)
+            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate, device)
     finally:
         _with_inputs.pop()
 
@@ -515,7 +515,7 @@ def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
     return T.make(g, device)
 
 
-def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool) -> tuple:
+def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool, device: Any) -> tuple:
     nodes = prog.nodes
     hooks = (
         _has_intermediate_hooks(nodes)
@@ -567,7 +567,6 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
             anomaly_mode.check_grads(nodes[i], grads)
         return grads
 
-    device = _device_of(root_cts)
     t0 = cold_kernels.interpreted()  # modelled, not clocked: which programs compile must not depend on load
     leaf_cts, wanted = _execute(
         prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node,
@@ -591,8 +590,8 @@ def _shape_sig(x: Any) -> Any:
 def _churning(key: Any, node_args: list, root_cts: list) -> bool:
     """Whether this call's shapes are new to a structure that has met CHURN_SHAPES shapes already (eager mode):
     then it runs per node rather than compiling the fused program for one more shape."""
-    if lazy._on:
-        return False
+    if lazy._on or any(isinstance(c, jax.core.Tracer) for c in root_cts):
+        return False  # traced (torchlike.compile): the enclosing program compiles once per shape anyway
     sig = _shape_sig((node_args, root_cts))
     seen = _fused_shapes.get(key)
     if seen is None:
@@ -623,15 +622,6 @@ def _node_post_hooks(nodes: list, device: Any) -> Any:
         return [None if g is None else g._peek() for g in grad_inputs]
 
     return after
-
-
-def _device_of(arrays: list) -> Any:
-    from .._core import device as _device
-
-    for a in arrays:
-        if hasattr(a, "devices"):
-            return _device.from_jax(next(iter(a.devices())))
-    return _device.CPU
 
 
 class _Summed:
