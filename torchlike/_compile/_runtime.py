@@ -452,7 +452,8 @@ class CompiledFunction:
                 scalar_values = jax.device_put(scalar_values, device)
             for k in range(n_mut):
                 a = state_arrays[k]
-                if isinstance(a, jax.Array) and not a.committed and isinstance(device, jax.Device):
+                if (isinstance(a, np.ndarray) or isinstance(a, jax.Array) and not a.committed) \
+                        and isinstance(device, jax.Device):  # (a host array: a small eager op's result)
                     state_arrays[k] = a = jax.device_put(a, device)
                     state[k].set(a)
         donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()

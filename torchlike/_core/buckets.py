@@ -192,10 +192,11 @@ def _signature(args: tuple) -> tuple | None:
         if a is None:  # a baked argument
             sig.append(None)
             continue
-        if type(a) is not _ARRAY:
+        t = type(a)
+        if t is not _ARRAY and t is not np.ndarray:  # (a host array: a small op's result, see ColdKernel.host)
             return None
         shape = a.shape
-        if shape and (a.weak_type or 0 in shape):
+        if shape and ((t is _ARRAY and a.weak_type) or 0 in shape):
             return None
         sig.append((shape, a.dtype))
     return tuple(sig)

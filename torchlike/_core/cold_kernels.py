@@ -30,6 +30,7 @@ bits differ (the test suite's check of the exact tier).
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import threading
 import time
@@ -54,7 +55,7 @@ ELEMENT_COST = 1e-9  # seconds per element an equation touches (NumPy's float32 
 CALL_COST = 40e-6  # seconds per call around the equations (signature, conversions, outputs to JAX)
 
 stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
-               "unsupported": 0}
+               "unsupported": 0, "host_plans": 0, "host_calls": 0}
 unsupported: collections.Counter = collections.Counter()  # primitive -> kernels sent to XLA for it
 _MODE = os.environ.get("TORCHLIKE_COLD_KERNELS", "exact").strip().lower()
 _on = _MODE in ("1", "true", "on", "yes", "all")  # the whole table
@@ -108,6 +109,22 @@ def _cpu_only() -> bool:
 # --- the primitive table: lax semantics in NumPy ---------------------------------------------------
 
 _FLOAT_KINDS = frozenset("fc")
+
+
+try:  # np.errstate(all="ignore") without its context manager (~1 us, as much as a small op): NumPy 2's own
+    from numpy._core._ufunc_config import _extobj_contextvar as _np_errors
+    from numpy._core._ufunc_config import _make_extobj
+
+    _IGNORE = _make_extobj(all="ignore")
+except Exception:  # noqa: BLE001 - another NumPy: the public context manager
+    _np_errors = _IGNORE = None
+_HOST = os.environ.get("TORCHLIKE_HOST_OPS", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def host_enabled() -> bool:
+    """Whether eager ops on small CPU arrays may run with NumPy (``ColdKernel.host``): a CPU-only process,
+    the exact tier on, and not switched off (``TORCHLIKE_HOST_OPS=0``)."""
+    return _HOST and _exact_on and _cpu_only()
 
 
 def _float_only(f: Callable) -> Callable:
@@ -477,8 +494,10 @@ def _build(jaxpr: Any, consts: list) -> Callable:
     for v in jaxpr.invars:
         slots[v] = len(slots)
     exact, products, sums = True, False, False
+    prims = set()
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
+        prims.add(name)
         params = dict(eqn.params)
         multi = eqn.primitive.multiple_results
         f = _ELEMENTWISE.get(name)
@@ -493,11 +512,13 @@ def _build(jaxpr: Any, consts: list) -> Callable:
                     params.pop(k, None)
                 if _is_sym(tuple(params.values())):
                     f, sym = (lambda g, p: lambda dims, *xs: g(*xs, **{k: _resolve(v, dims) for k, v in p.items()}))(g, params), True
+                    f.bind = (g, params)  # (``_straight_line`` binds the sizes once)
                 else:
                     f = (lambda g, p: lambda *xs: g(*xs, **p))(g, params)
             elif name == "dim_as_value":
                 dt = np.dtype(eqn.outvars[0].aval.dtype)
                 f, sym = (lambda d, dt: lambda dims: np.asarray(_resolve(d, dims), dt))(params["dim"], dt), True
+                f.value = (params["dim"], dt)
             else:
                 inner = _sub_jaxpr(params)
                 if inner is None or name not in ("pjit", "jit", "closed_call", "custom_jvp_call", "custom_vjp_call",
@@ -508,6 +529,8 @@ def _build(jaxpr: Any, consts: list) -> Callable:
                 n = len(ij.invars)
                 f, sym, multi = (lambda run, n: lambda dims, *xs: run(dims, *xs[len(xs) - n :]))(run, n), True, True
                 f.n_steps = run.n_steps
+                f.inner = (run, n)
+                prims |= run.prims
                 exact, products, sums = exact and run.exact, products or run.products, sums or run.sums
         steps.append((f, sym, tuple(slot_of(v) for v in eqn.invars), multi, _outs(eqn, slots)))
     outs = [slot_of(v) for v in jaxpr.outvars]
@@ -530,10 +553,69 @@ def _build(jaxpr: Any, consts: list) -> Callable:
         return [env[i] for i in outs]
 
     run.n_steps = n_steps
+    run.parts = (init, steps, outs, n_in, first_in)  # for ``_straight_line``
+    run.prims = frozenset(prims)
     # exact: every result is XLA's bit for bit. A float product and a float sum in one kernel are not, even
     # where no product feeds a sum directly: XLA fuses the kernel and its CPU code contracts a*b+c to an FMA.
     run.exact, run.products, run.sums = exact and not (products and sums), products, sums
     return run
+
+
+def _straight_line(run: Callable, dims: dict) -> Callable:
+    """``run`` (``_build``'s) at the sizes ``dims`` as one generated Python function ``straight(*arrays)``:
+    each step a call on local names with its parameters bound, no environment dictionary and no symbolic
+    size to evaluate. The host path (``ColdKernel.host``) calls it per op, so its overhead is the op's."""
+    init, steps, outs, n_in, first_in = run.parts
+    ns: dict = {"fix": _fix, "ndarray": np.ndarray}
+    for slot, value in init:
+        ns[f"s{slot}"] = value
+    params = ", ".join(f"s{first_in + i}" for i in range(n_in))
+    lines = [f"def straight({params}):"]
+    for k, (f, sym, ins, multi, outv) in enumerate(steps):
+        if sym:
+            f = _at_sizes(f, dims)
+        if all(f"s{i}" in ns for i in ins):  # constants in, constants out (a literal broadcast to a shape)
+            r = f(*(ns[f"s{i}"] for i in ins))
+            for (o, dt), x in zip(outv, r) if multi else ((outv[0], r),):
+                if o is not None:
+                    ns[f"s{o}"] = _fix(x, dt)
+            continue
+        ns[f"f{k}"] = f
+        args = ", ".join(f"s{i}" for i in ins)
+        if multi:
+            lines.append(f"    r = f{k}({args})")
+            produced = [(f"r[{j}]", o, dt) for j, (o, dt) in enumerate(outv) if o is not None]
+        else:
+            produced = [(f"f{k}({args})", outv[0][0], outv[0][1])]
+        for value, o, dt in produced:
+            ns[f"d{o}"] = dt
+            lines.append(f"    s{o} = {value}")
+            lines.append(f"    if s{o}.__class__ is not ndarray or s{o}.dtype is not d{o}: s{o} = fix(s{o}, d{o})")
+    if len(lines) == 1:
+        lines.append("    pass")
+    lines.append(f"    return [{', '.join(f's{o}' for o in outs)}]")
+    exec("\n".join(lines), ns)  # noqa: S102 - generated from the jaxpr's own steps, nothing else
+    return ns["straight"]
+
+
+def _at_sizes(f: Callable, dims: dict) -> Callable:
+    """A symbolic step of ``_build`` with this call's sizes bound: a function of the arrays alone."""
+    bind = getattr(f, "bind", None)
+    if bind is not None:
+        g, params = bind
+        return functools.partial(g, **{k: _resolve(v, dims) for k, v in params.items()})
+    value = getattr(f, "value", None)
+    if value is not None:
+        const = np.asarray(_resolve(value[0], dims), value[1])
+        return lambda: const
+    run, n = f.inner
+    inner = _straight_line(run, dims)
+    return lambda *xs: inner(*xs[len(xs) - n :])
+
+
+def _out_dtypes(run: Callable) -> list:
+    """(slot, dtype) of every value ``run``'s steps produce."""
+    return [o for *_, outv in run.parts[1] for o in outv if o[0] is not None]
 
 
 def _outs(eqn: Any, slots: dict) -> tuple:
@@ -577,6 +659,26 @@ def to_jax(x: np.ndarray, copy: bool = True) -> Any:
     if not (_cpu or (_cpu is None and _cpu_only())) or x.dtype.kind not in _OK_KINDS:
         return jax.numpy.asarray(x)
     return _to_jax(np.array(x) if copy else x)  # a copy: the caller may reuse its buffer
+
+
+def to_array(x: np.ndarray, copy: bool = True) -> Any:
+    """``to_jax``, except that a small array stays on the host as a read-only NumPy array where small ops run
+    there (``host_enabled``): a tensor made from it then costs no transfer, and neither do the ops on it."""
+    if (_host_ok or (_host_ok is None and _resolve_host())) and x.size <= HOST_ELEMENTS and x.dtype.kind in _OK_KINDS \
+            and x.dtype.name not in _SMALL_FLOATS:  # fmt: skip
+        x = np.array(x) if copy or not x.flags.c_contiguous else x
+        x.setflags(write=False)
+        return x
+    return to_jax(x, copy)
+
+
+_host_ok = None  # host_enabled(), once asked (the switches it reads are fixed at import; tests flip _HOST)
+
+
+def _resolve_host() -> bool:
+    global _host_ok
+    _host_ok = host_enabled()
+    return _host_ok
 
 
 def _to_jax(x: np.ndarray) -> Any:
@@ -704,11 +806,75 @@ def _abstract(args: Any, pattern: Any, syms: dict) -> Any:
     return out
 
 
+_MODE_KEY = "mode"  # the routes table's entry for the switches it was filled under
+# primitives whose NumPy forms here are general index arithmetic, slower than a compiled call on small arrays
+_HOST_SLOW = frozenset(("gather", "scatter", "scatter-add", "scatter_add", "scatter-mul", "scatter_mul", "scatter-min",
+                        "scatter_min", "scatter-max", "scatter_max", "dynamic_slice", "dynamic_update_slice"))
+HOST_ELEMENTS = 4096  # the largest argument ``host`` runs with NumPy (past that XLA's fused loops win)
+_ROUTES = 256  # routes kept per kernel (shapes a kernel meets; past that the table starts again)
+
+
+def _mode() -> tuple:
+    """The switches a route depends on (tests and users flip them at run time)."""
+    return (_on, _exact_on, buckets._on)
+
+
+def _route_key(args: tuple) -> tuple | None:
+    """(shape, dtype, weak type) of each argument, or None where the arguments are not all concrete
+    arrays (or baked Nones): those take the full path every call."""
+    arr = _ARRAY or _array_type()
+    key = []
+    for a in args:
+        c = a.__class__
+        if c is arr:
+            key.append((a.shape, a.dtype, a.weak_type))
+        elif c is np.ndarray:  # a host array (``host``'s results): never weak
+            key.append((a.shape, a.dtype, None))
+        elif a is None:
+            key.append(None)
+        elif c is list:  # (a tensor list's arrays)
+            inner = _route_key(a)
+            if inner is None:
+                return None
+            key.append((list, inner))
+        else:
+            return None
+    return tuple(key)
+
+
+def _host_leaves(args: Any, key: list, leaves: list) -> bool:
+    """``ColdKernel.host``'s signature of ``args`` into ``key`` and their NumPy forms into ``leaves`` (JAX's
+    flattening order); False where an argument is not a small array (or a list of them)."""
+    arr = _ARRAY or _array_type()
+    for a in args:
+        c = a.__class__
+        if c is np.ndarray:
+            if a.size > HOST_ELEMENTS:
+                return False
+            key.append((a.shape, a.dtype, None))
+            leaves.append(a)
+        elif c is arr:
+            if a.size > HOST_ELEMENTS:
+                return False
+            key.append((a.shape, a.dtype, a.weak_type))
+            leaves.append(np.asarray(a))
+        elif a is None:
+            key.append(None)
+        elif c is list:
+            key.append(list)
+            if not _host_leaves(a, key, leaves):
+                return False
+            key.append(None)  # (the list's end)
+        else:
+            return False
+    return True
+
+
 class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
     __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
-                 "inexact", "__weakref__")  # fmt: skip
+                 "inexact", "routes", "hosted", "nohost", "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -721,6 +887,11 @@ class ColdKernel:
         self.pad = None  # the op's padding declaration (buckets.py), where it has one
         self.vjp_of = None  # (forward kernel, its argument count): a backward kernel padded as its op declares
         self.inexact = False  # a program of this body fell outside the exact tier: so will its other shapes'
+        # (shape, dtype, weak type) of each argument -> what runs it, once that is settled (compiled exact, or
+        # bucketed): a recurring call then costs one key and one lookup (the ``_mode`` it was settled under)
+        self.routes: dict = {}
+        self.hosted: dict = {}  # argument signature -> the exact tier's straight-line program, or False (``host``)
+        self.nohost = False  # the body is outside what ``host`` runs at any shape (inexact, slow, unsupported)
 
     def _program(self, args: tuple, sig: tuple) -> _Entry | None:
         sizes: dict = {}
@@ -764,14 +935,23 @@ class ColdKernel:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
             return self.hot(*args, **kwargs)
+        key = _route_key(args)
+        if key is not None:
+            routes = self.routes
+            if routes.get(_MODE_KEY) != _mode():
+                routes.clear()
+                routes[_MODE_KEY] = _mode()
+            route = routes.get(key)
+            if route is not None:
+                return route(*args)
         if not _exact_on or (self.inexact and not _on):
-            return self._compiled(args)
+            return self._compiled(args, key)
         sig = _signature(args)
         if sig is None:
-            return self._compiled(args)
+            return self._compiled(args, key)
         e = self.entries.get(sig)
         if e is _HOT:
-            return self._compiled(args)
+            return self._compiled(args, key)
         if e is None:
             try:
                 e = self._program(args, sig)
@@ -810,14 +990,95 @@ class ColdKernel:
             self.entries[sig] = e
         return result
 
-    def _compiled(self, args: tuple) -> Any:
+    def host(self, args: list) -> Any:
+        """The kernel's result computed with NumPy on the host, as read-only NumPy arrays, where that is the
+        compiled result bit for bit (the exact tier) and every argument is a small array; else None.
+
+        A recurring small op then costs a dictionary lookup and its NumPy calls instead of an XLA dispatch
+        (torch's per-op cost is a few microseconds; JAX's dispatch alone is more). The caller checks that
+        the arrays are on the CPU of a CPU-only process, in eager mode."""
+        if self.nohost or not _exact_on:
+            return None
+        key: list = []
+        leaves: list = []
+        if not _host_leaves(args, key, leaves):
+            return None
+        key = tuple(key)
+        hosted = self.hosted
+        plan = hosted.get(key)
+        if plan is None:
+            plan = self._host_plan(tuple(args))
+            if len(hosted) > _ROUTES:
+                hosted.clear()
+            hosted[key] = plan
+        if plan is False:
+            return None
+        run, single, quiet = plan
+        try:
+            if quiet:
+                outs = run(*leaves)
+            elif _np_errors is not None:
+                token = _np_errors.set(_IGNORE)
+                try:
+                    outs = run(*leaves)
+                finally:
+                    _np_errors.reset(token)
+            else:
+                with np.errstate(all="ignore"):
+                    outs = run(*leaves)
+        except _Unsupported:  # a value outside the table (an integer division by zero): XLA's result
+            hosted[key] = False
+            return None
+        for o in outs:
+            o.setflags(write=False)  # (a view of an input is read-only already)
+        if _check:
+            _compare(self, tuple(args), outs)
+        stats["host_calls"] += 1
+        return outs[0] if single is True else jax.tree_util.tree_unflatten(single, outs)
+
+    def _host_plan(self, args: tuple) -> Any:
+        sig = _signature(args)
+        if sig is None:
+            return False
+        try:
+            e = self._program(args, sig)
+        except _Unsupported:
+            e = None
+        if e is None or not e.program[0].exact or e.program[0].prims & _HOST_SLOW:
+            # the body's primitives decide that, and the body is the same at every shape: not asked again
+            self.nohost = True
+            return False
+        run, out_tree = e.program
+        straight = _straight_line(run, e.dims)
+        stats["host_plans"] += 1
+        # NumPy warns of floating-point overflow and division by zero where XLA is silent: a program with a
+        # float result or a float division is run quieted (the context manager costs about a microsecond)
+        quiet = not (run.products or run.sums or any(np.dtype(dt).kind in "fc" for *_, dt in _out_dtypes(run)))
+        return straight, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet
+
+    def _compiled(self, args: tuple, key: tuple | None = None) -> Any:
         """The compiled result: on the signature's bucketed executable where it has one (a function of the
-        signature alone, so exact-tier results, which padding cannot change, stay the same either way)."""
+        signature alone, so exact-tier results, which padding cannot change, stay the same either way).
+        ``key`` (``_route_key``'s) is then routed straight to what ran."""
         if buckets._on:
             out = buckets.run(self, args, _to_jax)
             if out is not None:
+                if key is not None:
+                    self._route(key, self._bucketed)
                 return out
+        if key is not None:
+            self._route(key, self.hot)
         return self.hot(*args)
+
+    def _bucketed(self, *args: Any) -> Any:
+        return buckets.run(self, args, _to_jax)
+
+    def _route(self, key: tuple, route: Callable) -> None:
+        routes = self.routes
+        if len(routes) > _ROUTES:
+            routes.clear()
+            routes[_MODE_KEY] = _mode()
+        routes[key] = route
 
     # the jitted kernel's staging methods; nothing else is forwarded (jax.jit and inspect read a callable's
     # attributes, such as __wrapped__, and must see this wrapper as a plain function)

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import cold_kernels as _cold
 from . import device as _device
 from . import dtype as _dtype
 from . import lazy as _lazy
@@ -56,6 +57,9 @@ class Buffer:
     ``np`` is set while a numpy array shares the memory (``from_numpy``/``.numpy()``). Then the
     numpy array is the truth: reads copy it while anyone else holds a reference (they may write
     to it behind our back) and writes copy into it.
+
+    ``array`` may also be a read-only NumPy array: the result of a small op run on the host (see
+    ``cold_kernels.ColdKernel.host``). Kernels take it as it is; ``get``/``peek`` hand out a JAX array.
     """
 
     __slots__ = ("array", "np", "np_strides", "device", "__weakref__")
@@ -77,6 +81,8 @@ class Buffer:
             a = self.array
             if type(a) is LazyArray:
                 a = self.array = a.materialize()
+            elif type(a) is np.ndarray:
+                a = self.array = _cold.to_jax(a, copy=False)
             return a
         if _getrefcount(self.np) > 2:  # shared with the user: they may have written to it
             self.array = jnp.array(self.np, copy=True)
@@ -91,8 +97,15 @@ class Buffer:
             a = self.array
             if type(a) is LazyArray and a.graph is None:  # computed by an earlier flush: drop the wrapper
                 a = self.array = a.value
-            return a
+            return a  # (a host array as it is: kernels take NumPy arrays)
         return self.get()
+
+    def host(self) -> np.ndarray:
+        """The current value as a read-only NumPy array, without a trip through JAX where it is one."""
+        a = self.array
+        if self.np is None and hook is None and type(a) is np.ndarray:
+            return a
+        return np.asarray(self.get())
 
     def set(self, array: Any) -> None:
         if hook is not None:
@@ -103,7 +116,7 @@ class Buffer:
 
     def to_numpy(self) -> np.ndarray:
         if self.np is None:
-            self.np = np.array(self.get())
+            self.np = np.array(self.host())
         return self.np
 
     def set_view(self, new_base: Any, view: _views.View, value: Any) -> None:
@@ -402,7 +415,13 @@ class Tensor:
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to {what}")
         # Inside a compiled trace this raises JAX's concretization error: a graph break.
-        return np.asarray(self._data()).reshape(()).item()
+        return self._values().reshape(()).item()
+
+    def _values(self) -> np.ndarray:
+        """The values as a NumPy array for reading (a host array as it is; JAX's CPU arrays without a copy)."""
+        if self._view is None:
+            return self._buf.host()
+        return np.asarray(self._data())
 
     def item(self) -> Any:
         v = self._scalar()
@@ -440,7 +459,7 @@ class Tensor:
 
     def _host(self) -> np.ndarray:
         """A numpy copy-or-view of the values for reading (never shared for writing)."""
-        arr = np.asarray(self._data())
+        arr = self._values()
         if self._dtype is _dtype.bfloat16:
             return arr.astype(np.float32)
         return arr

@@ -189,13 +189,13 @@ def _odd_leaf(data: Any) -> Any:
 def _jnp_from_numpy(arr: np.ndarray, dt: D.dtype) -> Any:
     if arr.dtype != dt.np:
         arr = arr.astype(dt.np)
-    return cold_kernels.to_jax(arr)  # a copy: the buffer may be the caller's
+    return cold_kernels.to_array(arr)  # a copy: the buffer may be the caller's
 
 
 def _fresh(arr: np.ndarray) -> Any:
     """A JAX array of a NumPy array made here (handed over, not copied). On the CPU this compiles nothing;
     ``jnp.array`` compiles a copy per shape (``torch.arange(t)`` in a loop whose t grows)."""
-    return cold_kernels.to_jax(np.asarray(arr), copy=False)
+    return cold_kernels.to_array(np.asarray(arr), copy=False)
 
 
 @expose("torch")
@@ -299,7 +299,7 @@ def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
     """A filled array made on ``jdev`` (committed there, so later ops run there too)."""
     if jdev is None and type(value) in (int, float, bool) and cold_kernels._cpu_only():
         # a new shape compiles nothing: NumPy's fill is the same bits, and the array lands on the CPU device
-        return cold_kernels.to_jax(np.full(shape, value, dt.np), copy=False)
+        return cold_kernels.to_array(np.full(shape, value, dt.np), copy=False)
     key = (shape, dt, jdev)
     k = _fill_kernels.get(key)
     if k is None:
