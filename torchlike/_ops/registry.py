@@ -27,6 +27,7 @@ from .._core import dtype as D
 from .._core import cold_kernels, lazy
 from .._core import tensor as T
 from .._core.dtype import RANK_DIM0, RANK_DIMMED, RANK_SCALAR
+from .._core import kernel_cache
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from .._core import grad_mode, graph
@@ -262,6 +263,7 @@ def defop(
         op.autocast = None
         op.returns = returns
         op.kernels = LRU()
+        op.plans = {}  # call plans (``_plan_key``): what ``call`` derived for a recurring argument signature
         home = next(iter(op.exposed), "torch")  # where pickle and reprs find the function
         op.wrapper = _generate_wrapper(op, sig, with_out=out, name=op.exposed[home][0] if op.exposed else None,
                                        module="torchlike" if home in ("torch", "Tensor") else f"torchlike.{home}")  # fmt: skip
@@ -283,6 +285,7 @@ def inplace_spec(op: OpDef) -> OpDef:
     if op.inplace_grad_name is None and op.inplace_saves is None:
         return op
     spec = copy.copy(op)
+    spec.plans = {}  # (a plan's prepared autograd record names the node)
     spec.grad_name = op.inplace_grad_name or op.grad_name
     spec.saves = op.saves if op.inplace_saves is None else op.inplace_saves
     spec.wrapper = _generate_wrapper(spec, inspect.signature(op.fn), with_out=False, name=op.wrapper.__name__,
@@ -559,6 +562,16 @@ def _to_scalar(x: Any) -> Any:
 # _PROMO_LIMIT: the combinations a program meets are few, and an LRU's bookkeeping costs per op.
 _promo_cache: dict = {}
 _PROMO_LIMIT = 4096
+_Cold = cold_kernels.ColdKernel
+_JaxArray: type | None = None  # JAX's concrete array class, found by _host_on
+_host: bool | None = None  # small ops run on the host (ColdKernel.host): a CPU-only process, unless switched off
+
+
+def _host_on() -> bool:
+    global _host, _JaxArray
+    _host = cold_kernels.host_enabled()
+    _JaxArray = cold_kernels._array_type()
+    return _host
 
 
 def _promote_key(op: OpDef, promo: tuple) -> D.dtype:
@@ -578,7 +591,23 @@ def _arg_error(op: OpDef, i: int, a: Any, kind: str) -> TypeError:
 
 
 def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
-    """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd."""
+    """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd.
+
+    An eager call whose argument signature recurs runs its cached call plan (``_run_plan``)."""
+    if out is None and not lazy._on and autocast is None and T.hook is None:
+        plan_key = _plan_key(op, dyn, static)
+        if plan_key is not None:
+            plan = op.plans.get(plan_key)
+            if plan is not None and plan.default is D._default_float:
+                result = _run_plan(plan, op, dyn, static)
+                if result is not _MISS:
+                    return result
+            return _call(op, dyn, static, out, plan_key)
+    return _call(op, dyn, static, out, None)
+
+
+def _call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None, plan_key: tuple | None) -> Any:
+    """``call`` in full; with ``plan_key``, the call's plan is kept for the next call of that signature."""
     if lazy._on and out is None:
         g = lazy._graph
         if g.expect is not None and T.hook is None:
@@ -702,7 +731,13 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     if kernel is None:
         kernel = _build_kernel(op, static, cdt, baked or (), key, precast)
     try:
-        result = lazy.call(kernel, arrays) if lazy._on else kernel(*arrays)
+        result = None
+        if kernel.__class__ is _Cold and not lazy._on and T.hook is None and (_host or (_host is None and _host_on())):
+            result = kernel.host(arrays)  # a small op on the host, where NumPy gives the kernel's bits
+        if result is None:
+            if _host and not lazy._on:
+                _onto_device(arrays, dyn)
+            result = lazy.call(kernel, arrays) if lazy._on else kernel(*arrays)
     except (ValueError, TypeError) as e:
         if not lazy._on and lazy.has_pending_input(arrays):  # values left pending by lazy mode, now off
             arrays = lazy.concrete_tree(arrays)
@@ -729,8 +764,195 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
         g = lazy._graph
         if g.trace is not None and g.expect is None and T.hook is None:
             g.trace.append(_entry(op, dyn, static_in, static, kernel, cdt, device, outputs, rec, tensors, g))
+    if plan_key is not None and not lazy._on:
+        _keep_plan(op, plan_key, dyn, arrays, kernel, key, cdt, device, outputs, tensors if rec else None)
     if out is not None:
         return _write_out(op, outputs, out)
+    if op.returns is not None:
+        return op.returns(*outputs)
+    return outputs
+
+
+# --- call plans ----------------------------------------------------------------------------------
+# Eagerly, most calls repeat an earlier call's argument signature: the same op and static arguments, tensors
+# of the same classes, dtypes, devices and ranks (0-d or not: promotion tells them apart), the same Python
+# number types, and the same values where the kernel may bake a number in. Everything ``_call`` derives
+# from that (promotion, checks of the dtype category, the kernel, where baked numbers go, the outputs' dtypes
+# and device) is then known: the plan keeps it, and a recurring call costs building its key, reading the
+# arrays, the kernel (or its host form), wrapping and, where a tensor requires grad, recording.
+# Not planned: out=, lazy mode, autocast, tensor lists, anything unhashable. The op's ``check`` still runs
+# every call (it may read values: integer division by zero).
+
+_PLANS = 256  # plans kept per op; past that its table starts again
+
+
+def _onto_device(arrays: list, dyn: tuple) -> None:
+    """Host arrays of tensors about to meet a compiled kernel become JAX arrays, in their buffers too: JAX
+    puts a NumPy argument on the device at every call (~3.5 us each), this once (the host path reads a
+    JAX CPU array without a copy)."""
+    for i, arr in enumerate(arrays):
+        c = arr.__class__
+        if c is np.ndarray:
+            arrays[i] = _device_twin(dyn[i], arr)
+        elif c is list:
+            arrays[i] = [x if x.__class__ is not np.ndarray else _device_twin(t, x) for t, x in zip(dyn[i], arr)]
+
+
+def _device_twin(t: Any, arr: np.ndarray) -> Any:
+    if not isinstance(t, Tensor):  # a number's host 0-d array (``_host_scalar``): its cached device array
+        return _scalar_array(t, None)
+    buf = t._buf
+    if t._view is None and buf.np is None and buf.array is arr:
+        arr = buf.array = cold_kernels.to_jax(arr, copy=False)
+    return arr
+
+
+_host_scalars: dict = {}
+
+
+def _host_scalar(v: Any) -> Any:
+    """``_scalar_array`` for the host path: the same 0-d array (dtype, not weak), as a NumPy array."""
+    key = (type(v), v) if v else (type(v), v, repr(v))
+    arr = _host_scalars.get(key)
+    if arr is None:
+        try:
+            arr = np.asarray(v)
+        except OverflowError:
+            return v
+        if arr.dtype != np.int64 and arr.dtype != np.float64 and arr.dtype != np.complex128 and arr.dtype != np.bool_:
+            return v
+        arr.setflags(write=False)
+        if len(_host_scalars) >= _PROMO_LIMIT:
+            _host_scalars.clear()
+        _host_scalars[key] = arr
+    return arr
+
+
+class _Plan:
+    __slots__ = ("kernel", "kkey", "cdt", "device", "dtypes", "multi", "actions", "default", "prep")
+
+
+def _plan_key(op: OpDef, dyn: tuple, static: tuple) -> tuple | None:
+    key = [static]
+    for kind, a in zip(op.kind_seq, dyn):
+        if isinstance(a, Tensor):
+            key.append((a.__class__, a._dtype, a._buf.device, not a._shape, a._rg))
+        elif a is None:
+            key.append(None)
+        elif kind is TENSOR_LIST and (a.__class__ is list or a.__class__ is tuple):
+            items = []
+            for x in a:
+                if not isinstance(x, Tensor):
+                    return None
+                items.append((x.__class__, x._dtype, x._buf.device, not x._shape, x._rg))
+            key.append((a.__class__, tuple(items)))
+        else:
+            t = a.__class__
+            if t is not float and t is not int and t is not bool and t is not complex:
+                return None
+            if kind is SCALAR or kind in _BAKEABLE:  # (-0.0 == 0.0: zeros are told apart by their repr)
+                key.append((t, a) if a else (t, a, repr(a)))
+            else:
+                key.append(t)
+    key = tuple(key)
+    try:
+        hash(key)
+    except TypeError:  # a list among the static arguments
+        return None
+    return key
+
+
+def _keep_plan(op: OpDef, plan_key: tuple, dyn: tuple, arrays: list, kernel: Callable, kkey: tuple, cdt: Any,
+               device: Any, outputs: Any, recorded: list | None) -> None:  # fmt: skip
+    actions = []
+    for a, arr in zip(dyn, arrays):
+        if isinstance(a, Tensor):
+            actions.append(0)  # its array
+        elif type(arr) is list:
+            actions.append(3)  # a list of tensors: their arrays
+        elif arr is None:
+            actions.append(1)  # None, or a number baked into the kernel
+        else:
+            actions.append(2)  # a number passed as a cached 0-d array
+    plan = _Plan()
+    plan.kernel = kernel
+    plan.kkey = kkey
+    plan.cdt = cdt
+    plan.device = device
+    plan.multi = type(outputs) is tuple
+    plan.dtypes = tuple(o._dtype for o in outputs) if plan.multi else outputs._dtype
+    plan.actions = tuple(actions)
+    plan.default = D._default_float
+    # how the autograd node is built, where this call recorded one (the key holds which inputs require grad)
+    plan.prep = graph.prepare(op, recorded, outputs) if recorded is not None else None
+    plans = op.plans
+    if len(plans) >= _PLANS:
+        plans.clear()
+    plans[plan_key] = plan
+
+
+def _run_plan(plan: _Plan, op: OpDef, dyn: tuple, static: tuple) -> Any:
+    device = plan.device
+    host = plan.kernel.__class__ is _Cold and (_host or (_host is None and _host_on()))
+    arrays = []
+    any_rg = False
+    for action, a in zip(plan.actions, dyn):
+        if action == 0:
+            buf = a._buf
+            if a._view is None and buf.np is None:
+                arr = buf.array
+                if arr.__class__ is _LazyArray:
+                    if arr.graph is not None:  # pending work of a lazy region now closed: the full path
+                        return _MISS
+                    arr = buf.array = arr.value
+            else:
+                arr = a._peek()
+            arrays.append(arr)
+            if a._rg:
+                any_rg = True
+        elif action == 1:
+            arrays.append(None)
+        elif action == 3:
+            items = []
+            for t in a:
+                arr = t._peek()
+                if arr.__class__ is _LazyArray:
+                    return _MISS
+                items.append(arr)
+                if t._rg:
+                    any_rg = True
+            arrays.append(items)
+        else:
+            arrays.append(_host_scalar(a) if host else _scalar_array(a, device))
+    if op.check is not None:
+        op.check(plan.cdt, dyn, static)
+    # the kernel table's bookkeeping, as its ``get`` does: which executables an eviction drops first
+    if kernel_cache._pending:
+        kernel_cache._evict()
+    used = op.kernels.used
+    if plan.kkey not in used:  # the table dropped the kernel: the full path builds it again
+        return _MISS
+    used[plan.kkey] = kernel_cache._tick()
+    kernel = plan.kernel
+    try:
+        result = kernel.host(arrays) if host else None
+        if result is None:
+            if host:
+                _onto_device(arrays, dyn)
+            result = kernel(*arrays)
+    except Exception:  # noqa: BLE001 - the full path raises it with torch's message
+        return _MISS
+    make = T.make if T.grad_state.inference else T.make_fresh  # (make tags inference tensors' storage)
+    if plan.multi:
+        outputs = tuple([make(r, device, dt) for r, dt in zip(result, plan.dtypes)])
+    else:
+        outputs = make(result, device, plan.dtypes)
+    if any_rg and op.differentiable and grad_mode._state.enabled:
+        if plan.prep is not None:
+            graph.record_prepared(plan.prep, op, kernel, static, arrays, outputs, dyn)
+        else:
+            tensors = [(j, a) for j, (action, a) in enumerate(zip(plan.actions, dyn)) if action == 0 or action == 3]
+            graph.record(op, kernel, static, arrays, tensors, outputs, dyn)
     if op.returns is not None:
         return op.returns(*outputs)
     return outputs
