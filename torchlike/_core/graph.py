@@ -49,6 +49,7 @@ class Node:
     freed = False
     _metadata: dict | None = None
     needs_saved = True
+    checkpoint: Any = None  # utils.checkpoint's frame that dropped this node's arrays and recomputes them
 
     @property
     def metadata(self) -> dict:
@@ -320,9 +321,17 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if saves and "result" in saves:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
+    if region is not None:
+        region(node)
 
 
 _NO_EDGE = (None, 0)
+
+# A non-reentrant utils.checkpoint region being recorded: called with each node record, record_prepared and
+# record_view make (None otherwise). ``checkpoint_frames`` holds the regions whose nodes' arrays were dropped,
+# so the engine looks for nodes to recompute only while there are some.
+region: Callable | None = None
+checkpoint_frames: weakref.WeakSet = weakref.WeakSet()
 
 
 class Prepared:
@@ -414,6 +423,8 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     if pr.result:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
+    if region is not None:
+        region(node)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -569,6 +580,8 @@ def _refresh_view_node(t: Tensor) -> None:
 def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
     """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
     _attach(out, name, kernel, [input._peek(), *dyn], (input,))
+    if region is not None:
+        region(out._node)
 
 
 # --- a node's vjp: what the engine (and create_graph's replay) runs for each node ----------------------
