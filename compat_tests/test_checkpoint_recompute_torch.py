@@ -322,3 +322,30 @@ def test_checkpoint_sequential_non_reentrant():
         return {"out": out, "x.grad": x.grad, "w.grad": model[0].weight.grad, "after": lib.rand(2)}
 
     _same(fn)
+
+
+def test_custom_function_inside_the_region():
+    def fn(lib):
+        class Sq(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return 2 * x * g
+
+        calls = []
+
+        def f(a):
+            calls.append(1)
+            return Sq.apply(a.sin()).exp()
+
+        x = lib.tensor(X, requires_grad=True)
+        out = _ck(lib, f, x)
+        out.sum().backward()
+        return {"out": out, "x.grad": x.grad, "calls": len(calls), "grad_fn": type(out.grad_fn).__name__}
+
+    _same(fn)
