@@ -149,9 +149,11 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "dispatcher's operator log.",
     ),
     "anomaly_traceback": (
-        "autograd", "Anomaly mode raises torch's \"Function 'XBackward0' returned nan values\" error but does not print "
-        "the forward traceback of the failing node, and create_graph backwards are not checked.",
-        "Nodes do not record a stack trace when created.",
+        "autograd", "Anomaly mode's \"Error detected in XBackward0. Traceback of forward call that caused the "
+        "error\" warnings (and \"Previous calculation was induced by ...\" for nodes a create_graph backward made) "
+        "have torch's text without its C++ \" (Triggered internally at ...)\" suffix, and a node made inside a "
+        "backward lists the user's frames only, where torch's also lists 2 frames of its own autograd code.",
+        "torchlike has no C++ warning source, and its internal frames are not torch's.",
     ),
     "jit_is_eager": (
         "jit", "`torch.jit.script`/`trace` return objects that run the eager Python code (with torch's deprecation "

@@ -540,7 +540,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         or any(l.hooks or l.variable._hooks for l in prog.leaves)
         or any(e[0] is None for e in prog.entries)
     )
-    fuse = not hooks and not anomaly_mode.checking  # anomaly mode checks each node's gradients
+    fuse = not hooks and not anomaly_mode._enabled  # anomaly mode checks (and reports) node by node
     # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
     # about what compiling the fused program would: changing shapes then compile nothing.
     cold_key = _fused_rental.key(prog.key, (node_args, root_cts)) if fuse and not lazy._on else None
@@ -584,6 +584,9 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         if anomaly_mode.checking:
             anomaly_mode.check_grads(nodes[i], grads)
         return grads
+
+    if anomaly_mode._enabled:
+        vjp = anomaly_mode.reporting(vjp, nodes)
 
     t0 = cold_kernels.interpreted()  # modelled, not clocked: which programs compile must not depend on load
     leaf_cts, wanted = _execute(

@@ -186,13 +186,9 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
     frame = _Frame(function, args, kwargs, preserve, recompute_context,
                    _early_stop if _early_stop is not None else early_stop, determinism_check == "default")  # fmt: skip
     suppressed = True
-    prev, _graph.region = _graph.region, frame.nodes.append
-    try:
-        with forward_context:
-            out = function(*args, **kwargs)
-            suppressed = False
-    finally:
-        _graph.region = prev
+    with _collecting(frame.nodes.append), forward_context:
+        out = function(*args, **kwargs)
+        suppressed = False
     if suppressed:
         raise RuntimeError(
             "torch.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised "
@@ -201,6 +197,26 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         )
     frame.forward_done()
     return out
+
+
+_collectors: list = []  # the checkpoint regions being recorded, innermost last: only it gets new nodes
+
+
+def _to_innermost(node: Any) -> None:
+    _collectors[-1](node)
+
+
+@contextlib.contextmanager
+def _collecting(collect: Callable) -> Iterator[None]:
+    _collectors.append(collect)
+    if len(_collectors) == 1:
+        _graph.region.append(_to_innermost)
+    try:
+        yield
+    finally:
+        _collectors.pop()
+        if not _collectors:
+            _graph.region.remove(_to_innermost)
 
 
 class _Dropped:
@@ -316,9 +332,9 @@ class _Frame:
         with _random.fork_rng(enabled=self.rng is not None):
             if self.rng is not None:
                 _set_rng_states(self.rng)
-            prev, _graph.region = _graph.region, collect
             try:
                 with contextlib.ExitStack() as stack:
+                    stack.enter_context(_collecting(collect))
                     stack.enter_context(grad_mode.enable_grad())
                     for dt, enabled, dtype in self.autocast_states:
                         stack.enter_context(_autocast.autocast(dt, dtype=dtype, enabled=enabled))
@@ -326,8 +342,6 @@ class _Frame:
                     self.function(*self.args, **self.kwargs)
             except _StopRecomputation:
                 pass
-            finally:
-                _graph.region = prev
         self._check(got)
         for r, m in zip(self.nodes, got):
             n = r()
