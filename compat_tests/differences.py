@@ -223,9 +223,15 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "JAX manages host-device transfers itself; torchlike keeps no page-locked buffers.",
     ),
     "gradcheck_slow_mode": (
-        "autograd", "`gradcheck` always runs torch's slow (full Jacobian) check; its reentrancy and undefined-grad "
-        "checks are not made, and batched-grad / forward-AD checks raise NotImplementedError.",
-        "torchlike has no forward-mode AD or vmap over its tape.",
+        "autograd", "`gradcheck`'s slow and fast (`fast_mode=True`, torch's random projections from the same "
+        "generator stream) checks, its reentrancy check and its backward-multiplied-by-grad_output check are "
+        "torch's, except that the reentrancy check lets two backwards differ by up to 16 ulps (the engine's first "
+        "backward of a graph runs node by node, later ones as one XLA program: 1 ulp apart for a matmul+tanh in "
+        "float64). The undefined-grad check is not made, `fast_mode` with complex tensors raises "
+        "NotImplementedError, and batched-grad / forward-AD checks raise NotImplementedError.",
+        "torchlike's engine never runs a backward with undefined output gradients only (a node no gradient reaches "
+        "is skipped), so the undefined-grad check has nothing to exercise; there is no forward-mode AD or vmap "
+        "over the tape.",
     ),
     "vision_no_download": (
         "vision", "`torchlike.vision` never downloads: datasets with `download=True` and models with `weights=` "
