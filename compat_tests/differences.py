@@ -141,10 +141,10 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
     "checkpoint_non_reentrant": (
         "autograd", "`torch.utils.checkpoint.checkpoint(..., use_reentrant=False)` drops the region's activations "
         "and recomputes them in backward as torch does (a chain of 8 matmul+tanh layers on 512x256 activations: "
-        "the graph holds 1 MiB instead of 11.5 MiB), except that nodes of custom `autograd.Function`s inside the "
-        "region keep what they saved with `save_for_backward`, and `debug=True` does not add torch's operator logs "
-        "to a determinism error. The counts in that error are torch's for ops whose saved tensors are all inputs "
-        "or outputs; an op that saves an extra buffer (dropout's mask) counts one less.",
+        "the graph holds 1 MiB instead of 11.5 MiB, custom `autograd.Function`s' `save_for_backward` tensors "
+        "included), except that `debug=True` does not add torch's operator logs to a determinism error. The "
+        "counts in that error are torch's for ops whose saved tensors are all inputs or outputs; an op that saves "
+        "an extra buffer (dropout's mask) counts one less.",
         "Recomputation hooks into torchlike's nodes, not into saved-tensor hooks; torch's debug logs come from its "
         "dispatcher's operator log.",
     ),

@@ -349,3 +349,23 @@ def test_custom_function_inside_the_region():
         return {"out": out, "x.grad": x.grad, "calls": len(calls), "grad_fn": type(out.grad_fn).__name__}
 
     _same(fn)
+
+
+def test_custom_function_saves_are_dropped_and_recomputed():
+    class Sq(torchlike.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = torchlike.tensor(X, requires_grad=True)
+    out = _ck(torchlike, lambda a: Sq.apply(a.sin()), x)
+    dropped = type(out.grad_fn.to_save[0]).__name__
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.sin(X) * np.cos(X), rtol=1e-6)
+    assert dropped == "_Dropped"  # the region's custom Function kept no tensor until backward

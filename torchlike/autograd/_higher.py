@@ -8,9 +8,9 @@ from typing import Any
 import jax
 
 from .._core import tensor as T
+from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from .._core.graph import AccumulateGrad, _node_vjp
 from . import anomaly_mode
 
 _vjp_fns: LRU = LRU()

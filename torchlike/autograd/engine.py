@@ -26,10 +26,10 @@ from .._core import _xla_tiers, cold_kernels, lazy
 from .._core import device as _device
 from .._core import graph as _graph
 from .._core import tensor as T
+from .._core.graph import AccumulateGrad, Node, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import anomaly_mode
-from .._core.graph import AccumulateGrad, Node, _node_vjp
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64

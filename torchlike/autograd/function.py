@@ -10,11 +10,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .._core import tensor as T
-from .._core.tensor import Tensor
 from .._core import grad_mode
 from .._core import graph as _graph
+from .._core import tensor as T
 from .._core.graph import Node, edge_of
+from .._core.tensor import Tensor
 
 
 class FunctionCtx:

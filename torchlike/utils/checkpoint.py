@@ -11,8 +11,8 @@ inputs. The first backward that reaches one of them re-runs the function (the fo
 and ``context_fn`` recompute context, stopping early once the last node that saves something is
 recorded) and hands the recomputed arrays to the original nodes, checking torch's determinism rule
 on the saved tensors' metadata. Where torch counts saved tensors through saved-tensor hooks, torchlike
-counts its nodes' ``saved`` records. Nodes of custom ``autograd.Function``s inside the region keep
-what they saved.
+counts its nodes' ``saved`` records (and custom Functions' ``save_for_backward`` tensors, which are
+dropped and recomputed too). ``debug=True`` is validated but adds no operator log to the errors.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import jax
 import numpy as np
 
 from .. import autograd
-from .._core import lazy as _lazy
 from .._core import graph as _graph
+from .._core import lazy as _lazy
 from .._core.size import Size
 from .._core.tensor import Tensor
 from .._ops import random as _random
@@ -242,6 +242,8 @@ def _drop(args: list) -> list:
 def _reads_values(n: Any) -> bool:
     """Whether backward reads array values ``n`` holds: tensors torch saves, or non-differentiable arrays
     (dropout's mask). The others only need their inputs' shapes, as after a backward (``_spend``)."""
+    if n.kernel is None:  # a custom Function: what it passed to save_for_backward
+        return any(isinstance(t, Tensor) for t in getattr(n, "to_save", ()))
     if n.saved:
         return True
     diff = {pos for pos, _ in n.diff}
@@ -249,6 +251,13 @@ def _reads_values(n: Any) -> bool:
         if pos not in diff and any(_is_array(x) and x.ndim for x in (a if isinstance(a, list) else (a,))):
             return True  # 0-d ones are Python numbers passed as arrays
     return type(n).__name__ in _engine._READS_INPUTS
+
+
+def _saved_meta(n: Any) -> list:
+    """(dtype, shape) of each tensor torch saves for ``n``: what its determinism check compares."""
+    if n.kernel is None:
+        return [(t._dtype, tuple(t._shape)) for t in n.to_save if isinstance(t, Tensor)]
+    return [d[:2] for _, _, d in n.saved]
 
 
 def _meta(d: tuple, device: Any) -> dict:
@@ -275,11 +284,11 @@ class _Frame:
     def forward_done(self) -> None:
         saving, spent = [], []
         for n in self.nodes:
-            if n.kernel is None or n.checkpoint is not None:
-                continue  # a custom Function's node, or one an inner checkpoint owns
+            if n.checkpoint is not None or (n.kernel is None and not _reads_values(n)):
+                continue  # one an inner checkpoint owns, or a custom Function's node that saved nothing
             n.checkpoint = self
             (saving if _reads_values(n) else spent).append(n)
-        self.metas = [[d for _, _, d in n.saved] for n in saving]
+        self.metas = [_saved_meta(n) for n in saving]
         self.nodes = [weakref.ref(n) for n in saving]
         self.spent = [weakref.ref(n) for n in spent]
         self.pack()
@@ -288,7 +297,13 @@ class _Frame:
         """Drop the arrays (a node that saves nothing keeps only its inputs' shapes, as after a backward)."""
         for r in self.nodes:
             n = r()
-            if n is not None and n.args is not None:
+            if n is None:
+                continue
+            if n.kernel is None:
+                if not getattr(n, "_freed", False):
+                    n.to_save = tuple(_Dropped(tuple(t.shape), t.dtype) if isinstance(t, Tensor) else t
+                                      for t in n.to_save)  # fmt: skip
+            elif n.args is not None:
                 n.args = _drop(n.args)
         for r in self.spent:
             n = r()
@@ -318,7 +333,7 @@ class _Frame:
         got: list = []
 
         def collect(n: Any) -> None:
-            if n.kernel is None or n.checkpoint is not None or not _reads_values(n):
+            if n.checkpoint is not None or not _reads_values(n):
                 return
             if len(got) == want:
                 raise CheckpointError(
@@ -345,11 +360,16 @@ class _Frame:
         self._check(got)
         for r, m in zip(self.nodes, got):
             n = r()
-            if n is not None and n.args is not None:
+            if n is None:
+                continue
+            if n.kernel is None:
+                if not getattr(n, "_freed", False):
+                    n.to_save, n._saved_versions = m.to_save, m._saved_versions
+            elif n.args is not None:
                 n.args = m.args
 
     def _check(self, got: list) -> None:
-        metas = [[d for _, _, d in n.saved] for n in got]
+        metas = [_saved_meta(n) for n in got]
         if self.check:
             n_fwd, n_re = sum(map(len, self.metas)), sum(map(len, metas))
             if len(got) != len(self.nodes) or n_fwd != n_re:
@@ -372,18 +392,25 @@ class _Frame:
                 )
         for r, m in zip(self.nodes, got):
             n = r()
-            if n is not None and n.args is not None and _shapes(n.args) != _shapes(m.args):
-                # torch goes on and fails in the node's formula, with an error of its own
+            if n is None:
+                continue
+            if n.kernel is None:
+                same = m.kernel is None and (getattr(n, "_freed", False) or _shapes(n.to_save) == _shapes(m.to_save))
+            else:
+                same = m.kernel is not None and (n.args is None or _shapes(n.args) == _shapes(m.args))
+            if not same:  # torch goes on and fails in the node's formula, with an error of its own
                 raise CheckpointError(
-                    f"torch.utils.checkpoint: the recomputation recorded {type(m).__name__} with arguments "
-                    f"{_shapes(m.args)} where the original forward recorded {type(n).__name__} with "
-                    f"{_shapes(n.args)}; the checkpointed function must run the same ops again"
+                    f"torch.utils.checkpoint: the recomputation recorded {type(m).__name__} where the original forward "
+                    f"recorded {type(n).__name__} with other arguments; the checkpointed function must run the same "
+                    "ops again"
                 )
 
 
-def _shapes(args: list) -> list:
+def _shapes(args: Any) -> list:
     def one(x: Any) -> Any:
-        return (tuple(x.shape), str(x.dtype)) if _is_array(x) or isinstance(x, _Dropped) else type(x).__name__
+        if _is_array(x) or isinstance(x, (_Dropped, Tensor)):
+            return (tuple(x.shape), str(x.dtype))
+        return type(x).__name__
 
     return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
 
