@@ -49,6 +49,7 @@ class Node:
     freed = False
     _metadata: dict | None = None
     needs_saved = True
+    checkpoint: Any = None  # utils.checkpoint's frame that dropped this node's arrays and recomputes them
 
     @property
     def metadata(self) -> dict:
@@ -320,9 +321,18 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if saves and "result" in saves:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
+    if region:
+        for f in region:
+            f(node)
 
 
 _NO_EDGE = (None, 0)
+
+# Called with each node record, record_prepared and record_view make: a non-reentrant utils.checkpoint region
+# being recorded, anomaly mode's stack recorder; empty otherwise. ``checkpoint_frames`` holds the regions whose
+# nodes' arrays were dropped, so the engine looks for nodes to recompute only while there are some.
+region: list = []
+checkpoint_frames: weakref.WeakSet = weakref.WeakSet()
 
 
 class Prepared:
@@ -414,6 +424,9 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     if pr.result:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
+    if region:
+        for f in region:
+            f(node)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -569,6 +582,9 @@ def _refresh_view_node(t: Tensor) -> None:
 def record_view(input: Tensor, out: Tensor, kernel: Callable, dyn: tuple, name: str) -> None:
     """The backward node of a view op: ``kernel(input_array, *dyn)`` reads the view."""
     _attach(out, name, kernel, [input._peek(), *dyn], (input,))
+    if region:
+        for f in region:
+            f(out._node)
 
 
 # --- a node's vjp: what the engine (and create_graph's replay) runs for each node ----------------------

@@ -8,9 +8,10 @@ from typing import Any
 import jax
 
 from .._core import tensor as T
+from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from .._core.graph import AccumulateGrad, _node_vjp
+from . import anomaly_mode
 
 _vjp_fns: LRU = LRU()
 
@@ -45,8 +46,6 @@ def _primal(node: Any, k: int, device: Any) -> Tensor:
 
 
 def run(prog: Any, grads: list) -> tuple:
-    from .._ops import registry
-
     nodes = prog.nodes
     device = grads[0]._buf.device
     slots: list[dict] = [dict() for _ in nodes]
@@ -62,6 +61,7 @@ def run(prog: Any, grads: list) -> tuple:
 
     for tgt, g in zip(prog.roots, grads):
         send(tgt, g)
+    step = anomaly_mode.reporting(_step, nodes) if anomaly_mode._enabled else _step
     for i, node in enumerate(nodes):
         slot = slots[i]
         for nr, hooks in (node.pre_hooks or {}).items():
@@ -82,14 +82,26 @@ def run(prog: Any, grads: list) -> tuple:
             continue
         n_out = max(slot) + 1
         cts = tuple(slot.get(k) for k in range(n_out))
-        if node.kernel is None:  # a custom autograd.Function
-            from .function import run_backward
+        for tgt, g in zip(prog.entries[i][2], step(i, node, cts, device)):
+            if g is not None:
+                send(tgt, g)
+        slots[i] = None
+    if prog.wanted is not None:
+        for w, tgt in enumerate(prog.wanted):
+            if tgt is not None and tgt[0] == "l":
+                wanted[w] = leaf[tgt[1]]
+    return leaf, wanted
 
-            for tgt, g in zip(prog.entries[i][2], run_backward(node, cts, device, create_graph=True)):
-                if g is not None:
-                    send(tgt, g)
-            slots[i] = None
-            continue
+
+def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
+    """The gradients ``node`` passes on (aligned with ``node.diff``), computed as recorded ops."""
+    from .._ops import registry
+
+    if node.kernel is None:  # a custom autograd.Function
+        from .function import run_backward
+
+        outs = run_backward(node, cts, device, create_graph=True)
+    else:
         args = list(node.args)
         for k, (pos, j) in enumerate(node.diff):
             p = _primal(node, k, device)
@@ -101,15 +113,9 @@ def run(prog: Any, grads: list) -> tuple:
         name = type(node).__name__
         outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
         _reads_its_inputs(outs)
-        for tgt, g in zip(prog.entries[i][2], outs):
-            if g is not None:
-                send(tgt, g)
-        slots[i] = None
-    if prog.wanted is not None:
-        for w, tgt in enumerate(prog.wanted):
-            if tgt is not None and tgt[0] == "l":
-                wanted[w] = leaf[tgt[1]]
-    return leaf, wanted
+    if anomaly_mode.checking:
+        anomaly_mode.check_grads(node, outs)
+    return outs
 
 
 def _reads_its_inputs(outs: Any) -> None:

@@ -1,20 +1,27 @@
 """torch.autograd anomaly mode: detect_anomaly, set_detect_anomaly and the NaN check of backward.
 
-With anomaly mode on and ``check_nan``, backward runs node by node (the engine's per-node path,
-never the fused one) and raises torch's error naming the first node whose gradient holds a NaN.
-Differs from torch: the "Error detected in XBackward0. Traceback of forward call that caused the
-error" warning is not printed (forward tracebacks are not recorded), and ``create_graph=True``
-backwards are not checked.
+While anomaly mode is on, every new backward node keeps the stack that created it in
+``metadata["traceback_"]`` (and a node a backward creates keeps that backward's node in
+``metadata["parent_"]``); with it off nothing is recorded. Backward then runs node by node (the
+engine's per-node path, never the fused one); with ``check_nan`` it raises torch's error naming
+the first node whose gradient holds a NaN. When a node's backward raises, torch's "Error detected
+in XBackward0. Traceback of forward call that caused the error" warnings are issued first.
+Differs from torch: the traceback stops at the line that called into torchlike (torch's also
+lists its own Python frames below ``torch.autograd.grad``), and the warnings lack torch's C++
+"(Triggered internally at ...)" suffix.
 """
 
 from __future__ import annotations
 
+import os
+import traceback
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 
+from .._core import graph as _graph
 from .._core import lazy
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
@@ -41,6 +48,71 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     _check_nan = bool(check_nan)
     checking = _enabled and _check_nan
     lazy.suspend(_enabled)  # anomaly detection needs each op's values as it runs
+    if _enabled and _record_stack not in _graph.region:
+        _graph.region.append(_record_stack)
+    elif not _enabled and _record_stack in _graph.region:
+        _graph.region.remove(_record_stack)
+
+
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_INTERNAL = tuple(_PKG + d + os.sep for d in ("_core", "_ops", "_compile", "autograd"))
+parent: Any = None  # the node whose backward is running (create_graph records nodes under it)
+
+
+def _record_stack(node: Any) -> None:
+    frames = traceback.extract_stack()
+    while frames and frames[-1].filename.startswith(_INTERNAL):
+        frames.pop()  # torchlike's dispatch, below the call torch's stack ends at
+    node.metadata["traceback_"] = traceback.format_list(frames)
+    if parent is not None:
+        node.metadata["parent_"] = parent
+
+
+def report(node: Any) -> None:
+    """torch's warnings for an error raised by ``node``'s backward: where the node (and the nodes whose
+    backward created it) came from."""
+    meta = node._metadata or {}
+    name = type(node).__name__
+    if "traceback_" not in meta:
+        warnings.warn(
+            f"Error detected in {name}. No forward pass information available. Enable detect anomaly during "
+            "forward pass for more information.",
+            stacklevel=2,
+        )
+        return
+    warnings.warn(
+        f"Error detected in {name}. Traceback of forward call that caused the error:\n" + "".join(meta["traceback_"]),
+        stacklevel=2,
+    )
+    node = meta.get("parent_")
+    while node is not None:
+        meta = node._metadata or {}
+        if "traceback_" not in meta:
+            break
+        warnings.warn(
+            f"\n\nPrevious calculation was induced by {type(node).__name__}. Traceback of forward call that induced "
+            "the previous calculation:\n" + "".join(meta["traceback_"]),
+            stacklevel=2,
+        )
+        node = meta.get("parent_")
+
+
+def reporting(vjp: Callable, nodes: list) -> Callable:
+    """``vjp(i, ...)`` of the engine's per-node loop, reporting torch's way a node whose backward raises."""
+    global parent
+
+    def run(i: int, *args: Any) -> Any:
+        global parent
+        prev, parent = parent, nodes[i]
+        try:
+            return vjp(i, *args)
+        except Exception:
+            report(nodes[i])
+            raise
+        finally:
+            parent = prev
+
+    return run
 
 
 class detect_anomaly:

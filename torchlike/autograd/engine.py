@@ -24,11 +24,12 @@ import numpy as np
 
 from .._core import _xla_tiers, cold_kernels, lazy
 from .._core import device as _device
+from .._core import graph as _graph
 from .._core import tensor as T
+from .._core.graph import AccumulateGrad, Node, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import anomaly_mode
-from .._core.graph import AccumulateGrad, Node, _node_vjp
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64
@@ -431,6 +432,7 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         wanted_edges = [edge_of(t) for t in inputs]
     prog = _Program(root_edges, wanted_edges)
     _check_versions(prog.nodes)
+    frames = _unpack_checkpoints(prog.nodes) if _graph.checkpoint_frames else ()
     for n in prog.nodes:
         if n.freed and n.args is not None:
             n.args = _revive(n.args)
@@ -439,9 +441,25 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
 
     # torch: accumulation into .grad is atomic across threads. The old .grad is read before the backward
     # runs (the fused program adds it inside the jit), so the read and the write hold one lock
-    with _grad_lock if accumulate else contextlib.nullcontext():
-        return _run_locked(prog, node_args, grads, device, retain_graph, create_graph, inputs, wanted_edges,
-                           accumulate)  # fmt: skip
+    try:
+        with _grad_lock if accumulate else contextlib.nullcontext():
+            return _run_locked(prog, node_args, grads, device, retain_graph, create_graph, inputs, wanted_edges,
+                               accumulate)  # fmt: skip
+    finally:
+        for f in frames:
+            f.pack()  # torch: a retained graph recomputes again in its next backward
+
+
+def _unpack_checkpoints(nodes: list) -> list:
+    """Recompute the arrays non-reentrant checkpoints dropped from ``nodes`` (utils.checkpoint's frames)."""
+    frames = {}
+    for n in nodes:
+        f = n.checkpoint
+        if f is not None and f.packed:
+            frames[id(f)] = f
+    for f in frames.values():
+        f.unpack()
+    return list(frames.values())
 
 
 _grad_lock = threading.RLock()
@@ -522,7 +540,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         or any(l.hooks or l.variable._hooks for l in prog.leaves)
         or any(e[0] is None for e in prog.entries)
     )
-    fuse = not hooks and not anomaly_mode.checking  # anomaly mode checks each node's gradients
+    fuse = not hooks and not anomaly_mode._enabled  # anomaly mode checks (and reports) node by node
     # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
     # about what compiling the fused program would: changing shapes then compile nothing.
     cold_key = _fused_rental.key(prog.key, (node_args, root_cts)) if fuse and not lazy._on else None
@@ -566,6 +584,9 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         if anomaly_mode.checking:
             anomaly_mode.check_grads(nodes[i], grads)
         return grads
+
+    if anomaly_mode._enabled:
+        vjp = anomaly_mode.reporting(vjp, nodes)
 
     t0 = cold_kernels.interpreted()  # modelled, not clocked: which programs compile must not depend on load
     leaf_cts, wanted = _execute(

@@ -10,10 +10,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .._core import tensor as T
-from .._core.tensor import Tensor
 from .._core import grad_mode
+from .._core import graph as _graph
+from .._core import tensor as T
 from .._core.graph import Node, edge_of
+from .._core.tensor import Tensor
 
 
 class FunctionCtx:
@@ -160,6 +161,9 @@ class Function(metaclass=FunctionMeta):
         ctx.saved = []
         ctx.needs_saved = True
         ctx.n_args = len(args)
+        if _graph.region:  # anomaly mode's stack recorder (checkpoint regions pass custom Functions by)
+            for f in _graph.region:
+                f(ctx)
         for nr, o in enumerate(wired):
             if isinstance(o, Tensor) and id(outs[nr]) not in ctx.non_differentiable and (
                 o._dtype.is_floating_point or o._dtype.is_complex

@@ -1,25 +1,34 @@
 """torch.utils.checkpoint: activation checkpointing.
 
-``use_reentrant=True`` (torch's default when the argument is left out, with torch's warning) is
-real checkpointing, as in torch: the function runs under ``no_grad`` (no activations are kept),
-the output's grad_fn is ONE ``CheckpointFunctionBackward`` node, and its backward re-runs the
-function on the saved inputs with the forward's RNG state and autocast state, then backpropagates
-through the recomputation.
+``use_reentrant=True`` (torch's default when the argument is left out, with torch's warning): the
+function runs under ``no_grad`` (no activations are kept), the output's grad_fn is ONE
+``CheckpointFunctionBackward`` node, and its backward re-runs the function on the saved inputs with
+the forward's RNG state and autocast state, then backpropagates through the recomputation.
 
-Differs from torch: ``use_reentrant=False`` runs the function directly under the forward context
-of ``context_fn``: the same outputs, grad_fns and gradients as torch, but activations are kept (NO
-memory is saved; torch's version recomputes through saved-tensor hooks, which torchlike's tape
-lacks), so the recompute context, ``determinism_check``, ``debug``, ``early_stop`` and the
-``set_checkpoint_*`` settings have nothing to act on (they are validated as torch does).
+``use_reentrant=False``: the function runs with grad, so the region's nodes are ordinary ones (torch's
+grad_fns), but a ``_Frame`` drops the arrays they hold once the forward is done and keeps only the
+inputs. The first backward that reaches one of them re-runs the function (the forward's RNG, autocast
+and ``context_fn`` recompute context, stopping early once the last node that saves something is
+recorded) and hands the recomputed arrays to the original nodes, checking torch's determinism rule
+on the saved tensors' metadata. Where torch counts saved tensors through saved-tensor hooks, torchlike
+counts its nodes' ``saved`` records (and custom Functions' ``save_for_backward`` tensors, which are
+dropped and recomputed too). ``debug=True`` is validated but adds no operator log to the errors.
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
+import weakref
 from typing import Any, Callable, ContextManager, Iterable, Iterator
 
+import jax
+import numpy as np
+
 from .. import autograd
+from .._core import graph as _graph
+from .._core import lazy as _lazy
+from .._core.size import Size
 from .._core.tensor import Tensor
 from .._ops import random as _random
 from ..amp import autocast_mode as _autocast
@@ -39,7 +48,7 @@ class CheckpointError(RuntimeError):
 
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
-    """Sets the default ``early_stop`` of non-reentrant checkpoints (which do not recompute here)."""
+    """Overrides ``early_stop`` of non-reentrant checkpoints while active."""
     global _early_stop
     prev, _early_stop = _early_stop, enable
     try:
@@ -50,7 +59,7 @@ def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
 
 @contextlib.contextmanager
 def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
-    """Overrides ``debug`` of non-reentrant checkpoints (validated as torch does; no recompute here)."""
+    """Overrides ``debug`` of non-reentrant checkpoints (validated as torch does; see ``checkpoint``)."""
     global _debug_enabled
     prev, _debug_enabled = _debug_enabled, enabled
     try:
@@ -59,7 +68,7 @@ def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
         _debug_enabled = prev
 
 
-_early_stop = True
+_early_stop: bool | None = None
 _debug_enabled: bool | None = None
 
 
@@ -171,9 +180,263 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got {determinism_check}")
-    forward_context, _ = context_fn()
-    with forward_context:
+    forward_context, recompute_context = context_fn()
+    if not grad_mode.is_grad_enabled():
         return function(*args, **kwargs)
+    frame = _Frame(function, args, kwargs, preserve, recompute_context,
+                   _early_stop if _early_stop is not None else early_stop, determinism_check == "default")  # fmt: skip
+    suppressed = True
+    with _collecting(frame.nodes.append), forward_context:
+        out = function(*args, **kwargs)
+        suppressed = False
+    if suppressed:
+        raise RuntimeError(
+            "torch.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised "
+            "during the checkpointed forward. This is not supported because checkpoint cannot return a value for "
+            "a failed forward."
+        )
+    frame.forward_done()
+    return out
+
+
+_collectors: list = []  # the checkpoint regions being recorded, innermost last: only it gets new nodes
+
+
+def _to_innermost(node: Any) -> None:
+    _collectors[-1](node)
+
+
+@contextlib.contextmanager
+def _collecting(collect: Callable) -> Iterator[None]:
+    _collectors.append(collect)
+    if len(_collectors) == 1:
+        _graph.region.append(_to_innermost)
+    try:
+        yield
+    finally:
+        _collectors.pop()
+        if not _collectors:
+            _graph.region.remove(_to_innermost)
+
+
+class _Dropped:
+    """An array a checkpointed node gave up: its shape and dtype, until the recomputation brings it back."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: Any) -> None:
+        self.shape, self.dtype = shape, dtype
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, (jax.Array, np.ndarray, _lazy.LazyArray))
+
+
+def _drop(args: list) -> list:
+    def one(x: Any) -> Any:
+        return _Dropped(tuple(x.shape), x.dtype) if _is_array(x) else x
+
+    return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
+
+
+def _reads_values(n: Any) -> bool:
+    """Whether backward reads array values ``n`` holds: tensors torch saves, or non-differentiable arrays
+    (dropout's mask). The others only need their inputs' shapes, as after a backward (``_spend``)."""
+    if n.kernel is None:  # a custom Function: what it passed to save_for_backward
+        return any(isinstance(t, Tensor) for t in getattr(n, "to_save", ()))
+    if n.saved:
+        return True
+    diff = {pos for pos, _ in n.diff}
+    for pos, a in enumerate(n.args):
+        if pos not in diff and any(_is_array(x) and x.ndim for x in (a if isinstance(a, list) else (a,))):
+            return True  # 0-d ones are Python numbers passed as arrays
+    return type(n).__name__ in _engine._READS_INPUTS
+
+
+def _saved_meta(n: Any) -> list:
+    """(dtype, shape) of each tensor torch saves for ``n``: what its determinism check compares."""
+    if n.kernel is None:
+        return [(t._dtype, tuple(t._shape)) for t in n.to_save if isinstance(t, Tensor)]
+    return [d[:2] for _, _, d in n.saved]
+
+
+def _meta(d: tuple, device: Any) -> dict:
+    return {"shape": Size(d[1]), "dtype": d[0], "device": device}
+
+
+class _Frame:
+    """One non-reentrant checkpoint call: the nodes recorded in its forward, whose arrays it drops after the
+    forward and brings back by re-running the function when a backward first reaches them."""
+
+    def __init__(self, function: Callable, args: tuple, kwargs: dict, preserve: bool, recompute_context: Any,
+                 early_stop: bool, check: bool) -> None:  # fmt: skip
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.recompute_context = recompute_context
+        self.early_stop, self.check = early_stop, check
+        self.autocast_states = _autocast_states()
+        self.rng = _rng_states() if preserve else None
+        self.nodes: list = []  # while recording; then weak references to the nodes that save tensors
+        self.spent: list = []  # weak references to the nodes that save none (the values of their inputs go unread)
+        self.metas: list = []  # per saving node: its ``saved`` descriptions, for torch's determinism check
+        self.packed = False
+        self.device = next((a.device for a in args if isinstance(a, Tensor)), None)
+
+    def forward_done(self) -> None:
+        saving, spent = [], []
+        for n in self.nodes:
+            if n.checkpoint is not None or (n.kernel is None and not _reads_values(n)):
+                continue  # one an inner checkpoint owns, or a custom Function's node that saved nothing
+            n.checkpoint = self
+            (saving if _reads_values(n) else spent).append(n)
+        self.metas = [_saved_meta(n) for n in saving]
+        self.nodes = [weakref.ref(n) for n in saving]
+        self.spent = [weakref.ref(n) for n in spent]
+        self.pack()
+
+    def pack(self) -> None:
+        """Drop the arrays (a node that saves nothing keeps only its inputs' shapes, as after a backward)."""
+        for r in self.nodes:
+            n = r()
+            if n is None:
+                continue
+            if n.kernel is None:
+                if not getattr(n, "_freed", False):
+                    n.to_save = tuple(_Dropped(tuple(t.shape), t.dtype) if isinstance(t, Tensor) else t
+                                      for t in n.to_save)  # fmt: skip
+            elif n.args is not None:
+                n.args = _drop(n.args)
+        for r in self.spent:
+            n = r()
+            if n is not None and n.args is not None:
+                n.args = _engine._spend(n)
+        self.packed = True
+        _graph.checkpoint_frames.add(self)
+
+    def unpack(self) -> None:
+        """Re-run the function and give the recomputed arrays back to the forward's nodes."""
+        self.packed = False
+        _graph.checkpoint_frames.discard(self)
+        for r in self.spent:
+            n = r()
+            if n is not None and n.args is not None:
+                n.args = _engine._revive(n.args)
+        if self.nodes:
+            try:
+                self._recompute()
+            except BaseException:
+                self.packed = True  # a later backward tries again
+                _graph.checkpoint_frames.add(self)
+                raise
+
+    def _recompute(self) -> None:
+        want = len(self.nodes)
+        got: list = []
+
+        def collect(n: Any) -> None:
+            if n.checkpoint is not None or not _reads_values(n):
+                return
+            if len(got) == want:
+                raise CheckpointError(
+                    "torch.utils.checkpoint: trying to save more tensors during recomputation than during the "
+                    "original forward pass.\n" + _DEBUG_TIP
+                )
+            got.append(n)
+            if self.early_stop and len(got) == want:
+                raise _StopRecomputation
+
+        with _random.fork_rng(enabled=self.rng is not None):
+            if self.rng is not None:
+                _set_rng_states(self.rng)
+            try:
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(_collecting(collect))
+                    stack.enter_context(grad_mode.enable_grad())
+                    for dt, enabled, dtype in self.autocast_states:
+                        stack.enter_context(_autocast.autocast(dt, dtype=dtype, enabled=enabled))
+                    stack.enter_context(self.recompute_context)
+                    self.function(*self.args, **self.kwargs)
+            except _StopRecomputation:
+                pass
+        self._check(got)
+        for r, m in zip(self.nodes, got):
+            n = r()
+            if n is None:
+                continue
+            if n.kernel is None:
+                if not getattr(n, "_freed", False):
+                    n.to_save, n._saved_versions = m.to_save, m._saved_versions
+            elif n.args is not None:
+                n.args = m.args
+
+    def _check(self, got: list) -> None:
+        metas = [_saved_meta(n) for n in got]
+        if self.check:
+            n_fwd, n_re = sum(map(len, self.metas)), sum(map(len, metas))
+            if len(got) != len(self.nodes) or n_fwd != n_re:
+                raise CheckpointError(
+                    "torch.utils.checkpoint: A different number of tensors was saved during the original forward "
+                    f"and recomputation.\nNumber of tensors saved during forward: {n_fwd}\nNumber of tensors "
+                    f"saved during recomputation: {n_re}.\n" + _DEBUG_TIP
+                )
+            flat = [d for ds in self.metas for d in ds]
+            flat_re = [d for ds in metas for d in ds]
+            diffs = ""
+            for i, (a, b) in enumerate(zip(flat, flat_re)):
+                if a[:2] != b[:2]:
+                    diffs += (f"tensor at position {i}:\nsaved metadata: {_meta(a, self.device)}\n"
+                              f"recomputed metadata: {_meta(b, self.device)}\n")  # fmt: skip
+            if diffs:
+                raise CheckpointError(
+                    "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata "
+                    f"than during the forward pass.\n{diffs}.\n" + _DEBUG_TIP
+                )
+        for r, m in zip(self.nodes, got):
+            n = r()
+            if n is None:
+                continue
+            if n.kernel is None:
+                same = m.kernel is None and (getattr(n, "_freed", False) or _shapes(n.to_save) == _shapes(m.to_save))
+            else:
+                same = m.kernel is not None and (n.args is None or _shapes(n.args) == _shapes(m.args))
+            if not same:  # torch goes on and fails in the node's formula, with an error of its own
+                raise CheckpointError(
+                    f"torch.utils.checkpoint: the recomputation recorded {type(m).__name__} where the original forward "
+                    f"recorded {type(n).__name__} with other arguments; the checkpointed function must run the same "
+                    "ops again"
+                )
+
+
+def _shapes(args: Any) -> list:
+    def one(x: Any) -> Any:
+        if _is_array(x) or isinstance(x, (_Dropped, Tensor)):
+            return (tuple(x.shape), str(x.dtype))
+        return type(x).__name__
+
+    return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
+
+
+class _StopRecomputation(Exception):
+    pass
+
+
+_DEBUG_TIP = """
+Tip: To see a more detailed error message, either pass `debug=True` to
+`torch.utils.checkpoint.checkpoint(...)` or wrap the code block
+with `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to
+enable checkpoint‑debug mode globally.
+
+If this error occurs under torch.compile with automatic_dynamic_shapes enabled,
+it may be because the recomputation selected a different compiled graph than the
+forward pass (e.g., a dynamic graph instead of the original static graph).
+To fix this, either:
+  - Use torch._dynamo.mark_dynamic() to explicitly mark varying dimensions as
+    dynamic upfront, avoiding the static-to-dynamic transition.
+  - Call torch._C._dynamo.eval_frame._set_lru_cache(False) to disable LRU cache
+    reordering, which can change which graph is checked first between forward
+    and recompute.
+See https://github.com/pytorch/pytorch/issues/166926 for more details and
+workaround examples.
+"""
 
 
 def checkpoint_sequential(functions: Any, segments: int, input: Tensor, use_reentrant: bool | None = None,
