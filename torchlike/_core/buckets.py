@@ -248,20 +248,27 @@ def _structs(shapes: tuple, sig: tuple, fills: tuple) -> list:
     return out
 
 
-def _vjp_shapes(kernel: Any, sig: tuple) -> tuple | None:
+def _vjp_shapes(kernel: Any, sig: tuple, tree: Any) -> tuple | None:
     """(padded shapes, fills) of a backward kernel's (primals..., cotangents...) leaves: the primals as the
     forward op declares, the cotangents zero-padded to the padded forward call's output shapes."""
     fwd, n = kernel.vjp_of
+    primals = jax.tree_util.treedef_children(tree)[0] if tree is not None else None
+    if primals is not None:  # (a list argument, such as index tensors, has a leaf per element)
+        n = primals.num_leaves
     shapes, fills = _declared_shapes(fwd, sig[:n])
     key = ("vjp", shapes, tuple(None if x is None else x[1] for x in sig[:n]), _fills_key(fills))
     outs = kernel.buckets.get(key)
     if outs is None:
         outs = kernel.buckets[key] = [tuple(o.shape) for o in jax.tree_util.tree_leaves(
-            jax.eval_shape(fwd.jitted, *_structs(shapes, sig[:n], fills)))]  # fmt: skip
+            jax.eval_shape(fwd.jitted, *_unflatten(primals, _structs(shapes, sig[:n], fills))))]  # fmt: skip
     cts = [o if x is not None else None for o, x in zip(outs, sig[n:])]  # (trailing unused ones left out)
     if len(outs) < len(sig) - n or any(x is not None and len(x[0]) != len(c) for x, c in zip(sig[n:], cts)):
         raise _Refused
     return shapes + tuple(cts), fills + ((),) * len(cts)
+
+
+def _unflatten(tree: Any, leaves: list) -> Any:
+    return leaves if tree is None else jax.tree_util.tree_unflatten(tree, leaves)
 
 
 def _fills_key(fills: tuple) -> tuple:
@@ -340,7 +347,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
     declared = getattr(kernel, "pad", None) is not None or getattr(kernel, "vjp_of", None) is not None
     try:
         if getattr(kernel, "vjp_of", None) is not None:
-            shapes, fills = _vjp_shapes(kernel, sig)
+            shapes, fills = _vjp_shapes(kernel, sig, tree)
         elif declared:
             shapes, fills = _declared_shapes(kernel, sig)
         else:
@@ -360,7 +367,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
     key = ("checked", pattern, weak, shapes, _fills_key(fills)) if symbolic is not None and symbolic[2] else None
     checked = kernel.buckets.get(key) if key is not None else None
     if checked is None:
-        checked = _check(kernel, leaves, tree, sig, shapes, fills, declared)
+        checked = _check(kernel, leaves, tree, sig, shapes, fills, declared, symbolic is not None)
         if key is not None:
             kernel.buckets[key] = checked
     if checked is _EXACT:
@@ -371,14 +378,18 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
     return _Plan(shapes, checked[0], checked[1], fills)
 
 
-def _check(kernel: Any, leaves: list, tree: Any, sig: tuple, shapes: tuple, fills: tuple, declared: bool) -> Any:
-    """(exact output shapes, out tree) where the padded call serves this signature, else _EXACT."""
+def _check(kernel: Any, leaves: list, tree: Any, sig: tuple, shapes: tuple, fills: tuple, declared: bool,
+           shaped: bool) -> Any:
+    """(exact output shapes, out tree) where the padded call serves this signature, else _EXACT. ``shaped``:
+    a symbolic trace gave the output shapes already, so a declared op's exact call is not traced."""
     args = jax.tree_util.tree_unflatten(tree, leaves)
     padded_args = jax.tree_util.tree_unflatten(tree, _structs(shapes, sig, fills))
     try:
         if declared:
-            out_info = jax.eval_shape(kernel.jitted, *args)
+            out_info = None if shaped else jax.eval_shape(kernel.jitted, *args)
             jax.eval_shape(kernel.jitted, *padded_args)  # the body accepts the padded shapes
+            if shaped:
+                return True
         else:
             exact = kernel.jitted.trace(*args)
             padded = kernel.jitted.trace(*padded_args)
