@@ -323,3 +323,18 @@ def test_view_reads_run_in_numpy_untraced_with_the_compiled_bits(monkeypatch):
         want = x.numpy()[:, -t:].reshape(3, t, 2, 4).transpose(0, 2, 1, 3)[1, :, 2:]
         np.testing.assert_array_equal(v.numpy(), np.broadcast_to(want, (4,) + want.shape))
     assert cold_kernels.stats["traces"] == traces
+
+
+def test_view_writes_run_in_numpy_untraced_with_the_compiled_bits(monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_check", True)
+    x = torch.zeros(4, 50, dtype=torch.long)
+    want = np.zeros((4, 50), np.int64)
+    values = [torch.arange(n) * 7 for n in (9, 17, 33, 40)]
+    traces = cold_kernels.stats["traces"]
+    for i, n in enumerate((9, 17, 33, 40)):
+        x[i, :n] = values[i]
+        x.view(4, 5, 10).transpose(1, 2)[i, 3, 1:] = torch.tensor(-1)
+        want[i, :n] = np.arange(n) * 7
+        want.reshape(4, 5, 10).transpose(0, 2, 1)[i, 3, 1:] = -1
+    np.testing.assert_array_equal(x.numpy(), want)
+    assert cold_kernels.stats["traces"] == traces

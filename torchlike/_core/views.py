@@ -305,6 +305,25 @@ def _write_complex(steps, base, value, dyn):
     return comps.reshape(base.shape)
 
 
+def _numpy_write(steps: tuple) -> Any:
+    """``_write`` in NumPy for views read by ``_numpy_read`` (expands excepted: their positions repeat), where
+    the value has the base's dtype (a cast runs compiled)."""
+    read = _numpy_read(steps)
+    if read is None or any(kind == "expand" for kind, _ in steps):
+        return None
+
+    def write(base, value, *dyn):
+        if value.dtype != base.dtype:
+            raise cold_kernels._Unsupported("a cast in a view write")
+        (idx,) = read(np.arange(base.size).reshape(base.shape), *dyn)
+        out = np.array(base)
+        out.reshape(-1)[idx.reshape(-1)] = np.broadcast_to(value, idx.shape).reshape(-1)
+        return [out]
+
+    write.n_steps = read.n_steps + 2
+    return write
+
+
 def write_kernel(steps: tuple) -> Any:
     """A cached jitted ``(base, value, *dyn) -> new base`` writing ``value`` through the view."""
     k = _write_kernels.get(steps)
@@ -312,7 +331,7 @@ def write_kernel(steps: tuple) -> Any:
         def view_write(base, value, *dyn):
             return _write(steps, base, value, *dyn)
 
-        k = _write_kernels[steps] = cold_kernels.cold(view_write)
+        k = _write_kernels[steps] = cold_kernels.cold(view_write, numpy=_numpy_write(steps))
     return k
 
 
