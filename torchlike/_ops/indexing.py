@@ -19,7 +19,6 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import buckets
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core import views as V
