@@ -12,6 +12,8 @@
 #   compile    the GPT step under torchlike.compile in the default mode against lazy mode off
 #   startup    examples/char_transformer.py, first run (empty cache) and second run, against real torch
 #   overhead   bench/compile_overhead.py on the GPU
+#   vision     bench/vision_pipeline.py, torch + torchvision in the same process, 2 workers and 0 (the host's CPU)
+#   eager      bench/eager_ops.py and bench/host_cost.py on the host's CPU (a CPU-only torchlike process)
 #   shapes     bench/shapes.py sample (100 tokens) and padded on the GPU, each run capped at 60 s
 # in that order of importance: a section that no longer fits the budget (GPU_MATRIX_BUDGET seconds, default
 # 540) is skipped and says so; run it in a second call with GPU_MATRIX_SECTIONS.
@@ -91,6 +93,15 @@ TORCHLIKE_CACHE_DIR=$SHARED_CACHE section compile 90 python3 bench/run.py --devi
 section startup 150 python3 bench/startup.py --torch --json "$OUT/startup.json" "examples/char_transformer.py $GPT_ARGS"
 
 section overhead 40 python3 bench/compile_overhead.py $OVERHEAD_ARGS --json "$OUT/overhead.json"
+# DataLoader + transforms pipelines against torch + torchvision on this host's CPU (issue 42; torchvision does
+# not load with the CPU torch of the development machine), 2 workers and none
+# (JAX_PLATFORMS=cpu: a CPU-only torchlike process, as on a machine without a GPU, where small ops run on the host)
+JAX_PLATFORMS=cpu section vision 150 bash -c "python3 bench/vision_pipeline.py --backend both --workers 2 --epochs 2 \
+    --json $OUT/vision_w2.json && python3 bench/vision_pipeline.py --backend both --workers 0 --epochs 1 --n 4000 \
+    --json $OUT/vision_w0.json"
+# eager per-op host cost and whole small steps against torch on this host's CPU (issue 42), unloaded
+JAX_PLATFORMS=cpu section eager 120 bash -c "python3 bench/eager_ops.py --json $OUT/eager_ops.json \
+    && python3 bench/host_cost.py --json $OUT/host_cost.json"
 # new shapes on the GPU (issue 40): sampling 100 tokens with a growing context and the dynamic-padding GRU
 SAMPLE_TOKENS=${SAMPLE_TOKENS:-100} section shapes 200 python3 bench/shapes.py --device "$DEVICE" \
     --patterns sample,padded --timeout 60 --json "$OUT/shapes.json"

@@ -286,3 +286,55 @@ def test_recurrent_layers_pad_time_and_stop_each_sequence_at_its_length(mode, bi
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
     assert any(name == "_rnn_layer" and shapes[0][0] == 16 for name, shapes in buckets.stats["buckets"])
+
+
+@pytest.mark.parametrize("key", ["mask", "rows", "pair"])
+def test_advanced_indexing_pads_its_indices_with_zero(key, monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_exact_on", False)  # (else the exact tier runs the gathers and scatters)
+    results = []
+    for on in (True, False):  # padded first: later, the exact pass's fused backward programs would serve
+        buckets.set_enabled(on)
+        try:
+            torch.manual_seed(0)
+            x = torch.randn(40, 6, requires_grad=True)
+            ct = torch.randn(40, 6)
+            for n in (5, 13, 21, 22):  # duplicate rows too: their cotangents add up in the backward
+                idx = torch.arange(n) % 11 * 3
+                pick = {"mask": lambda: x[x[:, 0] > 0.3 * n / 22],
+                        "rows": lambda: x[idx], "pair": lambda: x[idx, idx % 6]}[key]  # fmt: skip
+                out = pick()
+                (out * ct[: out.shape[0]] if out.dim() == 2 else out * ct[: out.shape[0], 0]).sum().backward()
+                results.append([out.detach().numpy().copy(), x.grad.numpy().copy()])
+        finally:
+            buckets.set_enabled(True)
+    half = len(results) // 2
+    for exact, padded in zip(results[:half], results[half:]):
+        for a, b in zip(exact, padded):
+            np.testing.assert_array_equal(b, a)
+    assert any(name == "_index_backward" for name, _ in buckets.stats["buckets"])
+
+
+def test_view_reads_run_in_numpy_untraced_with_the_compiled_bits(monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_check", True)  # every cold call compared with the compiled kernel
+    traces = cold_kernels.stats["traces"]
+    x = torch.randn(3, 50, 8)
+    for t in range(9, 40, 5):
+        v = x[:, -t:].view(3, t, 2, 4).transpose(1, 2)[1, :, 2:].expand(4, 2, t - 2, 4)
+        want = x.numpy()[:, -t:].reshape(3, t, 2, 4).transpose(0, 2, 1, 3)[1, :, 2:]
+        np.testing.assert_array_equal(v.numpy(), np.broadcast_to(want, (4,) + want.shape))
+    assert cold_kernels.stats["traces"] == traces
+
+
+def test_view_writes_run_in_numpy_untraced_with_the_compiled_bits(monkeypatch):
+    monkeypatch.setattr(cold_kernels, "_check", True)
+    x = torch.zeros(4, 50, dtype=torch.long)
+    want = np.zeros((4, 50), np.int64)
+    values = [torch.arange(n) * 7 for n in (9, 17, 33, 40)]
+    traces = cold_kernels.stats["traces"]
+    for i, n in enumerate((9, 17, 33, 40)):
+        x[i, :n] = values[i]
+        x.view(4, 5, 10).transpose(1, 2)[i, 3, 1:] = torch.tensor(-1)
+        want[i, :n] = np.arange(n) * 7
+        want.reshape(4, 5, 10).transpose(0, 2, 1)[i, 3, 1:] = -1
+    np.testing.assert_array_equal(x.numpy(), want)
+    assert cold_kernels.stats["traces"] == traces

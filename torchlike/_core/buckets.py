@@ -249,16 +249,98 @@ def _structs(shapes: tuple, sig: tuple, fills: tuple) -> list:
     return out
 
 
-def _vjp_shapes(kernel: Any, sig: tuple) -> tuple | None:
+def _vjp_shapes(kernel: Any, sig: tuple, tree: Any) -> tuple | None:
     """(padded shapes, fills) of a backward kernel's (primals..., cotangents...) leaves: the primals as the
     forward op declares, the cotangents zero-padded to the padded forward call's output shapes."""
     fwd, n = kernel.vjp_of
+    primals = jax.tree_util.treedef_children(tree)[0] if tree is not None else None
+    if primals is not None:  # (a list argument, such as index tensors, has a leaf per element)
+        n = primals.num_leaves
     shapes, fills = _declared_shapes(fwd, sig[:n])
-    outs = jax.tree_util.tree_leaves(jax.eval_shape(fwd.jitted, *_structs(shapes, sig[:n], fills)))
-    cts = [o.shape if x is not None else None for o, x in zip(outs, sig[n:])]  # (trailing unused ones left out)
+    key = ("vjp", shapes, tuple(None if x is None else x[1] for x in sig[:n]), _fills_key(fills))
+    outs = kernel.buckets.get(key)
+    if outs is None:
+        outs = kernel.buckets[key] = [tuple(o.shape) for o in jax.tree_util.tree_leaves(
+            jax.eval_shape(fwd.jitted, *_unflatten(primals, _structs(shapes, sig[:n], fills))))]  # fmt: skip
+    cts = [o if x is not None else None for o, x in zip(outs, sig[n:])]  # (trailing unused ones left out)
     if len(outs) < len(sig) - n or any(x is not None and len(x[0]) != len(c) for x, c in zip(sig[n:], cts)):
         raise _Refused
     return shapes + tuple(cts), fills + ((),) * len(cts)
+
+
+def _unflatten(tree: Any, leaves: list) -> Any:
+    return leaves if tree is None else jax.tree_util.tree_unflatten(tree, leaves)
+
+
+def _fills_key(fills: tuple) -> tuple:
+    return tuple(("lengths", f.of, f.axis, f.batch) if type(f) is Lengths else f for f in fills)
+
+
+def _pattern(sig: tuple) -> tuple:
+    """``sig`` with each size other than 0 and 1 named, equal sizes alike, and the sizes by name."""
+    sizes: dict = {}
+    out = []
+    for x in sig:
+        if x is None:
+            out.append(None)
+            continue
+        shape = []
+        for n in x[0]:
+            if n > 1:
+                n = sizes.setdefault(n, f"d{len(sizes)}")
+            shape.append(n)
+        out.append((tuple(shape), x[1]))
+    return tuple(out), {name: n for n, name in sizes.items()}
+
+
+def _generic(jaxpr: Any) -> bool:
+    """Whether a symbolic trace holds, with this call's sizes put in, the program traced at those sizes in
+    every detail _same_program compares: no size read as a value, every shape made of whole sizes."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "dim_as_value":
+            return False
+        for k, v in eqn.params.items():
+            if k in _SHAPE_PARAMS and not all(type(d) is int or _is_var(d) for d in v):
+                return False
+            inner = v if hasattr(v, "eqns") else getattr(v, "jaxpr", None)
+            if inner is not None and hasattr(inner, "eqns") and not _generic(inner):
+                return False
+        for o in eqn.outvars:
+            if not all(type(d) is int or _is_var(d) for d in getattr(o.aval, "shape", ())):
+                return False
+    return True
+
+
+def _is_var(d: Any) -> bool:
+    try:
+        return str(d).isidentifier()
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _symbolic(kernel: Any, tree: Any, pattern: tuple, names: dict, positionwise: bool) -> Any:
+    """One trace per shape pattern: (output shapes as expressions in the sizes, out tree, generic) or None
+    where the body needs its exact sizes."""
+    key = ("symbolic", pattern)
+    got = kernel.buckets.get(key)
+    if got is None:
+        got = False
+        try:
+            syms = dict(zip(names, jax.export.symbolic_shape(", ".join(names)))) if names else {}
+            structs = [None if x is None else jax.ShapeDtypeStruct(tuple(syms.get(n, n) for n in x[0]), x[1])
+                       for x in pattern]  # fmt: skip
+            args = jax.tree_util.tree_unflatten(tree, structs)
+            if positionwise:
+                traced = kernel.jitted.trace(*args)
+                info, generic = traced.out_info, _generic(traced.jaxpr.jaxpr)
+            else:
+                info, generic = jax.eval_shape(kernel.jitted, *args), True
+            outs, out_tree = jax.tree_util.tree_flatten(info)
+            got = ([tuple(o.shape) for o in outs], out_tree, generic)
+        except Exception:  # noqa: BLE001 - the body needs concrete sizes
+            pass
+        kernel.buckets[key] = got
+    return got or None
 
 
 def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
@@ -266,7 +348,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
     declared = getattr(kernel, "pad", None) is not None or getattr(kernel, "vjp_of", None) is not None
     try:
         if getattr(kernel, "vjp_of", None) is not None:
-            shapes, fills = _vjp_shapes(kernel, sig)
+            shapes, fills = _vjp_shapes(kernel, sig, tree)
         elif declared:
             shapes, fills = _declared_shapes(kernel, sig)
         else:
@@ -278,12 +360,37 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
         return _EXACT  # already a bucket: the exact executable is the bucketed one
     if sum(int(np.prod(b)) for b, e in zip(shapes, exact_shapes) if e is not None and b != e) > MAX_ELEMENTS:
         return _EXACT
+    # Each new size would cost two traces; a symbolic trace per shape pattern gives the exact call's output
+    # shapes, and the padded call's check is kept per (pattern, padded shapes).
+    pattern, names = _pattern(sig)
+    symbolic = _symbolic(kernel, tree, pattern, names, not declared)
+    weak = tuple(getattr(a, "weak_type", False) for a in leaves)
+    key = ("checked", pattern, weak, shapes, _fills_key(fills)) if symbolic is not None and symbolic[2] else None
+    checked = kernel.buckets.get(key) if key is not None else None
+    if checked is None:
+        checked = _check(kernel, leaves, tree, sig, shapes, fills, declared, symbolic is not None)
+        if key is not None:
+            kernel.buckets[key] = checked
+    if checked is _EXACT:
+        return _EXACT
+    if symbolic is not None:
+        outs = [tuple(d if type(d) is int else int(d._evaluate(names)) for d in o) for o in symbolic[0]]
+        return _Plan(shapes, outs, symbolic[1], fills)
+    return _Plan(shapes, checked[0], checked[1], fills)
+
+
+def _check(kernel: Any, leaves: list, tree: Any, sig: tuple, shapes: tuple, fills: tuple, declared: bool,
+           shaped: bool) -> Any:
+    """(exact output shapes, out tree) where the padded call serves this signature, else _EXACT. ``shaped``:
+    a symbolic trace gave the output shapes already, so a declared op's exact call is not traced."""
     args = jax.tree_util.tree_unflatten(tree, leaves)
     padded_args = jax.tree_util.tree_unflatten(tree, _structs(shapes, sig, fills))
     try:
         if declared:
-            out_info = jax.eval_shape(kernel.jitted, *args)
+            out_info = None if shaped else jax.eval_shape(kernel.jitted, *args)
             jax.eval_shape(kernel.jitted, *padded_args)  # the body accepts the padded shapes
+            if shaped:
+                return True
         else:
             exact = kernel.jitted.trace(*args)
             padded = kernel.jitted.trace(*padded_args)
@@ -295,7 +402,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
         stats["refused"] += 1
         return _EXACT
     outs, out_tree = jax.tree_util.tree_flatten(out_info)
-    return _Plan(shapes, [tuple(o.shape) for o in outs], out_tree, fills)
+    return [tuple(o.shape) for o in outs], out_tree
 
 
 def _is_none(x: Any) -> bool:

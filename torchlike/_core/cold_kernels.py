@@ -874,7 +874,7 @@ class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
     __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
-                 "inexact", "routes", "hosted", "nohost", "__weakref__")  # fmt: skip
+                 "inexact", "numpy", "routes", "hosted", "nohost", "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -887,6 +887,7 @@ class ColdKernel:
         self.pad = None  # the op's padding declaration (buckets.py), where it has one
         self.vjp_of = None  # (forward kernel, its argument count): a backward kernel padded as its op declares
         self.inexact = False  # a program of this body fell outside the exact tier: so will its other shapes'
+        self.numpy = None  # (run, out_tree): the body written in NumPy, exactly XLA's results, run untraced
         # (shape, dtype, weak type) of each argument -> what runs it, once that is settled (compiled exact, or
         # bucketed): a recurring call then costs one key and one lookup (the ``_mode`` it was settled under)
         self.routes: dict = {}
@@ -894,6 +895,8 @@ class ColdKernel:
         self.nohost = False  # the body is outside what ``host`` runs at any shape (inexact, slow, unsupported)
 
     def _program(self, args: tuple, sig: tuple) -> _Entry | None:
+        if self.numpy is not None:
+            return _Entry(self.numpy, {})
         sizes: dict = {}
         pattern = _pattern(sig, sizes)
         program = self.programs.get(pattern)
@@ -1040,6 +1043,9 @@ class ColdKernel:
         sig = _signature(args)
         if sig is None:
             return False
+        if self.numpy is not None:  # the body written in NumPy (``cold(numpy=)``): data movement, exact
+            run = self.numpy[0]
+            return (lambda *xs: run(None, *xs)), True, True
         try:
             e = self._program(args, sig)
         except _Unsupported:
@@ -1157,9 +1163,16 @@ def signature(args: Any) -> tuple | None:
     return _signature(tuple(args))
 
 
-def cold(fn: Callable, name: str | None = None, direct: bool = False, **jit_kwargs: Any) -> ColdKernel:
+def cold(fn: Callable, name: str | None = None, direct: bool = False, numpy: Callable | None = None,
+         **jit_kwargs: Any) -> ColdKernel:
     """``jax.jit(fn)`` whose first calls on each signature run without compiling (see the module doc).
-    ``direct``: ``fn`` is itself a call of jitted code, and hot signatures call it as it is. On a GPU the
-    compiled kernel skips XLA's GEMM autotuning (``_xla_tiers.one_op_jit``)."""
+    ``direct``: ``fn`` is itself a call of jitted code, and hot signatures call it as it is. ``numpy``:
+    ``fn`` on NumPy arrays, returning its one result in a list, bit for bit XLA's (data movement), with
+    ``n_steps`` set: the cold path runs it without tracing ``fn``. On a GPU the compiled kernel skips XLA's
+    GEMM autotuning (``_xla_tiers.one_op_jit``)."""
     jitted = _xla_tiers.one_op_jit(fn, **jit_kwargs)
-    return ColdKernel(jitted, name or getattr(fn, "__name__", None), fn if direct else None)
+    k = ColdKernel(jitted, name or getattr(fn, "__name__", None), fn if direct else None)
+    if numpy is not None:
+        k.numpy = (lambda dims, *xs: numpy(*xs), jax.tree_util.tree_structure(0))
+        k.numpy[0].exact, k.numpy[0].n_steps = True, numpy.n_steps
+    return k

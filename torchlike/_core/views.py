@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from . import cold_kernels
@@ -212,13 +213,51 @@ _read_kernels: LRU = LRU()
 _write_kernels: LRU = LRU()
 
 
+def _np_slice(x, dyn, dim, size, step):
+    span = (size - 1) * step + 1 if size > 0 else 0
+    start = min(max(int(dyn[0]), 0), x.shape[dim] - span)  # lax.dynamic_slice clamps the start so
+    return x[(slice(None),) * dim + (slice(start, start + span, step),)]
+
+
+def _np_select(x, dyn, dim):
+    index = min(max(int(dyn[0]), 0), x.shape[dim] - 1)  # (clamped as lax.dynamic_index_in_dim does)
+    return x[(slice(None),) * dim + (index,)]
+
+
+# Data movement that NumPy does exactly as XLA: a view read of these steps runs on the cold path without
+# tracing its kernel (each new size of a view is a new kernel: a growing context traced one per step).
+_NP_READERS = {
+    "slice": (_np_slice, 1),
+    "select": (_np_select, 1),
+    "reshape": (lambda x, dyn, shape: x.reshape(shape), 0),
+    "permute": (lambda x, dyn, perm: x.transpose(perm), 0),
+    "expand": (lambda x, dyn, shape: np.broadcast_to(x, shape), 0),
+}
+
+
+def _numpy_read(steps: tuple) -> Any:
+    if not all(kind in _NP_READERS for kind, _ in steps):
+        return None
+
+    def read(x, *dyn):
+        i = 0
+        for kind, static in steps:
+            fn, n = _NP_READERS[kind]
+            x = fn(x, dyn[i : i + n], *static)
+            i += n
+        return [np.asarray(x)]
+
+    read.n_steps = len(steps)
+    return read
+
+
 def read_kernel(steps: tuple) -> Any:
     k = _read_kernels.get(steps)
     if k is None:
         def view_read(x, *dyn):
             return apply_steps(steps, x, dyn)
 
-        k = _read_kernels[steps] = cold_kernels.cold(view_read)
+        k = _read_kernels[steps] = cold_kernels.cold(view_read, numpy=_numpy_read(steps))
     return k
 
 
@@ -266,6 +305,25 @@ def _write_complex(steps, base, value, dyn):
     return comps.reshape(base.shape)
 
 
+def _numpy_write(steps: tuple) -> Any:
+    """``_write`` in NumPy for views read by ``_numpy_read`` (expands excepted: their positions repeat), where
+    the value has the base's dtype (a cast runs compiled)."""
+    read = _numpy_read(steps)
+    if read is None or any(kind == "expand" for kind, _ in steps):
+        return None
+
+    def write(base, value, *dyn):
+        if value.dtype != base.dtype:
+            raise cold_kernels._Unsupported("a cast in a view write")
+        (idx,) = read(np.arange(base.size).reshape(base.shape), *dyn)
+        out = np.array(base)
+        out.reshape(-1)[idx.reshape(-1)] = np.broadcast_to(value, idx.shape).reshape(-1)
+        return [out]
+
+    write.n_steps = read.n_steps + 2
+    return write
+
+
 def write_kernel(steps: tuple) -> Any:
     """A cached jitted ``(base, value, *dyn) -> new base`` writing ``value`` through the view."""
     k = _write_kernels.get(steps)
@@ -273,7 +331,7 @@ def write_kernel(steps: tuple) -> Any:
         def view_write(base, value, *dyn):
             return _write(steps, base, value, *dyn)
 
-        k = _write_kernels[steps] = cold_kernels.cold(view_write)
+        k = _write_kernels[steps] = cold_kernels.cold(view_write, numpy=_numpy_write(steps))
     return k
 
 

@@ -266,7 +266,15 @@ def _thaw(key: tuple, indices: list) -> tuple:
     return tuple(slice(None) if k[0] == "s" else indices[k[1]] for k in key)
 
 
-@defop(promote=None, method=False, grad_name="IndexBackward0", saves=("indices",))
+def _index_pad(static: tuple, shapes: tuple) -> tuple:
+    """The index tensors padded with index 0: the extra rows gather ``input``'s first and are sliced off, and
+    the backward's scatter adds their zero cotangents to a sum that starts at +0.0, which changes no bit."""
+    if shapes[0] is None or any(s is None for s in shapes[1:]):
+        return (None,) * len(shapes)
+    return (None,) + tuple({a: 0 for a in range(len(s))} for s in shapes[1:])
+
+
+@defop(promote=None, method=False, grad_name="IndexBackward0", saves=("indices",), pad=_index_pad)
 def _index(input: RawTensor, indices: TensorList, key: tuple) -> Any:
     return input[_thaw(key, indices)]
 
