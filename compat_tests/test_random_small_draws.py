@@ -118,3 +118,21 @@ def test_drawn_into_a_view_and_other_dtypes():
         return [base, h, h.float() * 2, b, b.logical_not(), c, t.randint(0, 5, (2,), dtype=t.uint8) + 1]
 
     _same(fn)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.7, 0.3, 0.1, 1, 0])
+def test_flip_decision_compares_as_torch(p):
+    """rand(1) < p: torch rounds p to float32 before comparing (f32(0.7) < 0.7 < f32(0.3)...)."""
+    from torchlike.vision.transforms._transforms import _rand_one_vs
+
+    for seed in range(40):
+        torch.manual_seed(seed)
+        want = [bool(torch.rand(1) < p), bool(p < torch.rand(1))]
+        torchlike.manual_seed(seed)
+        r1, q1 = _rand_one_vs(p)
+        r2, q2 = _rand_one_vs(p)
+        assert want == [bool(r1 < q1), bool(q2 < r2)]
+    # the boundary itself: a draw equal to float32(p) (as torch's float32 comparison sees it)
+    v = float(np.float32(p))
+    assert bool(torch.tensor([v]) < p) == (v < float(np.float32(p)))
+    assert bool(p < torch.tensor([v])) == (float(np.float32(p)) < v)
