@@ -136,3 +136,17 @@ def test_flip_decision_compares_as_torch(p):
     v = float(np.float32(p))
     assert bool(torch.tensor([v]) < p) == (v < float(np.float32(p)))
     assert bool(p < torch.tensor([v])) == (float(np.float32(p)) < v)
+
+
+def test_randperm_every_small_n_and_fills_of_strided_numpy_memory():
+    def fn(t):
+        t.manual_seed(2)
+        out = [t.randperm(n) for n in range(0, 70)] + [t.randperm(n, dtype=t.int32) for n in (2, 5, 64, 65)]
+        a = np.zeros((4, 3), np.float32)
+        x = t.from_numpy(a.T)  # a base tensor over non-contiguous numpy memory: filled in memory order
+        x.uniform_()
+        y = t.from_numpy(np.zeros((3, 4), np.int64)[:, ::2].copy())
+        y.random_(0, 50)
+        return out + [x.clone(), a.copy(), y]
+
+    _same(fn)

@@ -496,6 +496,12 @@ def _fisher_yates(gen: Generator, n: int) -> np.ndarray:
     value D(k) then), else it still holds p; D(j) is what position j held just before step j."""
     if n <= 1:
         return np.arange(n, dtype=np.int64)
+    if n <= 64:  # the loop itself: fewer steps than the vectorised resolution's NumPy calls
+        a = list(range(n))
+        for i, w in enumerate(gen._words(n - 1).tolist()):
+            j = i + w % (n - i)
+            a[i], a[j] = a[j], a[i]
+        return np.array(a, np.int64)
     steps = np.arange(n - 1, dtype=np.int64)
     t = steps + (gen._words(n - 1) % (np.uint64(n) - steps.astype(np.uint64))).astype(np.int64)
     prev, keys, last = _prev_same(t)

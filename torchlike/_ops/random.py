@@ -312,9 +312,12 @@ def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, 
         graph.check_inplace(self)
     dev = self.device
     gen = _generator_for(generator, dev)
-    shape, stride, _ = self._geometry()
-    shape, stride = tuple(shape), tuple(stride)
-    contiguous = self.is_contiguous()
+    if self._view is None and self._buf.np_strides is None:  # a base tensor is C-contiguous (unless numpy's)
+        shape, stride, contiguous = tuple(self._shape), (), True
+    else:
+        shape, stride, _ = self._geometry()
+        shape, stride = tuple(shape), tuple(stride)
+        contiguous = self.is_contiguous()
     dt = self._dtype
     if dt.is_complex:  # torch: fill view_as_real(self), real and imaginary parts interleaved in memory
         shape, stride, dt = shape + (2,), tuple(2 * s for s in stride) + (1,), dt.to_real()
