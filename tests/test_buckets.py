@@ -56,6 +56,27 @@ def _run(fn, x, y, grad):
     return out.detach().numpy().copy(), None if a.grad is None else a.grad.numpy().copy()
 
 
+@pytest.fixture(autouse=True)
+def _pad_from_the_first_call(monkeypatch):
+    # these tests are about padding: a kernel pads from its first signature (see the test of the default below)
+    monkeypatch.setattr(buckets, "FIXED_SIGNATURES", 0)
+
+
+def test_a_fixed_off_class_shape_runs_exact_until_the_shapes_change(monkeypatch):
+    # padding that changes no bit may wait: the first signatures of a kernel run exact (no copies per call)
+    monkeypatch.setattr(buckets, "FIXED_SIGNATURES", 1)
+    monkeypatch.setattr(cold_kernels, "_exact_on", False)
+    x = torch.randn(40, 6)
+    before = buckets.stats["bucketed_calls"]
+    for _ in range(3):
+        x[torch.tensor([1, 3, 5])]  # a fixed off-class size
+    assert buckets.stats["bucketed_calls"] == before
+    outs = [x[torch.arange(n)] for n in range(6, 14)]  # the shapes change: the later ones pad
+    assert buckets.stats["bucketed_calls"] > before
+    for n, out in enumerate(outs, 6):
+        assert np.array_equal(out.numpy(), x.numpy()[:n])
+
+
 @pytest.mark.parametrize("name", sorted(POSITIONWISE))
 def test_padded_results_match_and_do_not_depend_on_history(name, monkeypatch):
     monkeypatch.setattr(cold_kernels, "_exact_on", False)  # the exact tier would run some of these through NumPy

@@ -672,6 +672,15 @@ def to_array(x: np.ndarray, copy: bool = True) -> Any:
     return to_jax(x, copy)
 
 
+def _padded_array(x: np.ndarray) -> Any:
+    """A padded argument or a sliced result of a bucketed call (``buckets.run``, which made ``x``): small ones
+    stay on the host as read-only arrays where small ops run there (a transfer costs more than the op)."""
+    if x.size <= HOST_ELEMENTS and (_host_ok or (_host_ok is None and _resolve_host())):
+        x.setflags(write=False)
+        return x
+    return _to_jax(x)
+
+
 _host_ok = None  # host_enabled(), once asked (the switches it reads are fixed at import; tests flip _HOST)
 
 
@@ -1067,7 +1076,7 @@ class ColdKernel:
         signature alone, so exact-tier results, which padding cannot change, stay the same either way).
         ``key`` (``_route_key``'s) is then routed straight to what ran."""
         if buckets._on:
-            out = buckets.run(self, args, _to_jax)
+            out = buckets.run(self, args, _padded_array)
             if out is not None:
                 if key is not None:
                     self._route(key, self._bucketed)
@@ -1077,7 +1086,7 @@ class ColdKernel:
         return self.hot(*args)
 
     def _bucketed(self, *args: Any) -> Any:
-        return buckets.run(self, args, _to_jax)
+        return buckets.run(self, args, _padded_array)
 
     def _route(self, key: tuple, route: Callable) -> None:
         routes = self.routes

@@ -103,7 +103,7 @@ class Buffer:
                 a = self.array = a.value
             return a  # (a host array as it is: kernels take NumPy arrays)
         a = self.np
-        if a is self.array and hook is None and _getrefcount(a) <= 3 and self.np_strides is None and _cold.host_enabled():
+        if a is self.array and hook is None and _getrefcount(a) <= 4 and self.np_strides is None and _cold.host_enabled():
             # host-backed and nobody else holds the array: the read-only host form, no JAX call
             a.setflags(write=False)
             self.np = None

@@ -274,6 +274,9 @@ def _index_pad(static: tuple, shapes: tuple) -> tuple:
     return (None,) + tuple({a: 0 for a in range(len(s))} for s in shapes[1:])
 
 
+_index_pad.exact = True  # (buckets: a fixed off-class size may run exact instead)
+
+
 @defop(promote=None, method=False, grad_name="IndexBackward0", saves=("indices",), pad=_index_pad)
 def _index(input: RawTensor, indices: TensorList, key: tuple) -> Any:
     return input[_thaw(key, indices)]

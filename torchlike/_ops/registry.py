@@ -1269,6 +1269,7 @@ def _build_kernel(op: OpDef, static: tuple, cdt: D.dtype | None, baked: tuple, k
     jitted = cold_kernels.cold(kernel_function(op, static, cdt, baked, precast))
     if op.pad is not None:
         jitted.pad = lambda shapes: op.pad(static, shapes)
+        jitted.pad.exact = getattr(op.pad, "exact", False)
     op.kernels[key] = jitted
     return jitted
 
