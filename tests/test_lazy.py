@@ -239,6 +239,7 @@ class _FakeGpu:
 
 def test_only_unreferenced_leaves_are_donated(lazy_on):
     p, q = torch.randn(10), torch.randn(10)
+    p._data(), q._data()  # JAX arrays (small CPU draws start on the host; donation is about device arrays)
     p.mul_(2)  # p's old array: held by nothing but the pending graph
     keep = q._buf.peek()
     q.mul_(2)  # q's old array: still held by `keep`

@@ -124,7 +124,7 @@ _HOST = os.environ.get("TORCHLIKE_HOST_OPS", "1").strip().lower() not in ("0", "
 def host_enabled() -> bool:
     """Whether eager ops on small CPU arrays may run with NumPy (``ColdKernel.host``): a CPU-only process,
     the exact tier on, and not switched off (``TORCHLIKE_HOST_OPS=0``)."""
-    return _HOST and _exact_on and (_cpu if _cpu is not None else _cpu_only())
+    return _HOST and _exact_on and _cpu_only()
 
 
 def _float_only(f: Callable) -> Callable:
@@ -664,8 +664,8 @@ def to_jax(x: np.ndarray, copy: bool = True) -> Any:
 def to_array(x: np.ndarray, copy: bool = True) -> Any:
     """``to_jax``, except that a small array stays on the host as a read-only NumPy array where small ops run
     there (``host_enabled``): a tensor made from it then costs no transfer, and neither do the ops on it."""
-    if (_host_ok or (_host_ok is None and _resolve_host())) and x.size <= HOST_ELEMENTS and x.dtype.kind in _OK_KINDS \
-            and x.dtype.name not in _SMALL_FLOATS:  # fmt: skip
+    if (_host_ok or (_host_ok is None and _resolve_host())) and not lazy._on and x.size <= HOST_ELEMENTS \
+            and x.dtype.kind in _OK_KINDS and x.dtype.name not in _SMALL_FLOATS:  # fmt: skip
         x = np.array(x) if copy or not x.flags.c_contiguous else x
         x.setflags(write=False)
         return x

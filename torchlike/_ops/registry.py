@@ -593,21 +593,19 @@ def _arg_error(op: OpDef, i: int, a: Any, kind: str) -> TypeError:
 def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     """Run ``op`` eagerly on tensors: promote, run the cached kernel, wrap, record for autograd.
 
-    An eager call whose argument signature recurs runs its cached call plan (``_run_plan``)."""
+    An eager call whose argument signature recurs runs its cached call plan (``_run_plan``); the full path
+    below keeps the plan of a call it runs (one frame either way: warnings' stack levels count on it)."""
+    plan_key = None
     if out is None and not lazy._on and autocast is None and T.hook is None:
         plan_key = _plan_key(op, dyn, static)
         if plan_key is not None:
             plan = op.plans.get(plan_key)
             if plan is not None and plan.default is D._default_float:
+                if op.check is not None:  # (here: warnings it gives count their stack levels from this frame)
+                    op.check(plan.cdt, dyn, static)
                 result = _run_plan(plan, op, dyn, static)
                 if result is not _MISS:
                     return result
-            return _call(op, dyn, static, out, plan_key)
-    return _call(op, dyn, static, out, None)
-
-
-def _call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None, plan_key: tuple | None) -> Any:
-    """``call`` in full; with ``plan_key``, the call's plan is kept for the next call of that signature."""
     if lazy._on and out is None:
         g = lazy._graph
         if g.expect is not None and T.hook is None:
@@ -924,8 +922,6 @@ def _run_plan(plan: _Plan, op: OpDef, dyn: tuple, static: tuple) -> Any:
             arrays.append(items)
         else:
             arrays.append(_host_scalar(a) if host else _scalar_array(a, device))
-    if op.check is not None:
-        op.check(plan.cdt, dyn, static)
     # the kernel table's bookkeeping, as its ``get`` does: which executables an eviction drops first
     if kernel_cache._pending:
         kernel_cache._evict()

@@ -104,8 +104,7 @@ class RandomApply(Compose):
         self.p = p
 
     def __call__(self, *inputs: Any) -> Any:
-        r, p = V1._rand_one_vs(self.p)
-        if r >= p:
+        if _torch().rand(1) >= self.p:
             return inputs if len(inputs) > 1 else inputs[0]
         return super().__call__(*inputs)
 
