@@ -529,16 +529,22 @@ def _scalar_array(v: Any, device: Any) -> Any:
     key = (type(v), v, device) if v else (type(v), v, repr(v), device)  # repr only for zeros' signs
     arr = _scalar_cache.get(key)
     if arr is None:
-        try:
-            host = np.asarray(v)
-        except OverflowError:
+        host = _number_array(v)
+        if host is None:
             return v
-        if host.dtype == np.int64 or host.dtype == np.float64 or host.dtype == np.complex128 or host.dtype == np.bool_:
-            arr = jax.device_put(host, None if device is None or device.type == "cpu" else _jax_device(device))
-        else:
-            return v
+        arr = jax.device_put(host, None if device is None or device.type == "cpu" else _jax_device(device))
         _scalar_cache[key] = arr
     return arr
+
+
+def _number_array(v: Any) -> np.ndarray | None:
+    """A Python number as the 0-d array kernels take for it (int64, float64, complex128, bool), or None."""
+    try:
+        host = np.asarray(v)
+    except OverflowError:
+        return None
+    dt = host.dtype
+    return host if dt == np.int64 or dt == np.float64 or dt == np.complex128 or dt == np.bool_ else None
 
 
 def _jax_device(device: Any) -> Any:
@@ -813,11 +819,8 @@ def _host_scalar(v: Any) -> Any:
     key = (type(v), v) if v else (type(v), v, repr(v))
     arr = _host_scalars.get(key)
     if arr is None:
-        try:
-            arr = np.asarray(v)
-        except OverflowError:
-            return v
-        if arr.dtype != np.int64 and arr.dtype != np.float64 and arr.dtype != np.complex128 and arr.dtype != np.bool_:
+        arr = _number_array(v)
+        if arr is None:
             return v
         arr.setflags(write=False)
         if len(_host_scalars) >= _PROMO_LIMIT:
