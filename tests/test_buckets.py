@@ -284,7 +284,9 @@ def test_embedding_pads_its_indices(padding_idx):
     for a, b in zip(*results):
         np.testing.assert_array_equal(b, a)
     if padding_idx is not None:  # (a plain gather runs in the exact cold tier instead)
-        assert any(name == "embedding" and shapes[1] == (4, 16) for name, shapes in buckets.stats["buckets"])
+        # (its padding changes no bit, so a small call runs at the coarse size: buckets.coarse_class)
+        padded = (buckets.coarse_class(3), buckets.coarse_class(13))
+        assert any(name == "embedding" and shapes[1] == padded for name, shapes in buckets.stats["buckets"])
 
 
 @pytest.mark.parametrize("mode", ["GRU", "LSTM", "RNN"])
@@ -359,3 +361,99 @@ def test_view_writes_run_in_numpy_untraced_with_the_compiled_bits(monkeypatch):
         want.reshape(4, 5, 10).transpose(0, 2, 1)[i, 3, 1:] = -1
     np.testing.assert_array_equal(x.numpy(), want)
     assert cold_kernels.stats["traces"] == traces
+
+
+@pytest.mark.parametrize("k,n", [(64, 192), (256, 64), (1024, 32), (8, 65)])
+def test_linear_rows_padded_give_the_exact_bits(k, n):
+    # the linear forward declares its row padding exact (``_linear_pad.exact``): checked here on the installed XLA
+    g = np.random.default_rng(k + n)
+    w, b = g.standard_normal((n, k), np.float32), g.standard_normal(n, np.float32)
+    for m in (2, 3, 5, 17, 33, 63, 100):
+        x = g.standard_normal((m, k), np.float32)
+        padded = np.zeros((buckets.coarse_class(m), k), np.float32)
+        padded[:m] = x
+        exact = F.linear(torch.tensor(x), torch.tensor(w), torch.tensor(b)).numpy()
+        rows = F.linear(torch.tensor(padded), torch.tensor(w), torch.tensor(b)).numpy()[:m]
+        np.testing.assert_array_equal(rows.view(np.uint32), exact.view(np.uint32))
+
+
+def test_a_growing_context_meets_few_executables(monkeypatch):
+    # sampling with a growing context: linear and embedding pad exactly, so sizes 3..64 share one executable
+    monkeypatch.setattr(buckets, "FIXED_SIGNATURES", 1)
+    torch.manual_seed(0)
+    emb, lin = torch.nn.Embedding(50, 16), torch.nn.Linear(16, 24)
+    outs = {}
+    before = dict(torch.compile_stats()["by_op"])
+    with torch.no_grad():
+        for t in range(1, 65):
+            idx = torch.arange(t) % 50
+            outs[t] = lin(emb(idx)).numpy().copy()
+    after = torch.compile_stats()["by_op"]
+    for name in ("embedding", "_linear"):
+        assert after.get(name, 0) - before.get(name, 0) <= 3, (name, after.get(name, 0) - before.get(name, 0))
+    with torch.no_grad():  # each result is the exact call's, bit for bit
+        buckets.set_enabled(False)
+        try:
+            for t in (2, 3, 17, 40, 64):
+                np.testing.assert_array_equal(lin(emb(torch.arange(t) % 50)).numpy(), outs[t])
+        finally:
+            buckets.set_enabled(True)
+
+
+@pytest.mark.parametrize("last", ["lengths", "minus_one"])
+def test_indexing_an_axis_with_nonnegative_indices_pads_that_axis(last, monkeypatch):
+    # ``out[arange(B), lengths - 1]`` of a padded batch: the time axis changes every batch; non-negative indices
+    # let the padded call pad it too, so the backward compiles per size class, not per length
+    monkeypatch.setattr(cold_kernels, "_exact_on", False)
+    results = []
+    for on in (True, False):
+        buckets.set_enabled(on)
+        try:
+            torch.manual_seed(0)
+            before = torch.compile_stats()["by_op"].get("_index_backward", 0)
+            for t in (9, 11, 14, 15, 23, 30, 31):
+                out = torch.randn(4, t, 3, requires_grad=True)
+                lengths = torch.tensor([t, 2, t - 3, 5])
+                pick = out[torch.arange(4), lengths - 1] if last == "lengths" else out[torch.arange(4), -1]
+                (pick * torch.arange(3.0)).sum().backward()
+                results.append([pick.detach().numpy().copy(), out.grad.numpy().copy()])
+            compiled = torch.compile_stats()["by_op"].get("_index_backward", 0) - before
+            if on and last == "lengths":
+                assert compiled <= 3, compiled
+        finally:
+            buckets.set_enabled(True)
+    half = len(results) // 2
+    for padded, exact in zip(results[:half], results[half:]):
+        for a, b in zip(exact, padded):
+            np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mean_losses_of_padded_calls_divide_by_the_exact_count(name, reduction):
+    results = []
+    for on in (True, False):
+        buckets.set_enabled(on)
+        try:
+            torch.manual_seed(0)
+            for n in (5, 13, 21):
+                x = torch.randn(n, 2, requires_grad=True)
+                loss = getattr(F, name)(x, torch.randn(n, 2), reduction=reduction)
+                loss.sum().backward()
+                results.append([loss.detach().numpy().copy(), x.grad.numpy().copy(), loss.grad_fn.name()])
+        finally:
+            buckets.set_enabled(True)
+    half = len(results) // 2
+    for padded, exact in zip(results[:half], results[half:]):
+        assert padded[2] == exact[2]
+        for a, b in zip(exact[:2], padded[:2]):
+            np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+    assert any(n == "_" + name for n, _ in buckets.stats["buckets"])
+
+
+def test_a_boolean_mask_compiles_nothing_for_its_count():
+    x = torch.randn(64, 3)
+    before = torch.compile_stats()["by_op"].get("stage", 0)
+    for i in range(8):
+        x[x[:, 0] > i / 10 - 0.4]
+    assert torch.compile_stats()["by_op"].get("stage", 0) == before

@@ -37,7 +37,7 @@ from typing import Any
 import jax
 import numpy as np
 
-__all__ = ["size_class", "bucket_shape", "ArgFill", "Lengths", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
+__all__ = ["size_class", "bucket_shape", "ArgFill", "Lengths", "Count", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
 MAX_ELEMENTS = 1 << 18  # elements of a signature's padded arguments beyond which it runs exactly (1 MiB of float32)
 
@@ -79,8 +79,19 @@ def size_class(n: int) -> int:
     return -(-n // step) * step
 
 
-def bucket_shape(shape: tuple) -> tuple:
-    return tuple(n if n <= 1 else size_class(n) for n in shape)
+COARSE = 64  # the least size a kernel whose padding changes no bit runs at, once it meets several signatures
+COARSE_ELEMENTS = 1 << 16  # ... while its padded arguments hold at most this many elements
+
+
+def coarse_class(n: int) -> int:
+    """The bucket of a size for a kernel whose padded results are its exact results bit for bit: which
+    executable runs cannot change a result, so a few coarse ones serve every small size (a context growing
+    from 1 to 64 meets one executable, not seven)."""
+    return max(size_class(n), COARSE)
+
+
+def bucket_shape(shape: tuple, cls: Any = size_class) -> tuple:
+    return tuple(n if n <= 1 else cls(n) for n in shape)
 
 
 # --- padding declarations (``defop(pad=fn)``: ``fn(static, shapes)`` -> per dynamic argument, None or
@@ -112,6 +123,37 @@ class Lengths:
     def __init__(self, of: int, axis: int, batch: int) -> None:
         self.of, self.axis, self.batch = of, axis, batch
 
+    def shape(self, sig: tuple) -> tuple:
+        return (sig[self.of][0][self.batch],)
+
+    def array(self, leaves: list, shape: tuple) -> np.ndarray:
+        return np.full(shape, leaves[self.of].shape[self.axis], np.int64)
+
+    def key(self) -> tuple:
+        return ("lengths", self.of, self.axis, self.batch)
+
+
+class Count:
+    """For an argument passed as None: the exact element count of argument ``of``, a 0-d int64 (a mean over
+    a padded argument divides by it instead of by the padded size)."""
+
+    __slots__ = ("of",)
+
+    def __init__(self, of: int) -> None:
+        self.of = of
+
+    def shape(self, sig: tuple) -> tuple:
+        return ()
+
+    def array(self, leaves: list, shape: tuple) -> np.ndarray:
+        return np.asarray(leaves[self.of].size, np.int64)
+
+    def key(self) -> tuple:
+        return ("count", self.of)
+
+
+_MADE = (Lengths, Count)  # fills that make an argument the exact call passes as None
+
 
 def rows(shape: tuple | None, kept: int) -> dict | None:
     """Every axis but the last ``kept`` padded with zeros: the rows of a row-independent op."""
@@ -141,7 +183,7 @@ class _Refused(Exception):
     pass
 
 
-def _same_program(a: Any, b: Any, shapes: dict) -> None:
+def _same_program(a: Any, b: Any, cls: Any) -> None:
     """Raise _Refused unless jaxprs ``a`` (exact) and ``b`` (bucketed) are one position-wise program."""
     if len(a.eqns) != len(b.eqns):
         raise _Refused
@@ -153,7 +195,7 @@ def _same_program(a: Any, b: Any, shapes: dict) -> None:
             ja, jb = (next((e.params[k] for k in ("jaxpr", "call_jaxpr") if k in e.params), None) for e in (ea, eb))
             if ja is None or jb is None:
                 raise _Refused
-            _same_program(getattr(ja, "jaxpr", ja), getattr(jb, "jaxpr", jb), shapes)
+            _same_program(getattr(ja, "jaxpr", ja), getattr(jb, "jaxpr", jb), cls)
             if list(getattr(ja, "consts", ())) or list(getattr(jb, "consts", ())):
                 raise _Refused
             continue
@@ -164,7 +206,7 @@ def _same_program(a: Any, b: Any, shapes: dict) -> None:
                 continue
             vb = eb.params.get(k)
             if k in _SHAPE_PARAMS:
-                if bucket_shape(tuple(va)) != tuple(vb):
+                if bucket_shape(tuple(va), cls) != tuple(vb):
                     raise _Refused
             elif type(va) is not type(vb) or va != vb:
                 raise _Refused
@@ -174,7 +216,7 @@ def _same_program(a: Any, b: Any, shapes: dict) -> None:
                 raise _Refused
         for va, vb in zip(ea.outvars, eb.outvars):
             sa, sb = tuple(getattr(va.aval, "shape", ())), tuple(getattr(vb.aval, "shape", ()))
-            if bucket_shape(sa) != sb:
+            if bucket_shape(sa, cls) != sb:
                 raise _Refused
 
 
@@ -216,23 +258,23 @@ class _Plan:
 _EXACT = "exact"
 
 
-def _declared_shapes(kernel: Any, sig: tuple) -> tuple | None:
+def _declared_shapes(kernel: Any, sig: tuple, cls: Any = size_class) -> tuple | None:
     """(padded shapes, fills) from the op's declaration, or None where it declares nothing to pad."""
     spec = kernel.pad(tuple(None if x is None else x[0] for x in sig))
     shapes, fills = [], []
     for i, x in enumerate(sig):
         axes = spec[i] if i < len(spec) else None
-        if type(axes) is Lengths:
+        if type(axes) in _MADE:
             if x is not None:
                 raise _Refused
-            shapes.append((sig[axes.of][0][axes.batch],))
+            shapes.append(axes.shape(sig))
             fills.append(axes)
             continue
         if x is None or not axes:
             shapes.append(None if x is None else x[0])
             fills.append(())
             continue
-        shapes.append(tuple(size_class(n) if a in axes and n > 1 else n for a, n in enumerate(x[0])))
+        shapes.append(tuple(cls(n) if a in axes and n > 1 else n for a, n in enumerate(x[0])))
         fills.append(tuple((a, v) for a, v in axes.items() if type(v) is ArgFill or v != 0))
         if any(type(v) is ArgFill and (v.index >= len(sig) or sig[v.index] is None) for v in axes.values()):
             raise _Refused
@@ -240,24 +282,24 @@ def _declared_shapes(kernel: Any, sig: tuple) -> tuple | None:
 
 
 def _structs(shapes: tuple, sig: tuple, fills: tuple) -> list:
-    """The padded call's abstract arguments (synthesized lengths are int64)."""
+    """The padded call's abstract arguments (synthesized lengths and counts are int64)."""
     out = []
     for i, (b, x) in enumerate(zip(shapes, sig)):
-        if fills and type(fills[i]) is Lengths:
+        if fills and type(fills[i]) in _MADE:
             out.append(jax.ShapeDtypeStruct(b, np.int64))
         else:
             out.append(None if b is None else jax.ShapeDtypeStruct(b, x[1]))
     return out
 
 
-def _vjp_shapes(kernel: Any, sig: tuple, tree: Any) -> tuple | None:
+def _vjp_shapes(kernel: Any, sig: tuple, tree: Any, cls: Any = size_class) -> tuple | None:
     """(padded shapes, fills) of a backward kernel's (primals..., cotangents...) leaves: the primals as the
     forward op declares, the cotangents zero-padded to the padded forward call's output shapes."""
     fwd, n = kernel.vjp_of
     primals = jax.tree_util.treedef_children(tree)[0] if tree is not None else None
     if primals is not None:  # (a list argument, such as index tensors, has a leaf per element)
         n = primals.num_leaves
-    shapes, fills = _declared_shapes(fwd, sig[:n])
+    shapes, fills = _declared_shapes(fwd, sig[:n], cls)
     key = ("vjp", shapes, tuple(None if x is None else x[1] for x in sig[:n]), _fills_key(fills))
     outs = kernel.buckets.get(key)
     if outs is None:
@@ -274,7 +316,7 @@ def _unflatten(tree: Any, leaves: list) -> Any:
 
 
 def _fills_key(fills: tuple) -> tuple:
-    return tuple(("lengths", f.of, f.axis, f.batch) if type(f) is Lengths else f for f in fills)
+    return tuple(f.key() if type(f) in _MADE else f for f in fills)
 
 
 def _pattern(sig: tuple) -> tuple:
@@ -344,16 +386,23 @@ def _symbolic(kernel: Any, tree: Any, pattern: tuple, names: dict, positionwise:
     return got or None
 
 
-def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
+def _padded_shapes(kernel: Any, sig: tuple, tree: Any, declared: bool, cls: Any) -> tuple:
+    if getattr(kernel, "vjp_of", None) is not None:
+        return _vjp_shapes(kernel, sig, tree, cls)
+    if declared:
+        return _declared_shapes(kernel, sig, cls)
+    return tuple(None if x is None else bucket_shape(x[0], cls) for x in sig), ()
+
+
+def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple, coarse: bool) -> Any:
     exact_shapes = tuple(None if x is None else x[0] for x in sig)
     declared = getattr(kernel, "pad", None) is not None or getattr(kernel, "vjp_of", None) is not None
+    cls = coarse_class if coarse else size_class
     try:
-        if getattr(kernel, "vjp_of", None) is not None:
-            shapes, fills = _vjp_shapes(kernel, sig, tree)
-        elif declared:
-            shapes, fills = _declared_shapes(kernel, sig)
-        else:
-            shapes, fills = tuple(None if x is None else bucket_shape(x[0]) for x in sig), ()
+        shapes, fills = _padded_shapes(kernel, sig, tree, declared, cls)
+        if coarse and sum(int(np.prod(b)) for b in shapes if b is not None) > COARSE_ELEMENTS:
+            cls = size_class
+            shapes, fills = _padded_shapes(kernel, sig, tree, declared, cls)
     except Exception:  # noqa: BLE001 - a declaration that does not apply to these arguments
         stats["refused"] += 1
         return _EXACT
@@ -369,7 +418,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
     key = ("checked", pattern, weak, shapes, _fills_key(fills)) if symbolic is not None and symbolic[2] else None
     checked = kernel.buckets.get(key) if key is not None else None
     if checked is None:
-        checked = _check(kernel, leaves, tree, sig, shapes, fills, declared, symbolic is not None)
+        checked = _check(kernel, leaves, tree, sig, shapes, fills, declared, symbolic is not None, cls)
         if key is not None:
             kernel.buckets[key] = checked
     if checked is _EXACT:
@@ -381,7 +430,7 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple) -> Any:
 
 
 def _check(kernel: Any, leaves: list, tree: Any, sig: tuple, shapes: tuple, fills: tuple, declared: bool,
-           shaped: bool) -> Any:
+           shaped: bool, cls: Any) -> Any:
     """(exact output shapes, out tree) where the padded call serves this signature, else _EXACT. ``shaped``:
     a symbolic trace gave the output shapes already, so a declared op's exact call is not traced."""
     args = jax.tree_util.tree_unflatten(tree, leaves)
@@ -397,7 +446,7 @@ def _check(kernel: Any, leaves: list, tree: Any, sig: tuple, shapes: tuple, fill
             padded = kernel.jitted.trace(*padded_args)
             if list(exact.jaxpr.consts) or list(padded.jaxpr.consts):
                 raise _Refused
-            _same_program(exact.jaxpr.jaxpr, padded.jaxpr.jaxpr, {})
+            _same_program(exact.jaxpr.jaxpr, padded.jaxpr.jaxpr, cls)
             out_info = exact.out_info
     except Exception:  # noqa: BLE001 - not position-wise, or a body that needs its exact shapes
         stats["refused"] += 1
@@ -426,11 +475,17 @@ def _few_signatures(kernel: Any, sig: tuple) -> bool:
     return True
 
 
-def _pads_exactly(kernel: Any) -> bool:
-    """Whether the kernel's padded results are the exact call's bit for bit: position-wise kernels, and ops
-    whose padding declaration says so (``pad.exact``), forward and backward."""
-    fwd = kernel.vjp_of[0] if kernel.vjp_of is not None else kernel
-    return fwd.pad is None or getattr(fwd.pad, "exact", False)
+def _pads_exactly(kernel: Any, args: tuple) -> bool:
+    """Whether the kernel's padded results are the exact call's bit for bit: position-wise bodies in the
+    exact tier (XLA's CPU code rounds transcendentals differently at some lengths), and ops whose padding
+    declaration says so (``pad.exact``: True, or "forward" where the backward's results are not)."""
+    if kernel.vjp_of is not None:
+        fwd = kernel.vjp_of[0]
+        return fwd.pad is not None and getattr(fwd.pad, "exact", False) is True
+    if kernel.pad is None:
+        tier = getattr(kernel, "exact_tier", None)
+        return tier is not None and tier(args)
+    return bool(getattr(kernel.pad, "exact", False))
 
 
 def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
@@ -446,21 +501,22 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
         return None
     table = kernel.buckets
     plan = table.get(sig)
+    exact = None
     if plan is None:
         if tree is None:
             tree = jax.tree_util.tree_structure(args, is_leaf=_is_none)
-        plan = table[sig] = _plan(kernel, list(leaves), tree, sig)
+        exact = _pads_exactly(kernel, args)
+        plan = table[sig] = _plan(kernel, list(leaves), tree, sig, coarse=exact)
     if plan is _EXACT:
         return None
-    if _pads_exactly(kernel) and _few_signatures(kernel, sig):
+    if (_pads_exactly(kernel, args) if exact is None else exact) and _few_signatures(kernel, sig):
         # padding changes no bit here, so the path may depend on history: a kernel that has met few
         # signatures (a fixed shape off the size classes) runs exact, without two host copies per call
         return None
     padded = []
     for i, (a, b) in enumerate(zip(leaves, plan.shapes)):
-        if plan.fills and type(plan.fills[i]) is Lengths:
-            f = plan.fills[i]
-            padded.append(to_jax(np.full(b, leaves[f.of].shape[f.axis], np.int64)))
+        if plan.fills and type(plan.fills[i]) in _MADE:
+            padded.append(to_jax(plan.fills[i].array(leaves, b)))
             continue
         if a is None or a.shape == b:
             padded.append(a)

@@ -883,7 +883,7 @@ class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
     __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
-                 "inexact", "numpy", "routes", "hosted", "nohost", "__weakref__")  # fmt: skip
+                 "inexact", "numpy", "routes", "hosted", "nohost", "tier", "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -902,6 +902,20 @@ class ColdKernel:
         self.routes: dict = {}
         self.hosted: dict = {}  # argument signature -> the exact tier's straight-line program, or False (``host``)
         self.nohost = False  # the body is outside what ``host`` runs at any shape (inexact, slow, unsupported)
+        self.tier = None  # whether the body is in the exact tier (``exact_tier``), once asked
+
+    def exact_tier(self, args: tuple) -> bool:
+        """Whether the body is in the exact tier, whose results do not depend on the shapes it runs at (so a
+        position-wise body's padded call gives its exact call's bits). The body is the same at every shape:
+        asked once."""
+        if self.tier is None:
+            sig = _signature(args)
+            try:
+                e = self._program(args, sig) if sig is not None else None
+            except _Unsupported:
+                e = None
+            self.tier = e is not None and bool(e.program[0].exact)
+        return self.tier
 
     def _program(self, args: tuple, sig: tuple) -> _Entry | None:
         if self.numpy is not None:

@@ -23,7 +23,7 @@ from .._core import dtype as D
 from .._core import tensor as T
 from .._core import views as V
 from .._core.tensor import Tensor
-from .._core import grad_mode, graph
+from .._core import cold_kernels, grad_mode, graph
 from . import registry
 from ._common import _to_dtype, check_overlap, convert, type_name
 from .registry import RawTensor, TensorList, TensorOrScalar, defop, expose
@@ -169,7 +169,8 @@ _BOOL_INDEX = {True: np.zeros(1, np.int64), False: np.zeros(0, np.int64)}
 
 def _advanced(t: Tensor, advanced: list) -> tuple:
     """Torch's checks of the advanced part of a key, then the static key structure (per dim of
-    ``t``: ("s",) for a full slice, ("a", i) for index array i) and the index arrays."""
+    ``t``: ("s",) for a full slice, ("a", i) for index array i, ("a", i, "+") where every index is known to be
+    non-negative) and the index arrays."""
     for _, idx in advanced:
         if isinstance(idx, Tensor) and (idx._dtype.is_floating_point or idx._dtype.is_complex):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -212,7 +213,8 @@ def _advanced(t: Tensor, advanced: list) -> tuple:
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
             + ", ".join(_shape_str(s) for s in shapes)
         ) from None
-    _check_bounds(t, arrays, dims, bshape)
+    if _check_bounds(t, arrays, dims, bshape):
+        key = [k if k[0] == "s" else ("a", k[1], "+") for k in key]  # (see _index_pad)
     while key and key[-1] == ("s",):
         key.pop()
     return tuple(key), arrays, dims, bshape
@@ -232,17 +234,21 @@ def _bounds(idx: Any) -> tuple:
     return b
 
 
-def _check_bounds(t: Tensor, arrays: list, dims: list, bshape: tuple) -> None:
+def _check_bounds(t: Tensor, arrays: list, dims: list, bshape: tuple) -> bool:
+    """Torch's IndexError for an index out of range (on the CPU, where the values are read anyway). Returns
+    whether every index is known to be non-negative: only then may a padded call pad the indexed axes."""
     if t._buf.device.type != "cpu":
-        return  # torch checks on the device asynchronously; JAX clamps
+        return False  # torch checks on the device asynchronously; JAX clamps
     bad = False
+    nonneg = True
     for a, d in zip(arrays, dims):
         lo, hi = _bounds(a)
         n = t._shape[d]
         if hi >= n or lo < -n:
             bad = True
+        nonneg = nonneg and lo >= 0
     if not bad:
-        return
+        return nonneg
     # torch reports the first bad element of the broadcast index, numbering the indexed dims
     hosts = [np.broadcast_to(a._host() if isinstance(a, Tensor) else a, bshape).reshape(-1) for a in arrays]
     sizes = [t._shape[d] for d in dims]
@@ -268,10 +274,13 @@ def _thaw(key: tuple, indices: list) -> tuple:
 
 def _index_pad(static: tuple, shapes: tuple) -> tuple:
     """The index tensors padded with index 0: the extra rows gather ``input``'s first and are sliced off, and
-    the backward's scatter adds their zero cotangents to a sum that starts at +0.0, which changes no bit."""
+    the backward's scatter adds their zero cotangents to a sum that starts at +0.0, which changes no bit.
+    An input axis indexed by non-negative indices only is padded too (its padded positions are never read,
+    and the backward's are sliced off); a negative index counts from the axis' end, which padding moves."""
     if shapes[0] is None or any(s is None for s in shapes[1:]):
         return (None,) * len(shapes)
-    return (None,) + tuple({a: 0 for a in range(len(s))} for s in shapes[1:])
+    indexed = {d: 0 for d, k in enumerate(static[0]) if len(k) == 3}
+    return (indexed or None,) + tuple({a: 0 for a in range(len(s))} for s in shapes[1:])
 
 
 _index_pad.exact = True  # (buckets: a fixed off-class size may run exact instead)
@@ -294,7 +303,9 @@ def _index_put(input: RawTensor, indices: TensorList, values: TensorOrScalar, ke
 
 
 def _index_tensors(arrays: list, device: Any) -> list:
-    return [a if isinstance(a, Tensor) else T.make_on(jnp.asarray(a), device) for a in arrays]
+    # (a mask's nonzero positions: ``jnp.asarray`` would compile a copy for each count of them)
+    return [a if isinstance(a, Tensor) else T.make_on(cold_kernels.to_array(np.asarray(a), copy=False), device)
+            for a in arrays]
 
 
 _INT_INDEX = (D.int64, D.int32)
@@ -303,8 +314,8 @@ _INT_INDEX = (D.int64, D.int32)
 def getitem(self: Tensor, key: Any) -> Tensor:
     if type(key) is Tensor and key._dtype in _INT_INDEX and key._shape and self._shape:
         # fast path for x[idx]: one integer index tensor on the first dim
-        _check_bounds(self, [key], [0], tuple(key._shape))
-        return _index(self, [key], (("a", 0),))
+        nonneg = _check_bounds(self, [key], [0], tuple(key._shape))
+        return _index(self, [key], (("a", 0, "+") if nonneg else ("a", 0),))
     key = _as_tuple(key)
     record = self._rg and grad_mode._state.enabled
     t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)

@@ -132,8 +132,18 @@ def _low_linear_bwd(saved: tuple, g: Any) -> tuple:
 _low_linear.defvjp(_low_linear_fwd, _low_linear_bwd)
 
 
+def _linear_pad(static: tuple, shapes: tuple) -> tuple:
+    """The rows padded with zeros. XLA's CPU dot computes each row alike at every row count from 2 (checked by
+    tests/test_buckets.py), so the forward's padded results are the exact ones; the backward's weight
+    gradient sums over the rows, so its are not."""
+    return (buckets.rows(shapes[0], 1),)
+
+
+_linear_pad.exact = "forward"
+
+
 @defop(promote=None, namespaces=("nn.functional:linear",), grad_name=_linear_name, saves=("input", "weight"),
-       pad=lambda static, shapes: (buckets.rows(shapes[0], 1),))
+       pad=_linear_pad)
 def _linear(input: RawTensor, weight: RawTensor, bias: OptRawTensor = None) -> Any:
     """torch.nn.functional.linear: input @ weight.T + bias, one kernel."""
     if input.ndim == 0 or weight.ndim == 0:
@@ -1140,6 +1150,9 @@ def _embedding_pad(static: tuple, shapes: tuple) -> tuple:
     """Indices padded with 0 (a row every table has): their rows are sliced off, and their zero cotangents add
     nothing to row 0's gradient. Not with scale_grad_by_freq, which counts the indices."""
     return (None, None if static[1] or not shapes[1] else {a: 0 for a in range(len(shapes[1]))})
+
+
+_embedding_pad.exact = True  # (a gather, and a scatter-add of zeros after the real cotangents: see _index_pad)
 
 
 @defop(promote=None, grad_name="EmbeddingBackward0", saves=("indices",), check=_emb_check, method=False,

@@ -25,9 +25,10 @@ from ..registry import OptRawTensor, OptScalar, OptTensor, RawTensor, Scalar, Sc
 # ``TensorOrScalar`` where torch's arithmetic meets it as a wrapped number (it can make an integral input float).
 
 
-def _reduce(loss: Any, reduction: str) -> Any:
+def _reduce(loss: Any, reduction: str, count: Any = None) -> Any:
     if reduction == "mean":
-        return jnp.mean(loss)
+        # ``count``: the exact call's element count where a padded call runs (see _pointwise_pad)
+        return jnp.mean(loss) if count is None else jnp.sum(loss) / count.astype(loss.dtype)
     if reduction == "sum":
         return jnp.sum(loss)
     return loss
@@ -55,30 +56,43 @@ def _both(input: Any, target: Any) -> tuple:
     return jnp.broadcast_arrays(input, target)
 
 
-@defop(method=False, grad_name="MseLossBackward0", check=_float_kernel("mse_cpu"))
-def _mse_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
+def _pointwise_pad(static: tuple, shapes: tuple) -> tuple:
+    """A loss of position-wise terms that are 0 where input and target are (mse, l1, smooth l1, huber): both
+    padded with zeros when their shapes agree; a mean then divides by the exact count (the last argument,
+    passed as None by the caller, is made for the padded call)."""
+    inp, tgt = shapes[0], shapes[1]
+    if inp is None or tgt is None or inp != tgt or not inp or shapes[-1] is not None:
+        return ()
+    every = {a: 0 for a in range(len(inp))}
+    made = buckets.Count(0) if static[0] == "mean" else None
+    return (every, every) + (None,) * (len(shapes) - 3) + (made,)
+
+
+@defop(method=False, grad_name="MseLossBackward0", check=_float_kernel("mse_cpu"), pad=_pointwise_pad)
+def _mse_loss(input: TensorArg, target: TensorArg, reduction: str, count: OptRawTensor = None) -> Any:
     x, t = _both(input, target)
-    return _reduce(jnp.square(x - t), reduction)
+    return _reduce(jnp.square(x - t), reduction, count)
 
 
-@defop(method=False, grad_name=_named("AbsBackward0"))
-def _l1_loss(input: TensorArg, target: TensorArg, reduction: str) -> Any:
+@defop(method=False, grad_name=_named("AbsBackward0"), pad=_pointwise_pad)
+def _l1_loss(input: TensorArg, target: TensorArg, reduction: str, count: OptRawTensor = None) -> Any:
     x, t = _both(input, target)
-    return _reduce(_abs0(x - t), reduction)
+    return _reduce(_abs0(x - t), reduction, count)
 
 
-@defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"))
-def _smooth_l1_loss(input: TensorArg, target: TensorArg, reduction: str, beta: Scalar) -> Any:
+@defop(method=False, grad_name="SmoothL1LossBackward0", check=_float_kernel("smooth_l1_cpu"), pad=_pointwise_pad)
+def _smooth_l1_loss(input: TensorArg, target: TensorArg, reduction: str, beta: Scalar,
+                    count: OptRawTensor = None) -> Any:  # fmt: skip
     x, t = _both(input, target)
     d = jnp.abs(x - t)
-    return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+    return _reduce(jnp.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction, count)
 
 
-@defop(method=False, grad_name="HuberLossBackward0", check=_float_kernel("huber_cpu"))
-def _huber_loss(input: TensorArg, target: TensorArg, reduction: str, delta: Scalar) -> Any:
+@defop(method=False, grad_name="HuberLossBackward0", check=_float_kernel("huber_cpu"), pad=_pointwise_pad)
+def _huber_loss(input: TensorArg, target: TensorArg, reduction: str, delta: Scalar, count: OptRawTensor = None) -> Any:
     x, t = _both(input, target)
     d = jnp.abs(x - t)
-    return _reduce(jnp.where(d <= delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+    return _reduce(jnp.where(d <= delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction, count)
 
 
 # --- classification -------------------------------------------------------------------------------------
