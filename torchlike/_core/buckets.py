@@ -37,6 +37,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from . import kernel_cache
+
 __all__ = ["size_class", "bucket_shape", "ArgFill", "Lengths", "Count", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
 MAX_ELEMENTS = 1 << 18  # elements of a signature's padded arguments beyond which it runs exactly (1 MiB of float32)
@@ -464,15 +466,7 @@ _met: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel -> padde
 
 
 def _few_signatures(kernel: Any, sig: tuple) -> bool:
-    met = _met.get(kernel)
-    if met is None:
-        met = _met[kernel] = set()
-    if sig in met:
-        return True
-    if len(met) >= FIXED_SIGNATURES:
-        return False
-    met.add(sig)
-    return True
+    return kernel_cache.admit(_met, kernel, sig, FIXED_SIGNATURES)
 
 
 def _pads_exactly(kernel: Any, args: tuple) -> bool:

@@ -53,6 +53,7 @@ COMPILE_COST = 0.05
 STEP_COST = 4e-6  # seconds per equation interpreted (measured 2-6 us on this CPU)
 ELEMENT_COST = 1e-9  # seconds per element an equation touches (NumPy's float32 loops: ~0.5-1 ns)
 CALL_COST = 40e-6  # seconds per call around the equations (signature, conversions, outputs to JAX)
+SLOW_STEPS = 25  # equations one gather or scatter counts as (general index arithmetic: ~100 us on small arrays)
 
 stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
                "unsupported": 0, "host_plans": 0, "host_calls": 0}
@@ -535,6 +536,7 @@ def _build(jaxpr: Any, consts: list) -> Callable:
         steps.append((f, sym, tuple(slot_of(v) for v in eqn.invars), multi, _outs(eqn, slots)))
     outs = [slot_of(v) for v in jaxpr.outvars]
     n_steps = sum(getattr(f, "n_steps", 1) for f, *_ in steps)
+    n_steps += (SLOW_STEPS - 1) * sum(eqn.primitive.name in _HOST_SLOW for eqn in jaxpr.eqns)
 
     def run(dims: dict, *args: Any) -> list:
         env: dict = dict(init)

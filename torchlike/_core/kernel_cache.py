@@ -44,6 +44,21 @@ _tick = itertools.count().__next__
 _pending = False  # the limit was crossed inside a compile: evict at the next table lookup, outside it
 
 
+def admit(met: Any, key: Any, sig: Any, limit: int) -> bool:
+    """Whether ``sig`` is one of the signatures ``key`` has met in ``met`` (a mapping of key -> set), or there
+    was room for one more (it is then recorded): a bounded memory of the shapes a kernel or a structure meets,
+    past which a caller treats new ones as churn."""
+    seen = met.get(key)
+    if seen is None:
+        seen = met[key] = set()
+    if sig in seen:
+        return True
+    if len(seen) >= limit:
+        return False
+    seen.add(sig)
+    return True
+
+
 class LRU(collections.OrderedDict):
     """A table of compiled kernels keeping the ``get_kernel_cache_size()`` most recently used. A table of
     other things (``kernels=False``) is bounded the same way but does not count new kernels."""

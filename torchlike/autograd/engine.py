@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import _xla_tiers, cold_kernels, lazy
+from .._core import _xla_tiers, cold_kernels, kernel_cache, lazy
 from .._core import device as _device
 from .._core import graph as _graph
 from .._core import tensor as T
@@ -613,17 +613,10 @@ def _churning(key: Any, node_args: list, root_cts: list) -> bool:
     then it runs per node rather than compiling the fused program for one more shape."""
     if lazy._on or any(isinstance(c, jax.core.Tracer) for c in root_cts):
         return False  # traced (torchlike.compile): the enclosing program compiles once per shape anyway
-    sig = _shape_sig((node_args, root_cts))
-    seen = _fused_shapes.get(key)
-    if seen is None:
-        seen = _fused_shapes[key] = set()
-    if sig in seen:
+    if kernel_cache.admit(_fused_shapes, key, _shape_sig((node_args, root_cts)), CHURN_SHAPES):
         return False
-    if len(seen) >= CHURN_SHAPES:
-        stats["churn_per_node"] += 1
-        return True
-    seen.add(sig)
-    return False
+    stats["churn_per_node"] += 1
+    return True
 
 
 def _node_post_hooks(nodes: list, device: Any) -> Any:
