@@ -14,6 +14,7 @@
 #   overhead   bench/compile_overhead.py on the GPU
 #   vision     bench/vision_pipeline.py, torch + torchvision in the same process, 2 workers and 0 (the host's CPU)
 #   eager      bench/eager_ops.py and bench/host_cost.py on the host's CPU (a CPU-only torchlike process)
+#   cpushapes  bench/shapes.py, all four patterns, on the host's CPU pinned to 2 cores, first and second runs
 #   shapes     bench/shapes.py sample (100 tokens) and padded on the GPU, each run capped at 60 s
 # in that order of importance: a section that no longer fits the budget (GPU_MATRIX_BUDGET seconds, default
 # 540) is skipped and says so; run it in a second call with GPU_MATRIX_SECTIONS.
@@ -26,7 +27,7 @@ ROOT=$PWD
 OUT=${OUT:-$(mktemp -d -t gpu-matrix-XXXX)}
 mkdir -p "$OUT"
 BUDGET=${GPU_MATRIX_BUDGET:-540}  # seconds for the whole script
-SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead,shapes}
+SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead,vision,eager,cpushapes,shapes}
 T0=$(date +%s)
 
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -102,6 +103,10 @@ JAX_PLATFORMS=cpu section vision 150 bash -c "python3 bench/vision_pipeline.py -
 # eager per-op host cost and whole small steps against torch on this host's CPU (issue 42), unloaded
 JAX_PLATFORMS=cpu section eager 120 bash -c "python3 bench/eager_ops.py --json $OUT/eager_ops.json \
     && python3 bench/host_cost.py --json $OUT/host_cost.json"
+# new shapes on this host's CPU pinned to 2 cores, the development machine's count, but unloaded (issue 40's CPU
+# column: that machine's timings are swamped whenever it runs tests); first runs and second runs, torch beside
+JAX_PLATFORMS=cpu section cpushapes 200 taskset -c 0,1 python3 bench/shapes.py --second --timeout 90 \
+    --json "$OUT/cpu_shapes.json"
 # new shapes on the GPU (issue 40): sampling 100 tokens with a growing context and the dynamic-padding GRU
 SAMPLE_TOKENS=${SAMPLE_TOKENS:-100} section shapes 200 python3 bench/shapes.py --device "$DEVICE" \
     --patterns sample,padded --timeout 60 --json "$OUT/shapes.json"
@@ -176,6 +181,16 @@ if s:
             return f"wall {x['wall_s']:.1f} s, first step {fmt(x['first_step_s'], '.1f')} s" if x else "-"
         print(f"\n{r['script']}: first run {w('cold')}; second run {w('warm')}; torch {w('torch')}")
 print(f"\nfiles: {out}")
+cs = load("cpu_shapes.json")
+if cs:
+    print("\nnew shapes on the host's CPU, 2 cores (bench/shapes.py --second; s, first / second run):\n")
+    print("| pattern | torch | torchlike | first ratio | second ratio | compiles |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for p in ("sample", "padded", "sweep", "masked"):
+        t, l = cs.get(f"{p}/torch", {}), cs.get(f"{p}/torchlike", {})
+        two = lambda r: f"{r['first_s']:.2f} / {r.get('second_s', float('nan')):.3f}" if "first_s" in r else "-"
+        rat = lambda k: f"{l[k] / t[k]:.1f}x" if k in l and k in t and t[k] else "-"
+        print(f"| {p} | {two(t)} | {two(l)} | {rat('first_s')} | {rat('second_s')} | {l.get('compiles', '-')} |")
 sh = load("shapes.json")
 if sh:
     print("\nnew shapes on the GPU (bench/shapes.py; s, first run with empty caches):\n")
