@@ -10,6 +10,7 @@ import pytest
 
 import torchlike as torch
 from torchlike._core import buckets, cold_kernels
+from torchlike.autograd import engine
 
 pytestmark = pytest.mark.skipif(
     torch.lazy.enabled() or not cold_kernels._cpu_only(), reason="bucketing serves eager mode on the CPU"
@@ -314,6 +315,9 @@ def test_recurrent_layers_pad_time_and_stop_each_sequence_at_its_length(mode, bi
 @pytest.mark.parametrize("key", ["mask", "rows", "pair"])
 def test_advanced_indexing_pads_its_indices_with_zero(key, monkeypatch):
     monkeypatch.setattr(cold_kernels, "_exact_on", False)  # (else the exact tier runs the gathers and scatters)
+    # every backward per node, on the kernels bucketing serves (else whether a structure has churned before
+    # depends on which tests ran first in this process)
+    monkeypatch.setattr(engine, "CHURN_SHAPES", 0)
     results = []
     for on in (True, False):  # padded first: later, the exact pass's fused backward programs would serve
         buckets.set_enabled(on)
@@ -405,6 +409,7 @@ def test_indexing_an_axis_with_nonnegative_indices_pads_that_axis(last, monkeypa
     # ``out[arange(B), lengths - 1]`` of a padded batch: the time axis changes every batch; non-negative indices
     # let the padded call pad it too, so the backward compiles per size class, not per length
     monkeypatch.setattr(cold_kernels, "_exact_on", False)
+    monkeypatch.setattr(engine, "CHURN_SHAPES", 0)  # (every backward per node, as a churning structure runs)
     results = []
     for on in (True, False):
         buckets.set_enabled(on)

@@ -482,17 +482,16 @@ def _pads_exactly(kernel: Any, args: tuple) -> bool:
     return bool(getattr(kernel.pad, "exact", False))
 
 
-def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
-    """The kernel's result for ``args`` from its bucketed executable, or None: run it at the exact shape.
-    ``to_jax`` puts a host array the caller owns on the CPU device without compiling. ``args`` may nest
-    (a backward kernel's (primals, cotangents))."""
+def _planned(kernel: Any, args: tuple) -> tuple:
+    """(plan, leaves, their tree or None, signature, whether padding is exact (None: not asked)) of a call;
+    plan None where bucketing does not apply to its arguments."""
     if any(type(a) is list or type(a) is tuple for a in args):
         leaves, tree = jax.tree_util.tree_flatten(args, is_leaf=_is_none)
     else:
         leaves, tree = args, None
     sig = _signature(leaves)
     if sig is None:
-        return None
+        return None, leaves, tree, sig, None
     table = kernel.buckets
     plan = table.get(sig)
     exact = None
@@ -501,7 +500,23 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
             tree = jax.tree_util.tree_structure(args, is_leaf=_is_none)
         exact = _pads_exactly(kernel, args)
         plan = table[sig] = _plan(kernel, list(leaves), tree, sig, coarse=exact)
-    if plan is _EXACT:
+    return plan, leaves, tree, sig, exact
+
+
+def executable(kernel: Any, args: tuple) -> Any:
+    """The padded shapes of the executable a compiled call of ``args`` would run on, or None for the call's
+    own. The cold tier rents against the executable: what the signatures of one bucket spend interpreted
+    adds up to one compile."""
+    plan = _planned(kernel, args)[0]
+    return None if plan is None or plan is _EXACT else plan.shapes
+
+
+def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
+    """The kernel's result for ``args`` from its bucketed executable, or None: run it at the exact shape.
+    ``to_jax`` puts a host array the caller owns on the CPU device without compiling. ``args`` may nest
+    (a backward kernel's (primals, cotangents))."""
+    plan, leaves, tree, sig, exact = _planned(kernel, args)
+    if plan is None or plan is _EXACT:
         return None
     if (_pads_exactly(kernel, args) if exact is None else exact) and _few_signatures(kernel, sig):
         # padding changes no bit here, so the path may depend on history: a kernel that has met few

@@ -772,13 +772,14 @@ def interpreted() -> float:
 
 
 class _Entry:
-    __slots__ = ("program", "dims", "spent", "calls")
+    __slots__ = ("program", "dims", "spent", "calls", "rent")
 
     def __init__(self, program: tuple, dims: dict) -> None:
         self.program = program  # (run, out_tree), shared by the signatures of one pattern
         self.dims = dims
         self.spent = 0.0
         self.calls = 0
+        self.rent = None  # [seconds] shared by the signatures one bucketed executable would serve
 
 
 def _pattern(sig: Any, sizes: dict) -> Any:
@@ -885,7 +886,7 @@ class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
     __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
-                 "inexact", "numpy", "routes", "hosted", "nohost", "tier", "__weakref__")  # fmt: skip
+                 "inexact", "numpy", "routes", "hosted", "nohost", "tier", "rents", "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -905,6 +906,9 @@ class ColdKernel:
         self.hosted: dict = {}  # argument signature -> the exact tier's straight-line program, or False (``host``)
         self.nohost = False  # the body is outside what ``host`` runs at any shape (inexact, slow, unsupported)
         self.tier = None  # whether the body is in the exact tier (``exact_tier``), once asked
+        # bucketed executable (padded shapes) -> [modelled seconds its signatures spent interpreted]: a kernel
+        # whose sizes churn meets each size a few times, so renting per signature would never compile
+        self.rents = LRU(kernels=False)
 
     def exact_tier(self, args: tuple) -> bool:
         """Whether the body is in the exact tier, whose results do not depend on the shapes it runs at (so a
@@ -992,6 +996,16 @@ class ColdKernel:
                 if e is not None and not e.program[0].exact:
                     self.inexact = True  # (its body is the same at every shape; no more traces to learn that)
                 return self._compiled(args)
+            if buckets._on:
+                shapes = buckets.executable(self, args)
+                if shapes is not None:
+                    rent = self.rents.get(shapes)
+                    if rent is None:
+                        rent = self.rents[shapes] = [0.0]
+                    if rent[0] > COMPILE_COST:  # the bucket's executable is bought: no more renting
+                        self.entries[sig] = _HOT
+                        return self._compiled(args, key)
+                    e.rent = rent
         leaves: list = []
         _leaves(args, leaves)
         run, out_tree = e.program
@@ -1011,7 +1025,9 @@ class ColdKernel:
         stats["cold_seconds"] += cost
         stats["cold_calls"] += 1
         e.calls += 1
-        if e.spent > COMPILE_COST and e.calls > 1:
+        if e.rent is not None:
+            e.rent[0] += cost
+        if (e.spent > COMPILE_COST and e.calls > 1) or (e.rent is not None and e.rent[0] > COMPILE_COST):
             stats["hot_signatures"] += 1
             self.entries[sig] = _HOT
         else:
