@@ -13,7 +13,9 @@ pure program we lift every piece of state it touches into explicit inputs and ou
    triggers a retrace with it included, so no state is ever baked in as a constant.
 3. Later calls check guards (argument shapes/dtypes, static arguments, that state tensors still
    own the buffers they had, which ``.grad``s are None) and run the compiled program, then write
-   the new state back through the buffers and replay ``.grad`` rebinding.
+   the new state back through the buffers and replay ``.grad`` rebinding. On a steady call the
+   guards, gathering the state arrays and writing results back are each one comprehension or
+   C-level pass against lists the entry computed once (no call, branch or dict per state array).
 
 Where Python needs a concrete value (``.item()``, ``if t:``, ``print(t)``, data-dependent shapes)
 the trace fails; that signature then runs eagerly with a one-time warning naming the line
@@ -23,6 +25,7 @@ the trace fails; that signature then runs eagerly with a one-time warning naming
 from __future__ import annotations
 
 import collections
+import operator
 import os
 import traceback
 import warnings
@@ -156,6 +159,9 @@ class _TraceRNG:
         return jax.random.split(self._key)[0]
 
 
+_PLAIN: set = set()  # the concrete types of JAX arrays Buffer.get() returned: arrays a call may pass as they are
+
+
 def _flatten(tree: Any) -> tuple[list, Any]:
     return jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, Tensor))
 
@@ -175,6 +181,7 @@ class _Entry:
                  "eager", "pure", "has_random", "n_state", "calls", "scalars", "fwd", "n_mut", "training", "changed",
                  "packed", "device", "scalar_host", "scalar_dev", "state_pos", "jitted", "failed",
                  "unused", "lowered", "platform",  # lowered: the trace, until tiers start
+                 "owner_refs", "owner_bufs", "grad_none", "scalar_raw", "dups", "donates",
                  "__weakref__")  # fmt: skip
 
 
@@ -230,7 +237,8 @@ class CompiledFunction:
         leaves, tree = _flatten((args, kwargs))
         key = self._key(leaves, tree)
         entry = self.cache.get(key)
-        if entry is not None and not self._guards_hold(entry):
+        owners = None
+        if entry is not None and (owners := self._guards_hold(entry)) is None:
             del self.cache[key]
             self.discovered.pop(key, None)
             entry = None
@@ -249,7 +257,7 @@ class CompiledFunction:
         if self.check and entry.calls < config.check_calls and not entry.has_random:
             return self._checked_call(entry, args, kwargs, leaves)
         try:
-            return self._run(entry, leaves)
+            return self._run(entry, leaves, owners)
         except _Retrace:
             del self.cache[key]
             self._note_recompile(key, "a lifted hyper-parameter changed type")
@@ -264,14 +272,26 @@ class CompiledFunction:
                 parts.append(("s", _static_key(x)))
         return (tree, tuple(parts), grad_mode._state.enabled, _ambient())
 
-    def _guards_hold(self, entry: _Entry) -> bool:
-        for ref, buf, had_grad in entry.state_tensors:
-            t = ref()
+    def _guards_hold(self, entry: _Entry) -> list | None:
+        """The live state tensors if each still owns its buffer and has (or lacks) a ``.grad`` as when
+        traced, else None. Three C-level passes; a dead tensor (a temporary that owned a state buffer)
+        sends the check through the loop that skips it."""
+        if entry.eager:
+            return []
+        owners = [r() for r in entry.owner_refs]
+        try:  # (list == compares Buffers by identity: Buffer has no __eq__)
+            if [t._buf for t in owners] == entry.owner_bufs and [t._grad is None for t in owners] == entry.grad_none:
+                return owners
+        except AttributeError:  # a dead owner
+            pass
+        live = []
+        for t, buf, grad_none in zip(owners, entry.owner_bufs, entry.grad_none):
             if t is None:
                 continue
-            if t._buf is not buf or (t._grad is None) != had_grad:
-                return False
-        return True
+            if t._buf is not buf or (t._grad is None) != grad_none:
+                return None
+            live.append(t)
+        return live
 
     def _note_recompile(self, key: Any, reason: str) -> None:
         self.recompiles += 1
@@ -307,12 +327,13 @@ class CompiledFunction:
         finally:
             T.hook = prev
         self.training_step = engine.stats["backward_calls"] > backwards
-        self.written = hook.written
         state = [b for i, b in hook.touched.items() if i not in input_bufs]
         # Buffers created by this call that outlive it (optimizer state, .grads) are state from the
-        # next call on; the result's own buffers are not.
+        # next call on; the result's own buffers are not. The next calls rewrite them (donated with the written).
         result_bufs = {id(x._buf) for x in _flatten(result)[0] if isinstance(x, Tensor)}
-        state += [b for b in list(hook._created) if id(b) not in result_bufs and id(b) not in input_bufs]
+        created = [b for b in list(hook._created) if id(b) not in result_bufs and id(b) not in input_bufs]
+        state += created
+        self.written = hook.written | {id(b) for b in created}
         self.discovered[key] = (state, list(hook.scalars.values()))
         stats["eager_calls"] += 1
         return result
@@ -321,19 +342,30 @@ class CompiledFunction:
 
     def _trace(self, key: Any, leaves: list, tree: Any) -> _Entry:
         state, scalars = (list(x) for x in self.discovered[key])
-        pruned = False
+        written = set(getattr(self, "written", ()))
+        pruned = reordered = False
         for _ in range(64):
             try:
-                entry = self._trace_with(state, scalars, leaves, tree)
-                if entry.unused and not pruned:
+                entry = self._trace_with(state, scalars, leaves, tree, written)
+                drop = {id(b) for b in entry.unused} if not pruned else set()
+                # A donated argument must be exactly the state the program replaces: a changed array passed read-only
+                # is copied on the device and freed on the host each call, and a donated one the program does not
+                # return could be consumed by another output. So the split is fixed by one more trace if need be.
+                changed = {id(b) for b in entry.changed}
+                reorder = entry.donates and not reordered and changed != {id(b) for b in entry.state[: entry.n_mut]} - drop
+                if drop or reorder:
                     # State the program neither reads nor writes (last step's .grads, which zero_grad(set_to_none=True)
                     # drops) would be an argument of every call and kept alive by it: trace again without it
                     # (a read of it would make it state again).
-                    pruned = True
-                    drop = {id(b) for b in entry.unused}
-                    state = [b for b in state if id(b) not in drop]
-                    self.discovered[key] = (state, scalars)
-                    stats["pruned_state"] += len(drop)
+                    pruned = pruned or bool(drop)
+                    reordered = reordered or reorder
+                    if reorder:
+                        written = changed
+                        stats["reordered_state"] += 1
+                    if drop:
+                        state = [b for b in state if id(b) not in drop]
+                        self.discovered[key] = (state, scalars)
+                        stats["pruned_state"] += len(drop)
                     stats["compiles"] -= 1  # that lowering is never compiled
                     continue
                 self._start_tiers(entry)
@@ -364,7 +396,7 @@ class CompiledFunction:
                 return entry
         raise RuntimeError("torchlike.compile: state discovery did not converge")
 
-    def _trace_with(self, state: list, scalars: list, leaves: list, tree: Any) -> _Entry:
+    def _trace_with(self, state: list, scalars: list, leaves: list, tree: Any, written: set) -> _Entry:
         from .._ops import random
 
         fn = self.fn
@@ -377,7 +409,6 @@ class CompiledFunction:
                 in_bufs.append(t._buf)
         state = [b for b in state if id(b) not in seen]
         # Buffers the step writes come first: a training step donates them (XLA updates in place).
-        written = getattr(self, "written", set())
         state = [b for b in state if id(b) in written] + [b for b in state if id(b) not in written]
         n_mut = sum(id(b) in written for b in state)
         all_bufs = state + in_bufs
@@ -461,7 +492,7 @@ class CompiledFunction:
         args = (state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state(device))
         entry = _Entry()
         entry.jitted = entry.compiled = jitted
-        entry.failed = False
+        entry.failed = entry.dups = False
         entry.calls = 0
         platform = device.platform if isinstance(device, jax.Device) else "cpu"  # one device only
         # Tracing fills ``info``; the jitted callable then lowers and compiles on its first call (from the
@@ -484,12 +515,16 @@ class CompiledFunction:
         entry.scalars = list(scalars)
         entry.packed = packed
         entry.device = device
-        entry.scalar_host = entry.scalar_dev = None
+        entry.scalar_host = entry.scalar_dev = entry.scalar_raw = None
         entry.changed = [state[k] for k in info["changed"]]
         entry.fwd = None
         entry.n_mut = n_mut
         entry.training = bool(donate) or getattr(self, "training_step", False)
+        entry.donates = bool(donate)
         entry.state_tensors = tuple((weakref.ref(t), t._buf, t._grad is None) for t in info["owners"])
+        entry.owner_refs = [r for r, _, _ in entry.state_tensors]
+        entry.owner_bufs = [b for _, b, _ in entry.state_tensors]
+        entry.grad_none = [g for _, _, g in entry.state_tensors]
         changed = set(info["changed"])
         entry.unused = [b for k, b in enumerate(state) if id(b) not in info["used"] and k not in changed]
         entry.lowered = traced
@@ -522,6 +557,9 @@ class CompiledFunction:
     def _scalars_now(self, entry: _Entry) -> Any:
         """The lifted hyper-parameters as the program takes them. Packed numbers stay on the device
         between calls and are uploaded (one explicit transfer) only when one of them changed."""
+        raw = entry.scalar_raw
+        if raw is not None and all(map(operator.is_, [c[k] for c, k in entry.scalars], raw)):
+            return entry.scalar_dev  # the very same immutable numbers as at the last upload
         values = _lifted_values(entry)
         if not entry.packed:
             return values
@@ -530,41 +568,59 @@ class CompiledFunction:
         if values != entry.scalar_host:
             entry.scalar_dev = jax.device_put(np.asarray(values, np.float64), entry.device)
             entry.scalar_host = values
+        raw = [c[k] for c, k in entry.scalars]
+        entry.scalar_raw = raw if all(map(_immutable, raw)) else None
         return entry.scalar_dev
 
     # --- running --------------------------------------------------------------------------------------
 
-    def _run(self, entry: _Entry, leaves: list) -> Any:
+    def _run(self, entry: _Entry, leaves: list, owners: list | None = None) -> Any:
         in_bufs: list = []
         seen = set()
         for x in leaves:
             if isinstance(x, Tensor) and id(x._buf) not in seen:
                 seen.add(id(x._buf))
                 in_bufs.append(x._buf)
-        state_arrays = [b.get() for b in entry.state]
+        state = entry.state
+        state_arrays = [b.array for b in state]
+        # plain: every buffer holds a JAX array as it is and shares no NumPy memory (else get() makes it so)
+        plain = set(map(type, state_arrays)) <= _PLAIN and all([b.np is None for b in state])
+        if not plain:
+            state_arrays = [b.get() for b in state]
+            _PLAIN.update(map(type, state_arrays))
         input_arrays = [b.get() for b in in_bufs]
         scalar_values = self._scalars_now(entry)
         n = entry.n_mut
         mut = state_arrays[:n]
-        if entry.training and len(set(map(id, mut))) != n:  # an array held twice can't be donated twice
+        if entry.dups and len({id(a) for a in mut}) != n:
             mut = [jnp.copy(a) for a in mut]
         key = self._key_state(entry.device)
         try:
             out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
                 mut, state_arrays[n:], input_arrays, scalar_values, key)
         except (TypeError, ValueError):
-            if entry.compiled is entry.jitted:
+            if entry.training and len({id(a) for a in mut}) != n:
+                # PjRt refuses, before running, to donate one array twice: two state tensors hold the same array
+                # (e.g. after an eager ``b.copy_(a)``). Donate copies, and look for that before each call from now on.
+                entry.dups = True
+                mut = [jnp.copy(a) for a in mut]
+            elif entry.compiled is entry.jitted:
                 raise
-            # the fast-compiled program refused these arguments (an AOT program checks them more strictly
-            # than jit does: e.g. a placement it was not compiled for), before running: use jit's
-            entry.compiled = entry.jitted
-            entry.failed = True
+            else:
+                # the fast-compiled program refused these arguments (an AOT program checks them more strictly
+                # than jit does: e.g. a placement it was not compiled for), before running: use jit's
+                entry.compiled = entry.jitted
+                entry.failed = True
             out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
                 mut, state_arrays[n:], input_arrays, scalar_values, key)
         if new_key is not None:
             self._rng_key = new_key
-        for b, a in zip(entry.changed, new_state):
-            b.set(a)
+        if plain:  # no hook (a call inside a trace runs the function itself) and no NumPy memory to write
+            for b, a in zip(entry.changed, new_state):
+                b.array = a
+        else:
+            for b, a in zip(entry.changed, new_state):
+                b.set(a)
         for ref, a in zip(entry.escaped, escaped_arrays):
             b = ref()
             if b is not None:
@@ -577,7 +633,7 @@ class CompiledFunction:
         stats["calls"] += 1
         out = self._wrap(entry, out_arrays)
         if not entry.training:  # a training step already ran its backward: its outputs are results
-            self._maybe_record(entry, out, state_arrays, input_arrays, scalar_values, leaves)
+            self._maybe_record(entry, out, state_arrays, input_arrays, scalar_values, leaves, owners)
         return out
 
     def _wrap(self, entry: _Entry, out_arrays: list) -> Any:
@@ -591,10 +647,13 @@ class CompiledFunction:
         return jax.tree_util.tree_unflatten(entry.out_tree, vals)
 
     def _maybe_record(self, entry: _Entry, out: Any, state_arrays: list, input_arrays: list, scalar_values: list,
-                      leaves: list) -> None:
+                      leaves: list, owners: list | None = None) -> None:
         """A compiled forward used with an eager backward: the whole program is one autograd node."""
         if not grad_mode._state.enabled:
             return
+        if owners is not None and not any([t._rg for t in owners]) \
+                and not any(isinstance(x, Tensor) and x._rg for x in leaves):  # fmt: skip
+            return  # nothing differentiable goes in
         outs = [o for o in _flatten(out)[0] if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex)]
         if not outs:
             return
@@ -655,6 +714,11 @@ def _device_of(arrays: list) -> Any:
     from .._core import device
 
     return device.jax_device(device.CPU)
+
+
+def _immutable(v: Any) -> bool:
+    """A number, or a tuple of them: the same object later is the same value."""
+    return type(v) in (int, float, bool) or type(v) is tuple and all(type(x) in (int, float, bool) for x in v)
 
 
 def _all_numbers(leaves: list) -> bool:
