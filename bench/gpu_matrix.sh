@@ -44,7 +44,7 @@ if [ "${GPU_MATRIX_SMOKE:-0}" = 1 ]; then
     GPT_ARGS="--steps 3 --sample-len 5"; OVERHEAD_ARGS="--reps 5 --rounds 2"
 else
     DEVICE=cuda; STEPS=20; WARMUP=5; LOOPS=100; UNTIL_HOT=30; PER_RUN=150
-    GPT_ARGS="--device cuda"; OVERHEAD_ARGS="--device cuda --reps 100 --rounds 5"
+    GPT_ARGS="--device cuda"; OVERHEAD_ARGS="--device cuda --reps 100 --rounds 5 --repeats 3 --sizes 4,32,128,512"
     SCALE=1
 fi
 SHARED_CACHE=$(mktemp -d -t gpu-matrix-cache-XXXX)  # for sections that time steady state, not cold starts
