@@ -194,12 +194,16 @@ def main() -> None:
     ap.add_argument("--child")
     ap.add_argument("--backend", default="torchlike")
     ap.add_argument("--json")
-    ap.add_argument("--cold", default="1", help="TORCHLIKE_COLD_KERNELS for the torchlike runs")
+    ap.add_argument("--cold", default=None,
+                    help="TORCHLIKE_COLD_KERNELS for the torchlike runs (default: unset, the library's default)")
     a = ap.parse_args()
     if a.child:
         _child(a.child, a.backend)
         return
-    env = dict(os.environ, TORCHLIKE_LAZY="0", TORCHLIKE_COLD_KERNELS=a.cold)
+    env = dict(os.environ, TORCHLIKE_LAZY="0")
+    env.pop("TORCHLIKE_COLD_KERNELS", None)
+    if a.cold is not None:
+        env["TORCHLIKE_COLD_KERNELS"] = a.cold
     out = {}
     for script in a.scripts.split(","):
         with tempfile.TemporaryDirectory() as cache:

@@ -15,6 +15,7 @@
 #   vision     bench/vision_pipeline.py, torch + torchvision in the same process, 2 workers and 0 (the host's CPU)
 #   eager      bench/eager_ops.py and bench/host_cost.py on the host's CPU (a CPU-only torchlike process)
 #   cpushapes  bench/shapes.py, all four patterns, on the host's CPU pinned to 2 cores, first and second runs
+#   cpufirst   bench/cpu_first_run.py on the same 2 pinned cores
 #   shapes     bench/shapes.py sample (100 tokens) and padded on the GPU, each run capped at 60 s
 # in that order of importance: a section that no longer fits the budget (GPU_MATRIX_BUDGET seconds, default
 # 540) is skipped and says so; run it in a second call with GPU_MATRIX_SECTIONS.
@@ -27,7 +28,7 @@ ROOT=$PWD
 OUT=${OUT:-$(mktemp -d -t gpu-matrix-XXXX)}
 mkdir -p "$OUT"
 BUDGET=${GPU_MATRIX_BUDGET:-540}  # seconds for the whole script
-SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead,vision,eager,cpushapes,shapes}
+SECTIONS=${GPU_MATRIX_SECTIONS:-env,matrix,compile,startup,overhead,vision,eager,cpushapes,cpufirst,shapes}
 T0=$(date +%s)
 
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -107,6 +108,9 @@ JAX_PLATFORMS=cpu section eager 120 bash -c "python3 bench/eager_ops.py --json $
 # column: that machine's timings are swamped whenever it runs tests); first runs and second runs, torch beside
 JAX_PLATFORMS=cpu section cpushapes 200 taskset -c 0,1 python3 bench/shapes.py --second --timeout 90 \
     --json "$OUT/cpu_shapes.json"
+# first and second runs of two small training scripts against torch, the same 2 pinned cores (issue 40's
+# cpu_first_run item), in the library's default configuration
+JAX_PLATFORMS=cpu section cpufirst 420 taskset -c 0,1 python3 bench/cpu_first_run.py --json "$OUT/cpu_first_run.json"
 # new shapes on the GPU (issue 40): sampling 100 tokens with a growing context and the dynamic-padding GRU
 SAMPLE_TOKENS=${SAMPLE_TOKENS:-100} section shapes 200 python3 bench/shapes.py --device "$DEVICE" \
     --patterns sample,padded --timeout 60 --json "$OUT/shapes.json"
@@ -181,6 +185,15 @@ if s:
             return f"wall {x['wall_s']:.1f} s, first step {fmt(x['first_step_s'], '.1f')} s" if x else "-"
         print(f"\n{r['script']}: first run {w('cold')}; second run {w('warm')}; torch {w('torch')}")
 print(f"\nfiles: {out}")
+fr = load("cpu_first_run.json")
+if fr:
+    print("\nfirst and second runs on the host's CPU, 2 cores (bench/cpu_first_run.py; wall s):\n")
+    print("| script | torch | torch again | torchlike first | torchlike second | first / torch | second / torch |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, r in fr.items():
+        w = lambda k: f"{r[k]['wall_s']:.1f}" if k in r else "-"
+        print(f"| {name} | {w('torch')} | {w('torch_again')} | {w('torchlike_first')} | {w('torchlike_second')} "
+              f"| {r.get('first_vs_torch', '-')}x | {r.get('second_vs_torch', '-')}x |")
 cs = load("cpu_shapes.json")
 if cs:
     print("\nnew shapes on the host's CPU, 2 cores (bench/shapes.py --second; s, first / second run):\n")
