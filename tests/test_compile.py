@@ -33,7 +33,7 @@ def _transformer():
                          nn.Flatten(), nn.Linear(16 * 5, 3))  # fmt: skip
 
 
-def _train(make, x, y, compiled, steps=50, opt="sgd", sched=False):
+def _train(make, x, y, compiled, steps=50, opt="sgd", sched=False, **compile_kw):
     torch.manual_seed(0)
     model = make()
     optim = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9) if opt == "sgd" else torch.optim.AdamW(
@@ -47,7 +47,7 @@ def _train(make, x, y, compiled, steps=50, opt="sgd", sched=False):
         optim.step()
         return loss
 
-    f = torch.compile(step) if compiled else step
+    f = torch.compile(step, **compile_kw) if compiled else step
     losses = []
     for _ in range(steps):
         losses.append(f().item())
@@ -251,18 +251,6 @@ def test_a_backward_structure_that_churned_eagerly_still_compiles(monkeypatch):
     from torchlike.autograd import engine
 
     monkeypatch.setattr(engine, "CHURN_SHAPES", 0)
-    torch.manual_seed(0)
-    model = _mlp()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
-
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    f = torch.compile(step, fullgraph=True)
-    losses = [f().item() for _ in range(3)]
+    losses, _, _ = _train(_mlp, x, y, compiled=True, steps=3, fullgraph=True)
     assert losses[2] < losses[0]
