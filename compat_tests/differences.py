@@ -210,13 +210,13 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torchlike runs such an op as one kernel with one backward node.",
     ),
     "nondifferentiable_edges": (
-        "autograd", "`clamp` with a tensor `min` lacks torch's trailing `(None, 0)` entry in `grad_fn.next_functions`. "
-        "In-place comparisons (`eq_`, ...) and random fills (`normal_`, ...) of a tensor that requires grad record "
-        "no `grad_fn` (torch records one whose gradient is zero). Gradients are the same. (Non-differentiable "
-        "arguments — `where`'s condition, indices, masks, `pow`'s number base — are declared in the spec and match "
-        "torch: compat_tests/test_graph_shapes.py.)",
-        "clamp's optional bounds are one parameter kind whose missing bound has no edge; comparisons and random "
-        "fills are not recorded on the tape.",
+        "autograd", "`clamp` with one bound a tensor and the other a number records `ClampBackward0` with an edge "
+        "for each bound; torch takes a 0-d tensor that does not require grad as a number there (`ClampBackward1`, "
+        "one edge fewer) and raises TypeError for any other tensor. Values and gradients are the same. "
+        "(`clamp`'s tensor bounds, a missing bound beside a tensor one, in-place comparisons and random fills "
+        "(`eq_`, `normal_`, zero gradients), `fill_`/`lerp` numbers, `CopySlices` and the non-differentiable "
+        "arguments declared in the spec match torch: compat_tests/test_graph_shapes.py.)",
+        "clamp's bounds are one parameter kind, a tensor or a number each; torch picks one overload for both.",
     ),
     "pinned_memory": (
         "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",

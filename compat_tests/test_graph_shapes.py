@@ -136,6 +136,76 @@ def test_gradients_with_nondifferentiable_arguments(op: str) -> None:
     check(fn, [x, y])
 
 
+# clamp's Tensor overload (a tensor bound) has an edge per bound, empty for a missing one; lerp's number weight
+# and fill_'s number value are Scalars (no edge). In-place comparisons and random fills of a tensor that requires
+# grad record torch's node over the overwritten tensor (and a tensor `other` / `p`), whose gradient is zero.
+def _inplace(t, name, *args, seed=0):  # noqa: ANN001, ANN202
+    t.manual_seed(seed)
+    y = _leaf(t, 3, 4) * 1
+    getattr(y, name)(*args)
+    return y
+
+
+def _inplace_view(t, name, *args):  # noqa: ANN001, ANN202
+    t.manual_seed(0)
+    y = _leaf(t, 3, 4) * 1
+    getattr(y[:2], name)(*args)
+    return y
+
+
+_CASES.update({
+    "clamp_tensor_min": lambda t: t.clamp(_leaf(t, 3), _leaf(t, 3, seed=1)),
+    "clamp_tensor_max": lambda t: t.clamp(_leaf(t, 3), max=_leaf(t, 3, seed=1)),
+    "clamp_tensor_both": lambda t: t.clamp(_leaf(t, 3), _leaf(t, 3, seed=1), _leaf(t, 3, seed=2) + 1),
+    "clamp_data_min": lambda t: t.clamp(_leaf(t, 3), _leaf(t, 3, seed=1, grad=False)),
+    "clip_tensor_max": lambda t: t.clip(_leaf(t, 3), None, _leaf(t, 3, seed=1)),
+    "clamp_tensor_min_": lambda t: (_leaf(t, 3) * 1).clamp_(_leaf(t, 3, seed=1)),
+    "lerp_number": lambda t: t.lerp(_leaf(t, 3), _leaf(t, 3, seed=1) * 2, 0.5),
+    "fill_number": lambda t: _inplace(t, "fill_", 1.0),
+    "fill_tensor": lambda t: _inplace(t, "fill_", t.tensor(1.0)),
+    "fill_tensor_grad": lambda t: _inplace(t, "fill_", _leaf(t, 3).sum()),
+    "zero_": lambda t: _inplace(t, "zero_"),
+    **{f"{op}_number": (lambda op: lambda t: _inplace(t, op, 0.5))(op)
+       for op in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "less_equal_", "not_equal_")},
+    "eq_tensor": lambda t: _inplace(t, "eq_", _leaf(t, 3, 4, seed=1)),
+    "lt_data_tensor": lambda t: _inplace(t, "lt_", _leaf(t, 4, grad=False)),
+    "ge_0d_tensor": lambda t: _inplace(t, "ge_", t.tensor(0.0)),
+    "gt_view": lambda t: _inplace_view(t, "gt_", 0.0),
+    "normal_": lambda t: _inplace(t, "normal_"),
+    "uniform_": lambda t: _inplace(t, "uniform_", -1, 1),
+    "exponential_": lambda t: _inplace(t, "exponential_"),
+    "cauchy_": lambda t: _inplace(t, "cauchy_"),
+    "log_normal_": lambda t: _inplace(t, "log_normal_"),
+    "geometric_": lambda t: _inplace(t, "geometric_", 0.3),
+    "random_": lambda t: _inplace(t, "random_"),
+    "random_to": lambda t: _inplace(t, "random_", 5),
+    "random_from_to": lambda t: _inplace(t, "random_", 1, 5),
+    "bernoulli_": lambda t: _inplace(t, "bernoulli_"),
+    "bernoulli_number": lambda t: _inplace(t, "bernoulli_", 0.3),
+    "bernoulli_tensor_p": lambda t: _inplace(t, "bernoulli_", _leaf(t, 3, 4, seed=1).sigmoid()),
+    "bernoulli_data_p": lambda t: _inplace(t, "bernoulli_", t.full((3, 4), 0.5)),
+    "normal_view": lambda t: _inplace_view(t, "normal_"),
+})  # fmt: skip
+
+
+@pytest.mark.parametrize("op", ["eq_", "lt_", "normal_", "bernoulli_", "random_", "gt_view", "normal_view"])
+def test_overwritten_values_get_zero_gradients(op: str) -> None:
+    """The nodes of in-place comparisons and random fills pass zero gradients (torch's `.grad` is zeros, not
+    None), through views too; the values written are torch's."""
+    p = np.random.RandomState(2).rand(3, 4).astype(np.float32)
+
+    def fn(t, x, p):  # noqa: ANN001, ANN202
+        t.manual_seed(0)
+        y = x * 1
+        target = y[:2] if op.endswith("_view") else y
+        name = op.removesuffix("view")
+        args = {"eq_": (y * 0 + 0.5,), "lt_": (p,), "gt_": (0.0,), "bernoulli_": (p,)}.get(name, ())
+        getattr(target, name if name.endswith("_") else name + "_")(*args)
+        return y * 2
+
+    check(fn, [np.random.RandomState(0).randn(3, 4).astype(np.float32), p])
+
+
 def _mlp_loss(t):  # noqa: ANN001, ANN202
     t.manual_seed(0)
     net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))

@@ -92,8 +92,21 @@ def node_class(name: str) -> type:
         ns: dict[str, Any] = {"__slots__": (), "__module__": _PUBLIC_MODULE}
         if shape:
             ns["next_functions"] = property(lambda self, spec=_SHAPES[shape]: _shown_edges(self, spec))
+        if base == "CopySlices":  # torch: a C++ node outside the generated ones, named with its namespace
+            ns["name"] = lambda self: "torch::autograd::CopySlices"
+            ns["next_functions"] = property(_copy_slices_edges)
         cls = _node_classes[name] = type(base, (Node,), ns)
     return cls
+
+
+def _copy_slices_edges(node: Node) -> tuple:
+    """torch's CopySlices wraps the in-place op's node: it lists the base's previous edge, then that node's
+    edges but its first (the view that was written)."""
+    edges = node.input_edges
+    op = edges[1][0] if len(edges) > 1 else None
+    if op is None or isinstance(op, AccumulateGrad) or not op.next_functions:
+        return edges
+    return (edges[0], *op.next_functions[1:])
 
 
 # --- torch's graph shape for fused ops ----------------------------------------------------------
@@ -257,11 +270,14 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     in_edges = []
     number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
     skip = getattr(op, "edge_skip", None)  # per dynamic argument: never differentiated (torch's non-differentiable)
+    none_edges = getattr(op, "none_edges", None)  # per dynamic argument: does a None there get an empty edge
+    if none_edges is not None and not any(isinstance(dyn[q], Tensor) for q, k in enumerate(none_edges) if k):
+        none_edges = None
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
             a = dyn[p]
-            if a is not None and (number_edges is None or number_edges[p]):
+            if (number_edges is None or number_edges[p]) if a is not None else none_edges is not None and none_edges[p]:
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
@@ -284,7 +300,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if not diff:
         return
     for q in range(p, len(dyn)):
-        if dyn[q] is not None and (number_edges is None or number_edges[q]):
+        if (number_edges is None or number_edges[q]) if dyn[q] is not None else none_edges is not None and none_edges[q]:
             in_edges.append(_NO_EDGE)
     name = op.grad_name
     cls = _node_classes.get(name) if type(name) is str else None
@@ -559,6 +575,16 @@ def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple
     out._out_nr = 0
     out._node_v = out._vc.v
     out._rg = True
+
+
+def _constant(*args: Any) -> Any:
+    return args[-1]
+
+
+def zero_gradient(out: Tensor, name: str, sources: tuple) -> None:
+    """Give ``out``, whose values do not depend on ``sources``, a node ``name`` over ``sources`` that passes
+    them zero gradients: torch's in-place comparisons (``EqBackward0``) and random fills (``NormalBackward0``)."""
+    _attach(out, name, _constant, [*(s._peek() for s in sources), out._peek()], sources)
 
 
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:

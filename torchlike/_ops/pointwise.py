@@ -19,6 +19,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor
 from ._common import half_from_result, inplace_variant
 from .registry import (
+    OPS,
     OptScalar,
     OptTensorOrScalar,
     RawTensor,
@@ -691,7 +692,7 @@ def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise _not_implemented(f"lerp_kernel_{kind}", input._dtype)
 
 
-@defop(promote=None, inplace=True, out=True, saves=(), check=_lerp_check,
+@defop(promote=None, inplace=True, out=True, saves=(), check=_lerp_check, scalar=("weight",),
        grad_name=lambda static, dyn: "LerpBackward1" if isinstance(dyn[2], Tensor) else "LerpBackward0")  # fmt: skip
 def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
     """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
@@ -903,7 +904,9 @@ def _cmp(name: str, f: Any, aliases: tuple = ()) -> Any:
         return f(input, other)
 
     body.__name__ = name
-    return defop(name, inplace=True, out=True, differentiable=False, aliases=aliases)(body)
+    wrapper = defop(name, inplace=True, out=True, differentiable=False, aliases=aliases)(body)
+    OPS[name].zero_grad = name.capitalize()  # torch: eq_ of a tensor that requires grad records EqBackward0
+    return wrapper
 
 
 eq = _cmp("eq", jnp.equal)

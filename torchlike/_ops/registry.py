@@ -239,6 +239,8 @@ def defop(
         op.number_edges = tuple(k not in _SCALAR_NO_EDGE and n not in scalar and n not in nondiff
                                 for n, k in zip(op.dyn_names, op.kind_seq))  # fmt: skip
         op.edge_skip = tuple(n in nondiff for n in op.dyn_names) if nondiff else None
+        # torch's Tensor overload (clamp.Tensor) when one of these is a tensor: then a None there is an empty edge
+        op.none_edges = tuple(k == OPT_TENSOR_OR_SCALAR for k in op.kind_seq) if OPT_TENSOR_OR_SCALAR in op.kind_seq else None
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
             params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT
