@@ -205,9 +205,15 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "XLA sizes its thread pool when JAX starts; set `XLA_FLAGS` before importing torchlike.",
     ),
     "fused_graph_nodes": (
-        "autograd", "`next_functions` of fused ops (linear, matmul, conv) show torch's inner nodes (`TBackward0`, "
-        "`ViewBackward0`, ...), but hooks cannot be registered on those shown nodes (NotImplementedError).",
-        "torchlike runs such an op as one kernel with one backward node.",
+        "autograd", "`next_functions` of fused ops (linear, matmul, conv) show torch's inner nodes, and hooks on "
+        "the shape nodes right above an input (`TBackward0` of linear's weight, the `ViewBackward0` or "
+        "`UnsqueezeBackward0` of its input) see torch's gradients and may replace them, but hooks on the other "
+        "shown nodes raise NotImplementedError: the `AddmmBackward0`/`MmBackward0`/`BmmBackward0` shown inside "
+        "a linear or matmul, and the `ExpandBackward0`/`CloneBackward0`/`TransposeBackward0` chains of batched "
+        "matmuls and non-contiguous linear inputs. Hooks on several shown nodes of one op run in the op's input "
+        "order, torch's in its engine's order.",
+        "torchlike runs such an op as one kernel with one backward node: the gradients of its input-side shape "
+        "nodes are reshapes of that node's gradients, those of the inner products and broadcasts are never formed.",
     ),
     "nondifferentiable_edges": (
         "autograd", "`clamp` with one bound a tensor and the other a number records `ClampBackward0` with an edge "

@@ -222,14 +222,88 @@ def test_graph_matches_torch(name: str) -> None:
     assert got == ref
 
 
-def test_shown_nodes_are_stable_and_refuse_hooks() -> None:
+def test_shown_nodes_are_stable() -> None:
     out = _linear(torchlike, (2, 4))
     t_node = out.grad_fn.next_functions[2][0]
     assert t_node is out.grad_fn.next_functions[2][0]
     assert type(t_node).__name__ == "TBackward0"
     assert t_node.next_functions[0][0].variable is not None
-    with pytest.raises(NotImplementedError, match="TBackward0"):
-        t_node.register_hook(lambda *a: None)
+
+
+def _shape_nodes(fn) -> list:  # noqa: ANN001
+    """The shape nodes (TBackward0, ViewBackward0, UnsqueezeBackward0) of a fused op's shown graph."""
+    found = []
+    for n, _ in fn.next_functions:
+        if n is not None and not hasattr(n, "variable"):
+            if n.name() in ("TBackward0", "ViewBackward0", "UnsqueezeBackward0"):
+                found.append(n)
+            found += _shape_nodes(n)
+    return found
+
+
+_HOOK_CASES = {
+    "linear_2d": lambda t: _linear(t, (2, 4)),
+    "linear_2d_nobias": lambda t: _linear(t, (2, 4), bias=False),
+    "linear_3d": lambda t: _linear(t, (2, 5, 4)),
+    "linear_3d_nobias": lambda t: _linear(t, (2, 5, 4), bias=False),
+    "linear_1d_nobias": lambda t: _linear(t, (4,), bias=False),
+    "module_linear": lambda t: (t.manual_seed(0), t.nn.Linear(4, 3)(_leaf(t, 2, 4)))[1],
+    "matmul_3d_2d": lambda t: _leaf(t, 2, 5, 4) @ _leaf(t, 4, 3),
+    "matmul_vm": lambda t: _leaf(t, 4) @ _leaf(t, 4, 3),
+}
+
+
+@pytest.mark.parametrize("name", list(_HOOK_CASES))
+def test_hooks_on_shown_shape_nodes(name: str) -> None:
+    """torch's Node hooks on the shape nodes inside a fused op see torch's gradients (the weight's transposed
+    for TBackward0, the 2-D view of the input's), and what they return replaces them."""
+
+    def run(t):  # noqa: ANN001, ANN202
+        out = _HOOK_CASES[name](t)
+        seen = []
+        for k, node in enumerate(_shape_nodes(out.grad_fn)):
+            def pre(go, k=k, name=node.name()):  # noqa: ANN001, ANN202
+                seen.append((k, name, "pre", [g.detach().numpy().copy() for g in go]))
+                return (go[0] * (k + 2),)
+
+            def post(gi, go, k=k, name=node.name()):  # noqa: ANN001, ANN202
+                seen.append((k, name, "post", [g.detach().numpy().copy() for g in (*gi, *go)]))
+                return (gi[0] + k,)
+
+            node.register_prehook(pre)
+            node.register_hook(post)
+        inputs = [n.variable for n in _leaves(out.grad_fn)]
+        (out * t.arange(out.numel()).reshape(out.shape)).sum().backward()
+        return sorted(seen, key=lambda e: e[:3]), [x.grad.numpy() for x in inputs]
+
+    ref, got = run(torch), run(torchlike)
+    assert [e[:3] for e in got[0]] == [e[:3] for e in ref[0]] and ref[0]
+    for r, g in zip(ref[0], got[0]):
+        for a, b in zip(r[3], g[3]):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+    for a, b in zip(ref[1], got[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+
+
+def _leaves(fn) -> list:  # noqa: ANN001
+    found = []
+    for n, _ in fn.next_functions:
+        if n is not None:
+            found += [n] if hasattr(n, "variable") else _leaves(n)
+    return list({id(n): n for n in found}.values())
+
+
+def test_inner_nodes_between_shown_nodes_refuse_hooks() -> None:
+    """Nodes whose gradients torchlike's fused node never forms (a batched matmul's ExpandBackward0, the mm
+    inside linear) still raise."""
+    out = _leaf(torchlike, 2, 5, 4) @ _leaf(torchlike, 2, 4, 3, seed=1)
+    bmm = out.grad_fn.next_functions[0][0]
+    assert bmm.name() == "BmmBackward0"
+    with pytest.raises(NotImplementedError, match="BmmBackward0"):
+        bmm.register_hook(lambda *a: None)
+    expand = bmm.next_functions[0][0].next_functions[0][0]
+    with pytest.raises(NotImplementedError, match="ExpandBackward0"):
+        expand.register_prehook(lambda *a: None)
 
 
 @pytest.mark.parametrize("x_shape", [(2, 4), (4,), (2, 5, 4)])
