@@ -285,12 +285,19 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "JAX has no uninitialised arrays; torch's values there are arbitrary.",
     ),
     "functional_create_graph": (
-        "autograd", "With `create_graph=True`, a gradient taken through an op whose derivative does not read that "
-        "op's inputs (the input gradient of a linear map, `v @ w`) still requires grad, where torch's graph knows "
-        "it does not; `autograd.functional` results (vjp/jvp/hvp/vhp products, jacobians) with `create_graph=True` "
-        "inherit this. Their values, and the gradients that flow through them to the inputs and to tensors the "
-        "function reads from its closure, are torch's.",
-        "The gradient graph's node for an op is `jax.vjp` of the forward op over all of its inputs.",
+        "autograd", "With `create_graph=True`, whether a gradient requires grad follows what its value is computed "
+        "from, where torch's follows the ops of its backward formula. They agree for the common ops (linear maps, "
+        "arithmetic, reductions, activations, losses, masks and indices: 90 ops checked, 36 kept in "
+        "compat_tests/test_create_graph_torch.py) but not where a formula reads an input whose value does not "
+        "matter: the gradient of `avg_pool1d`/`adaptive_avg_pool1d` with respect to their input does not require "
+        "grad (torch's does: avg_pool2d_backward reads the input), while second-order gradients of `hardswish`, "
+        "`smooth_l1_loss` and `huber_loss`, `autograd.functional.jvp` of `max_pool`, and the gradients of the "
+        "composite losses `hinge_embedding_loss` and `margin_ranking_loss` require grad where torch's do not. "
+        "Values, and gradients that flow through them, are torch's.",
+        "A node's gradient graph is `jax.vjp` of its forward op, whose data dependence is read from the VJP's "
+        "jaxpr; torch's answer comes from its formulas' structure, which torchlike reproduces by name only for "
+        "the ops whose formulas read an input structurally (nll_loss, avg_pool2d/3d, relu's and pow's double "
+        "backward) or select through masks (clamp, max, sort, ...).",
     ),
     "func_transforms_detach": (
         "autograd", "Results of `torch.func` transforms (`grad`, `vjp`, `jvp`, `jacrev`, `vmap`, ...) have no "
