@@ -110,9 +110,15 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torch's CUDA generator is not reproduced; the CPU generator is, bit for bit.",
     ),
     "double_backward_names": (
-        "autograd", "With `create_graph=True`, nodes of the gradient graph are named after the forward node they "
-        "differentiate (`PowBackward0`) rather than after the ops of torch's backward formula (`MulBackward0`).",
-        "The gradient graph is `jax.vjp` of the forward op, recorded as one node.",
+        "autograd", "With `create_graph=True`, the gradient graph records the ops of torch's backward formulas for "
+        "6 ops: `exp`, `tanh`, `sigmoid`, `pow`/`**` with a number exponent, `mul` of same-shape tensors and 2-D "
+        "`mm`/`@` (torch's names and structure: `MulBackward0` over `MulBackward1` over `PowBackward0`, "
+        "`TanhBackwardBackward0`, `MmBackward0` over `TBackward0`). For the other ops, and for broadcast or "
+        "mixed-dtype operands of these, a gradient's node is named after the forward node it differentiates, with "
+        "that node's inputs and the incoming gradient as its `next_functions` (`SinBackward0` over x where torch "
+        "records `MulBackward0` over `CosBackward0`). Values and gradients are the same.",
+        "Each other op's gradient graph is `jax.vjp` of its forward kernel, recorded as one node; torch's graph "
+        "would need one hand-written formula per op (derivatives.yaml has about 1,800).",
     ),
     "compile_python_side_effects": (
         "compile", "A compiled function replays tensor state changes, not Python-level side effects: a "

@@ -105,3 +105,42 @@ def test_constant_gradient_cannot_be_differentiated_again() -> None:
         (g,) = t.autograd.grad((x @ t.tensor(W)).sum(), x, create_graph=True)
         with pytest.raises(RuntimeError, match="does not require grad"):
             g.sum().backward()
+
+
+def _tree(fn) -> object:  # noqa: ANN001
+    if fn is None:
+        return None
+    return (fn.name(), [_tree(f) for f, _ in fn.next_functions])
+
+
+# torch's backward formulas as recorded ops: exp's grad * result over the ExpBackward0 node, tanh_backward,
+# pow's grad * (exponent * self.pow(exponent - 1)), mul's grad * other, mm's grad.mm(mat2.t())
+_GRAPH_CASES = {
+    "pow_int": lambda t, x, w: (x**3).sum(),
+    "pow_float": lambda t, x, w: x.pow(2.5).sum(),
+    "mul_self": lambda t, x, w: (x * x).sum(),
+    "mul_other": lambda t, x, w: (x * w[:2, :3]).sum(),
+    "exp": lambda t, x, w: x.exp().sum(),
+    "tanh": lambda t, x, w: x.tanh().sum(),
+    "sigmoid": lambda t, x, w: x.sigmoid().sum(),
+    "mm": lambda t, x, w: (x @ w).pow(2).sum(),
+    "mm_method": lambda t, x, w: x.mm(w).tanh().sum(),
+    "mlp": lambda t, x, w: ((x @ w).tanh() @ w.t()).sigmoid().sum(),
+    "penalty": lambda t, x, w: (x.sigmoid() * x).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(_GRAPH_CASES))
+def test_create_graph_nodes_are_torch_formula_ops(name: str) -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        x = t.tensor(np.abs(X) + 0.5, requires_grad=True)
+        w = t.tensor(W, requires_grad=True)
+        (g,) = t.autograd.grad(_GRAPH_CASES[name](t, x, w), x, create_graph=True)
+        second = t.autograd.grad(g.pow(2).sum(), (x, w), allow_unused=True, materialize_grads=True)
+        return _tree(g.grad_fn), g.detach().numpy(), [s.numpy() for s in second]
+
+    (ref_tree, ref_g, ref_h), (tree, g, h) = run(torch), run(torchlike)
+    assert tree == ref_tree
+    np.testing.assert_allclose(g, ref_g, rtol=1e-5, atol=1e-6)
+    for a, b in zip(ref_h, h):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)

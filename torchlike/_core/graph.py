@@ -377,6 +377,8 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     node.input_edges = tuple(in_edges)
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
     node.out_meta = tuple([(o._shape, o._dtype.np) for o in outs])
+    if getattr(op, "keep_numbers", False):
+        node.numbers = _numbers(dyn)
     saves = op.saves
     saved = []
     if saves:
@@ -406,6 +408,10 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
 
 
 _NO_EDGE = (None, 0)
+
+
+def _numbers(dyn: tuple) -> tuple:
+    return tuple(a if type(a) in (int, float) else None for a in dyn)
 
 # Called with each node record, record_prepared and record_view make: a non-reentrant utils.checkpoint region
 # being recorded, anomaly mode's stack recorder; empty otherwise. ``checkpoint_frames`` holds the regions whose
@@ -480,6 +486,8 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
             in_edges[i] = e
         node.input_edges = tuple(in_edges)
     node.out_meta = pr.out_meta
+    if op.keep_numbers:
+        node.numbers = _numbers(dyn)
     saved = []
     for k in pr.save:
         item = dyn[k]

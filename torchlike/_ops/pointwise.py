@@ -150,6 +150,25 @@ def mul(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     return input * other if input.dtype != jnp.bool_ else input & other
 
 
+# The ops of torch's backward formulas that a create_graph backward records (autograd/_higher.py's _FORMULAS)
+
+
+@defop("_mul_scalar", method=False, grad_name="MulBackward1", saves=())
+def _mul_scalar(input: TensorArg, other: Scalar) -> Any:
+    """torch's ``tensor * Scalar`` inside C++ formulas (pow's backward): MulBackward1, no edge for the number."""
+    return input * other
+
+
+@defop("_tanh_backward", promote=None, method=False, grad_name="TanhBackwardBackward0")
+def _tanh_backward(grad_output: RawTensor, output: RawTensor) -> Any:
+    return grad_output * (1 - output * output)
+
+
+@defop("_sigmoid_backward", promote=None, method=False, grad_name="SigmoidBackwardBackward0")
+def _sigmoid_backward(grad_output: RawTensor, output: RawTensor) -> Any:
+    return grad_output * (1 - output) * output
+
+
 def _div_promote(static: tuple) -> str:
     return "float" if static[0] is None else "default"
 
@@ -292,6 +311,9 @@ def _pow_bakes(e: Any) -> bool:
 @defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes, scalar=("input",))
 def pow(input: TensorOrScalar, exponent: TensorOrStatic) -> Any:
     return _pow(input, exponent)
+
+
+OPS["pow"].keep_numbers = True  # a create_graph backward records torch's formula with the exponent
 
 
 def _float_power_name(static: tuple, dyn: tuple) -> str:

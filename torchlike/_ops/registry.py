@@ -132,6 +132,7 @@ class OpDef:
         "check", "kind_seq", "number_edges", "edge_skip", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
         "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
+    keep_numbers = False  # its backward nodes keep the call's numbers (``Node.numbers``: pow's baked exponent)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend import core as jcore
 
+from .._core import lazy
 from .._core import tensor as T
 from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
@@ -114,9 +115,12 @@ def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
                 args[pos] = list(args[pos])
                 args[pos][j] = p
         name = type(node).__name__
-        outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
-        _drop_constant_history(node, args, cts, outs)
-        _reads_its_inputs(outs)
+        formula = _FORMULAS.get(name)
+        outs = formula(node, args, cts, device) if formula is not None and _formula_applies(node, args, cts) else None
+        if outs is None:
+            outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
+            _drop_constant_history(node, args, cts, outs)
+            _reads_its_inputs(outs)
     if anomaly_mode.checking:
         anomaly_mode.check_grads(node, outs)
     return outs
@@ -210,3 +214,83 @@ def _reaches(jaxpr: Any, marks: Any, floats_only: bool) -> list:
         live.update(v for v, m in zip(eqn.outvars, outs)
                     if m and not (floats_only and not jnp.issubdtype(v.aval.dtype, jnp.inexact)))  # fmt: skip
     return [isinstance(v, jcore.Var) and v in live for v in jaxpr.outvars]
+
+
+# --- torch's backward formulas, for the most common ops --------------------------------------------------------
+# With create_graph, torch records the ops of an op's derivative formula (exp: grad * result, a MulBackward0 over
+# the ExpBackward0 node), and scripts print those names. For these ops the gradient is computed with the same ops
+# (real, same-shape, same-dtype operands only; the others take the recorded VJP above).
+
+
+def _formula_applies(node: Any, args: list, cts: tuple) -> bool:
+    if len(cts) != 1 or not isinstance(cts[0], Tensor) or "recorded_vjp" in node.__dict__:
+        return False
+    g = cts[0]
+    if not g._dtype.is_floating_point:
+        return False
+    elementwise = type(node).__name__ != "MmBackward0"
+    for pos, j in node.diff:
+        a = args[pos] if j is None else args[pos][j]
+        if not isinstance(a, Tensor) or a._dtype is not g._dtype or (elementwise and a._shape != g._shape):
+            return False
+    return True
+
+
+def _result(node: Any, args: list, device: Any) -> Tensor:
+    """The node's output as a tensor wired to the node (torch's saved ``result``)."""
+    arrays = [a._peek() if isinstance(a, Tensor) else a for a in args]
+    t = T.make(lazy.call(node.kernel, arrays), device)
+    t._node, t._out_nr, t._rg, t._node_v = node, 0, True, t._vc.v
+    return t
+
+
+def _ops() -> Any:
+    from .._ops import namespace
+
+    return namespace()
+
+
+def _exp(node: Any, args: list, cts: tuple, device: Any) -> tuple:
+    return (_ops().mul(cts[0], _result(node, args, device)),)
+
+
+def _tanh(node: Any, args: list, cts: tuple, device: Any) -> tuple:
+    from .._ops import pointwise
+
+    return (pointwise._tanh_backward(cts[0], _result(node, args, device)),)
+
+
+def _sigmoid(node: Any, args: list, cts: tuple, device: Any) -> tuple:
+    from .._ops import pointwise
+
+    return (pointwise._sigmoid_backward(cts[0], _result(node, args, device)),)
+
+
+def _pow(node: Any, args: list, cts: tuple, device: Any) -> tuple | None:
+    from .._ops import pointwise
+
+    exponent = node.__dict__.get("numbers", (None, None))[1]
+    if node.diff != ((0, None),) or exponent is None or exponent == 0:
+        return None
+    # torch: grad * (exponent * self.pow(exponent - 1))
+    return (_ops().mul(cts[0], pointwise._mul_scalar(args[0].pow(exponent - 1), exponent)),)
+
+
+def _mul(node: Any, args: list, cts: tuple, device: Any) -> tuple | None:
+    if not all(isinstance(a, Tensor) for a in args[:2]) or len(args) != 2:
+        return None
+    mul = _ops().mul
+    return tuple(mul(cts[0], args[1 - pos]) for pos, _ in node.diff)  # torch: grad * other, grad * self
+
+
+def _mm(node: Any, args: list, cts: tuple, device: Any) -> tuple | None:
+    a, b = args[:2]
+    if len(args) != 2 or not all(isinstance(x, Tensor) and x.dim() == 2 for x in (a, b)):
+        return None
+    g = cts[0]
+    # torch: grad.mm(mat2.t()), mat1.t().mm(grad)
+    return tuple(g.mm(b.t()) if pos == 0 else a.t().mm(g) for pos, _ in node.diff)
+
+
+_FORMULAS = {"ExpBackward0": _exp, "TanhBackward0": _tanh, "SigmoidBackward0": _sigmoid, "PowBackward0": _pow,
+             "MulBackward0": _mul, "MmBackward0": _mm}  # fmt: skip
