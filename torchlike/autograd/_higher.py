@@ -3,7 +3,7 @@ it produces have history and can be differentiated again (gradient penalties, He
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -197,6 +197,24 @@ def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple) -> t
     if len(jaxpr.invars) != len(marks):
         return (True,) * len(node.diff)
     return tuple(_reaches(jaxpr, marks, type(node).__name__ in _MASK_FORMULAS))
+
+
+def detach_constant_outputs(fn: Callable, args: Any, outs: tuple) -> None:
+    """Drop the history of the outputs of ``fn(*args)`` (just recorded as one op) that are not computed from
+    an argument that requires grad (torch.func's results, whose graph torch records op by op)."""
+    leaves, treedef = jax.tree_util.tree_flatten(args, is_leaf=lambda x: isinstance(x, Tensor))
+    marks = tuple(isinstance(x, Tensor) and x._rg for x in leaves)
+    abstract = [jax.ShapeDtypeStruct(*_shaped(x)) if _shaped(x) else x for x in leaves]
+    try:
+        closed = jax.make_jaxpr(lambda *xs: fn(*jax.tree_util.tree_unflatten(treedef, xs)))(*abstract)
+    except Exception:  # noqa: BLE001 - what cannot be traced abstractly keeps its history
+        return
+    if len(closed.jaxpr.invars) != len(marks) or len(closed.jaxpr.outvars) != len(outs):
+        return
+    for o, dep in zip(outs, _reaches(closed.jaxpr, marks, False)):
+        if isinstance(o, Tensor) and not dep:
+            o._node = None
+            o._rg = False
 
 
 def _reaches(jaxpr: Any, marks: Any, floats_only: bool) -> list:
