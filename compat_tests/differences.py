@@ -306,16 +306,17 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "backward) or select through masks (clamp, max, sort, ...).",
     ),
     "func_transforms_detach": (
-        "autograd", "Results of `torch.func` `grad`, `grad_and_value`, `jacrev`, `jacfwd`, `hessian` and `vmap` "
+        "autograd", "Results of `torch.func` `grad`, `grad_and_value`, `jacrev`, `jacfwd`, `hessian`, `vmap` and `jvp` "
         "connect to the outer autograd graph through the transform's arguments (gradients and `requires_grad` "
         "as torch's: compat_tests/test_func.py), but as one node named after the transform (`GradBackward0`, "
-        "`JacrevBackward0`, `JacfwdBackward0` (also for `hessian`), `VmapBackward0`) where torch's `grad_fn` is "
+        "`JacrevBackward0`, `JacfwdBackward0` (also for `hessian`), `VmapBackward0`, `JvpBackward0`) where torch's `grad_fn` is "
         "the last op of the computation (`MulBackward0`). Tensors the function reads from its closure (a "
         "model's parameters in `jacrev(model)(x)`) get no gradient through the result (their `.grad` stays "
-        "None where torch's gets one), and results of `vjp`, `jvp` and `linearize` have no `grad_fn`.",
+        "None where torch's gets one), and results of `vjp` (its output and its vjp function's) and `linearize` "
+        "have no `grad_fn`.",
         "The transforms are JAX transforms of the function over its arguments, recorded as one op whose backward "
         "is the transform's VJP; tensors read from the closure are constants of that trace, and "
-        "`vjp`/`jvp`/`linearize` return JAX's results without recording them.",
+        "`vjp`/`linearize` return JAX's closures' results without recording them.",
     ),
 }
 

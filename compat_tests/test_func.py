@@ -21,6 +21,8 @@ CASES = {
     "jacfwd": lambda t, a, b: t.func.jacfwd(lambda z: z.sin() * z)(b),
     "hessian": lambda t, a, b: t.func.hessian(lambda z: (z.sin() * z).sum())(b),
     "jvp": lambda t, a, b: t.func.jvp(lambda z: z.exp(), (b,), (b,)),
+    "jvp_aux": lambda t, a, b: t.func.jvp(lambda z: (z.exp(), z.sum()), (b,), (b * 2,), has_aux=True),
+    "jvp_two": lambda t, a, b: t.func.jvp(lambda z, w: z @ w, (a, b), (a * 0 + 1, b)),
     "vjp": lambda t, a, b: t.func.vjp(lambda z: z.exp(), b)[1](b),
 }  # fmt: skip
 
@@ -48,7 +50,7 @@ def test_functional_call_and_stack_module_state():
     check(f, [X], grad=False)
 
 
-CONNECTED = [n for n in CASES if n not in ("jvp", "vjp")]
+CONNECTED = [n for n in CASES if n != "vjp"]
 
 
 @pytest.mark.parametrize("name", CONNECTED)

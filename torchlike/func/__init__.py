@@ -191,12 +191,12 @@ def jvp(func: Callable, primals: Sequence[Any], tangents: Sequence[Any], *, stri
         has_aux: bool = False) -> tuple:
     device = _device(primals)
     f = _pure(func, device)
-    if has_aux:
-        out, tang, aux = jax.jvp(lambda *a: f(*a), tuple(_to_arrays(primals)), tuple(_to_arrays(tangents)),
-                                 has_aux=True)  # fmt: skip
-        return _to_tensors(out, device), _to_tensors(tang, device), _to_tensors(aux, device)
-    out, tang = jax.jvp(f, tuple(_to_arrays(primals)), tuple(_to_arrays(tangents)))
-    return _to_tensors(out, device), _to_tensors(tang, device)
+    n = len(primals)
+
+    def run(*pt: Any) -> tuple:
+        return jax.jvp(f, tuple(pt[:n]), tuple(pt[n:]), has_aux=has_aux)
+
+    return tuple(_apply(run, (*primals, *tangents), {}, "JvpBackward0"))
 
 
 def linearize(func: Callable, *primals: Any) -> tuple:
