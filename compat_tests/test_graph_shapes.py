@@ -206,6 +206,34 @@ def test_overwritten_values_get_zero_gradients(op: str) -> None:
     check(fn, [np.random.RandomState(0).randn(3, 4).astype(np.float32), p])
 
 
+# Optional weight/bias of the norms are empty edges when missing; running statistics, nll_loss's target and weight
+# have no edge; cross_entropy with class indices shows torch's log_softmax inside.
+def _norm_input(t):  # noqa: ANN001, ANN202
+    return _leaf(t, 2, 3, 4, 4)
+
+
+_CASES.update({
+    "batch_norm_module": lambda t: (t.manual_seed(0), t.nn.BatchNorm2d(3)(_norm_input(t)))[1],
+    "batch_norm_eval": lambda t: (t.manual_seed(0), t.nn.BatchNorm2d(3).eval()(_norm_input(t)))[1],
+    "batch_norm_no_affine": lambda t: t.nn.functional.batch_norm(_norm_input(t), None, None, training=True),
+    "batch_norm_weight_only": lambda t: t.nn.functional.batch_norm(_norm_input(t), t.zeros(3), t.ones(3),
+                                                                   _leaf(t, 3, seed=1), None, training=True),
+    "layer_norm_module": lambda t: (t.manual_seed(0), t.nn.LayerNorm(4)(_norm_input(t)))[1],
+    "layer_norm_no_affine": lambda t: t.nn.functional.layer_norm(_norm_input(t), (4,)),
+    "layer_norm_weight_only": lambda t: t.nn.functional.layer_norm(_norm_input(t), (4,), _leaf(t, 4, seed=1)),
+    "group_norm_no_affine": lambda t: t.nn.functional.group_norm(_norm_input(t), 3),
+    "group_norm_module": lambda t: (t.manual_seed(0), t.nn.GroupNorm(3, 3)(_norm_input(t)))[1],
+    "nll_loss": lambda t: t.nn.functional.nll_loss(_leaf(t, 3, 5), t.tensor([1, 2, 3])),
+    "nll_loss_weight": lambda t: t.nn.functional.nll_loss(_leaf(t, 3, 5), t.tensor([1, 2, 3]), t.ones(5)),
+    "nll_loss_4d": lambda t: t.nn.functional.nll_loss(_leaf(t, 2, 5, 3, 2), t.zeros(2, 3, 2, dtype=t.long)),
+    "cross_entropy": lambda t: t.nn.functional.cross_entropy(_leaf(t, 3, 5), t.tensor([1, 2, 3])),
+    "cross_entropy_weight": lambda t: t.nn.functional.cross_entropy(_leaf(t, 3, 5), t.tensor([1, 2, 3]), t.ones(5)),
+    "cross_entropy_1d": lambda t: t.nn.functional.cross_entropy(_leaf(t, 5), t.tensor(2)),
+    "cross_entropy_3d": lambda t: t.nn.functional.cross_entropy(_leaf(t, 2, 5, 4), t.zeros(2, 4, dtype=t.long)),
+    "cross_entropy_4d": lambda t: t.nn.functional.cross_entropy(_leaf(t, 2, 5, 4, 3), t.zeros(2, 4, 3, dtype=t.long)),
+})  # fmt: skip
+
+
 def _mlp_loss(t):  # noqa: ANN001, ANN202
     t.manual_seed(0)
     net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))

@@ -334,7 +334,8 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
     skip = getattr(op, "edge_skip", None)  # per dynamic argument: never differentiated (torch's non-differentiable)
     none_edges = getattr(op, "none_edges", None)  # per dynamic argument: does a None there get an empty edge
-    if none_edges is not None and not any(isinstance(dyn[q], Tensor) for q, k in enumerate(none_edges) if k):
+    if none_edges is not None and op.none_if_tensor and not any(isinstance(dyn[q], Tensor)
+                                                                for q, k in enumerate(none_edges) if k):  # fmt: skip
         none_edges = None
     p = 0
     for pos, t in tensors:
