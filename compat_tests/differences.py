@@ -110,9 +110,15 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torch's CUDA generator is not reproduced; the CPU generator is, bit for bit.",
     ),
     "double_backward_names": (
-        "autograd", "With `create_graph=True`, nodes of the gradient graph are named after the forward node they "
-        "differentiate (`PowBackward0`) rather than after the ops of torch's backward formula (`MulBackward0`).",
-        "The gradient graph is `jax.vjp` of the forward op, recorded as one node.",
+        "autograd", "With `create_graph=True`, the gradient graph records the ops of torch's backward formulas for "
+        "6 ops: `exp`, `tanh`, `sigmoid`, `pow`/`**` with a number exponent, `mul` of same-shape tensors and 2-D "
+        "`mm`/`@` (torch's names and structure: `MulBackward0` over `MulBackward1` over `PowBackward0`, "
+        "`TanhBackwardBackward0`, `MmBackward0` over `TBackward0`). For the other ops, and for broadcast or "
+        "mixed-dtype operands of these, a gradient's node is named after the forward node it differentiates, with "
+        "that node's inputs and the incoming gradient as its `next_functions` (`SinBackward0` over x where torch "
+        "records `MulBackward0` over `CosBackward0`). Values and gradients are the same.",
+        "Each other op's gradient graph is `jax.vjp` of its forward kernel, recorded as one node; torch's graph "
+        "would need one hand-written formula per op (derivatives.yaml has about 1,800).",
     ),
     "compile_python_side_effects": (
         "compile", "A compiled function replays tensor state changes, not Python-level side effects: a "
@@ -205,18 +211,25 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "XLA sizes its thread pool when JAX starts; set `XLA_FLAGS` before importing torchlike.",
     ),
     "fused_graph_nodes": (
-        "autograd", "`next_functions` of fused ops (linear, matmul, conv) show torch's inner nodes (`TBackward0`, "
-        "`ViewBackward0`, ...), but hooks cannot be registered on those shown nodes (NotImplementedError).",
-        "torchlike runs such an op as one kernel with one backward node.",
+        "autograd", "`next_functions` of fused ops (linear, matmul, conv) show torch's inner nodes, and hooks on "
+        "the shape nodes right above an input (`TBackward0` of linear's weight, the `ViewBackward0` or "
+        "`UnsqueezeBackward0` of its input) see torch's gradients and may replace them, but hooks on the other "
+        "shown nodes raise NotImplementedError: the `AddmmBackward0`/`MmBackward0`/`BmmBackward0` shown inside "
+        "a linear or matmul, and the `ExpandBackward0`/`CloneBackward0`/`TransposeBackward0` chains of batched "
+        "matmuls and non-contiguous linear inputs. Hooks on several shown nodes of one op run in the op's input "
+        "order, torch's in its engine's order.",
+        "torchlike runs such an op as one kernel with one backward node: the gradients of its input-side shape "
+        "nodes are reshapes of that node's gradients, those of the inner products and broadcasts are never formed.",
     ),
     "nondifferentiable_edges": (
-        "autograd", "`clamp` with a tensor `min` lacks torch's trailing `(None, 0)` entry in `grad_fn.next_functions`. "
-        "In-place comparisons (`eq_`, ...) and random fills (`normal_`, ...) of a tensor that requires grad record "
-        "no `grad_fn` (torch records one whose gradient is zero). Gradients are the same. (Non-differentiable "
-        "arguments — `where`'s condition, indices, masks, `pow`'s number base — are declared in the spec and match "
+        "autograd", "`clamp` with one bound a tensor and the other a number records `ClampBackward0` with an edge "
+        "for each bound; torch takes a 0-d tensor that does not require grad as a number there (`ClampBackward1`, "
+        "one edge fewer) and raises TypeError for any other tensor. Values and gradients are the same. "
+        "(`clamp`'s tensor bounds, a missing bound beside a tensor one, in-place comparisons and random fills "
+        "(`eq_`, `normal_`, zero gradients), `fill_`/`lerp` numbers, `CopySlices`, the norms' missing weight "
+        "and bias, `nll_loss`/`cross_entropy` and the non-differentiable arguments declared in the spec match "
         "torch: compat_tests/test_graph_shapes.py.)",
-        "clamp's optional bounds are one parameter kind whose missing bound has no edge; comparisons and random "
-        "fills are not recorded on the tape.",
+        "clamp's bounds are one parameter kind, a tensor or a number each; torch picks one overload for both.",
     ),
     "pinned_memory": (
         "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",
@@ -279,17 +292,32 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "JAX has no uninitialised arrays; torch's values there are arbitrary.",
     ),
     "functional_create_graph": (
-        "autograd", "With `create_graph=True`, a gradient taken through an op whose derivative does not read that "
-        "op's inputs (the input gradient of a linear map, `v @ w`) still requires grad, where torch's graph knows "
-        "it does not; `autograd.functional` results (vjp/jvp/hvp/vhp products, jacobians) with `create_graph=True` "
-        "inherit this. Their values, and the gradients that flow through them to the inputs and to tensors the "
-        "function reads from its closure, are torch's.",
-        "The gradient graph's node for an op is `jax.vjp` of the forward op over all of its inputs.",
+        "autograd", "With `create_graph=True`, whether a gradient requires grad follows what its value is computed "
+        "from, where torch's follows the ops of its backward formula. They agree for the common ops (linear maps, "
+        "arithmetic, reductions, activations, losses, masks and indices: 90 ops checked, 36 kept in "
+        "compat_tests/test_create_graph_torch.py) but not where a formula reads an input whose value does not "
+        "matter: the gradient of `avg_pool1d`/`adaptive_avg_pool1d` with respect to their input does not require "
+        "grad (torch's does: avg_pool2d_backward reads the input), while second-order gradients of `hardswish`, "
+        "`smooth_l1_loss` and `huber_loss`, `autograd.functional.jvp` of `max_pool`, and the gradients of the "
+        "composite losses `hinge_embedding_loss` and `margin_ranking_loss` require grad where torch's do not. "
+        "Values, and gradients that flow through them, are torch's.",
+        "A node's gradient graph is `jax.vjp` of its forward op, whose data dependence is read from the VJP's "
+        "jaxpr; torch's answer comes from its formulas' structure, which torchlike reproduces by name only for "
+        "the ops whose formulas read an input structurally (nll_loss, avg_pool2d/3d, relu's and pow's double "
+        "backward) or select through masks (clamp, max, sort, ...).",
     ),
     "func_transforms_detach": (
-        "autograd", "Results of `torch.func` transforms (`grad`, `vjp`, `jvp`, `jacrev`, `vmap`, ...) have no "
-        "`grad_fn`: they do not connect to an outer autograd graph of tensors that require grad.",
-        "The transforms run as JAX transforms over tracer-backed tensors, outside the tape.",
+        "autograd", "Results of `torch.func` `grad`, `grad_and_value`, `jacrev`, `jacfwd`, `hessian`, `vmap` and `jvp` "
+        "connect to the outer autograd graph through the transform's arguments (gradients and `requires_grad` "
+        "as torch's: compat_tests/test_func.py), but as one node named after the transform (`GradBackward0`, "
+        "`JacrevBackward0`, `JacfwdBackward0` (also for `hessian`), `VmapBackward0`, `JvpBackward0`) where torch's `grad_fn` is "
+        "the last op of the computation (`MulBackward0`). Tensors the function reads from its closure (a "
+        "model's parameters in `jacrev(model)(x)`) get no gradient through the result (their `.grad` stays "
+        "None where torch's gets one), and results of `vjp` (its output and its vjp function's) and `linearize` "
+        "have no `grad_fn`.",
+        "The transforms are JAX transforms of the function over its arguments, recorded as one op whose backward "
+        "is the transform's VJP; tensors read from the closure are constants of that trace, and "
+        "`vjp`/`linearize` return JAX's closures' results without recording them.",
     ),
 }
 

@@ -86,9 +86,8 @@ def test_functional_create_graph_output_nodes(case):
             fn = lambda a: F.linear(a, w).pow(2).sum()  # noqa: E731
             v = t.ones(2, 3)
         out, res = getattr(t.autograd.functional, case)(fn, x, v, create_graph=True)
-        # NOTE: res.requires_grad differs for vjp/jvp of a linear map (torch sees that res does not depend on
-        # the inputs; torchlike's gradient node reads all of the op's inputs): docs/differences.md
-        return out, res, _names(t, out), out.requires_grad, res.requires_grad if case in ("vhp", "hvp") else None
+        # vjp/jvp of a linear map: res does not depend on the inputs, so it does not require grad
+        return out, res, _names(t, out), out.requires_grad, res.requires_grad
 
     check(f, [X[:2, :3].copy(), np.concatenate([X[:, :3], X[:1, :3]]) + 0.25], grad=False)
 

@@ -21,6 +21,8 @@ CASES = {
     "jacfwd": lambda t, a, b: t.func.jacfwd(lambda z: z.sin() * z)(b),
     "hessian": lambda t, a, b: t.func.hessian(lambda z: (z.sin() * z).sum())(b),
     "jvp": lambda t, a, b: t.func.jvp(lambda z: z.exp(), (b,), (b,)),
+    "jvp_aux": lambda t, a, b: t.func.jvp(lambda z: (z.exp(), z.sum()), (b,), (b * 2,), has_aux=True),
+    "jvp_two": lambda t, a, b: t.func.jvp(lambda z, w: z @ w, (a, b), (a * 0 + 1, b)),
     "vjp": lambda t, a, b: t.func.vjp(lambda z: z.exp(), b)[1](b),
 }  # fmt: skip
 
@@ -46,3 +48,16 @@ def test_functional_call_and_stack_module_state():
         return out, m.weight, sorted(p), p["weight"].shape, ens
 
     check(f, [X], grad=False)
+
+
+CONNECTED = [n for n in CASES if n != "vjp"]
+
+
+@pytest.mark.parametrize("name", CONNECTED)
+def test_transform_results_connect_to_the_outer_graph(name):
+    """Arguments that require grad: the results have a grad_fn and the outer backward reaches the arguments
+    (torch.func's results are tracked by the outer autograd; torchlike records the transform as one op)."""
+    def leaves(out):
+        return [x for o in out for x in leaves(o)] if isinstance(out, (tuple, list)) else [out]
+
+    check(lambda t, a, b: (lambda out: (out, [o.requires_grad for o in leaves(out)]))(CASES[name](t, a, b)), [X, V])

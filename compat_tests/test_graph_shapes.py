@@ -136,6 +136,104 @@ def test_gradients_with_nondifferentiable_arguments(op: str) -> None:
     check(fn, [x, y])
 
 
+# clamp's Tensor overload (a tensor bound) has an edge per bound, empty for a missing one; lerp's number weight
+# and fill_'s number value are Scalars (no edge). In-place comparisons and random fills of a tensor that requires
+# grad record torch's node over the overwritten tensor (and a tensor `other` / `p`), whose gradient is zero.
+def _inplace(t, name, *args, seed=0):  # noqa: ANN001, ANN202
+    t.manual_seed(seed)
+    y = _leaf(t, 3, 4) * 1
+    getattr(y, name)(*args)
+    return y
+
+
+def _inplace_view(t, name, *args):  # noqa: ANN001, ANN202
+    t.manual_seed(0)
+    y = _leaf(t, 3, 4) * 1
+    getattr(y[:2], name)(*args)
+    return y
+
+
+_CASES.update({
+    "clamp_tensor_min": lambda t: t.clamp(_leaf(t, 3), _leaf(t, 3, seed=1)),
+    "clamp_tensor_max": lambda t: t.clamp(_leaf(t, 3), max=_leaf(t, 3, seed=1)),
+    "clamp_tensor_both": lambda t: t.clamp(_leaf(t, 3), _leaf(t, 3, seed=1), _leaf(t, 3, seed=2) + 1),
+    "clamp_data_min": lambda t: t.clamp(_leaf(t, 3), _leaf(t, 3, seed=1, grad=False)),
+    "clip_tensor_max": lambda t: t.clip(_leaf(t, 3), None, _leaf(t, 3, seed=1)),
+    "clamp_tensor_min_": lambda t: (_leaf(t, 3) * 1).clamp_(_leaf(t, 3, seed=1)),
+    "lerp_number": lambda t: t.lerp(_leaf(t, 3), _leaf(t, 3, seed=1) * 2, 0.5),
+    "fill_number": lambda t: _inplace(t, "fill_", 1.0),
+    "fill_tensor": lambda t: _inplace(t, "fill_", t.tensor(1.0)),
+    "fill_tensor_grad": lambda t: _inplace(t, "fill_", _leaf(t, 3).sum()),
+    "zero_": lambda t: _inplace(t, "zero_"),
+    **{f"{op}_number": (lambda op: lambda t: _inplace(t, op, 0.5))(op)
+       for op in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "less_equal_", "not_equal_")},
+    "eq_tensor": lambda t: _inplace(t, "eq_", _leaf(t, 3, 4, seed=1)),
+    "lt_data_tensor": lambda t: _inplace(t, "lt_", _leaf(t, 4, grad=False)),
+    "ge_0d_tensor": lambda t: _inplace(t, "ge_", t.tensor(0.0)),
+    "gt_view": lambda t: _inplace_view(t, "gt_", 0.0),
+    "normal_": lambda t: _inplace(t, "normal_"),
+    "uniform_": lambda t: _inplace(t, "uniform_", -1, 1),
+    "exponential_": lambda t: _inplace(t, "exponential_"),
+    "cauchy_": lambda t: _inplace(t, "cauchy_"),
+    "log_normal_": lambda t: _inplace(t, "log_normal_"),
+    "geometric_": lambda t: _inplace(t, "geometric_", 0.3),
+    "random_": lambda t: _inplace(t, "random_"),
+    "random_to": lambda t: _inplace(t, "random_", 5),
+    "random_from_to": lambda t: _inplace(t, "random_", 1, 5),
+    "bernoulli_": lambda t: _inplace(t, "bernoulli_"),
+    "bernoulli_number": lambda t: _inplace(t, "bernoulli_", 0.3),
+    "bernoulli_tensor_p": lambda t: _inplace(t, "bernoulli_", _leaf(t, 3, 4, seed=1).sigmoid()),
+    "bernoulli_data_p": lambda t: _inplace(t, "bernoulli_", t.full((3, 4), 0.5)),
+    "normal_view": lambda t: _inplace_view(t, "normal_"),
+})  # fmt: skip
+
+
+@pytest.mark.parametrize("op", ["eq_", "lt_", "normal_", "bernoulli_", "random_", "gt_view", "normal_view"])
+def test_overwritten_values_get_zero_gradients(op: str) -> None:
+    """The nodes of in-place comparisons and random fills pass zero gradients (torch's `.grad` is zeros, not
+    None), through views too; the values written are torch's."""
+    p = np.random.RandomState(2).rand(3, 4).astype(np.float32)
+
+    def fn(t, x, p):  # noqa: ANN001, ANN202
+        t.manual_seed(0)
+        y = x * 1
+        target = y[:2] if op.endswith("_view") else y
+        name = op.removesuffix("view")
+        args = {"eq_": (y * 0 + 0.5,), "lt_": (p,), "gt_": (0.0,), "bernoulli_": (p,)}.get(name, ())
+        getattr(target, name if name.endswith("_") else name + "_")(*args)
+        return y * 2
+
+    check(fn, [np.random.RandomState(0).randn(3, 4).astype(np.float32), p])
+
+
+# Optional weight/bias of the norms are empty edges when missing; running statistics, nll_loss's target and weight
+# have no edge; cross_entropy with class indices shows torch's log_softmax inside.
+def _norm_input(t):  # noqa: ANN001, ANN202
+    return _leaf(t, 2, 3, 4, 4)
+
+
+_CASES.update({
+    "batch_norm_module": lambda t: (t.manual_seed(0), t.nn.BatchNorm2d(3)(_norm_input(t)))[1],
+    "batch_norm_eval": lambda t: (t.manual_seed(0), t.nn.BatchNorm2d(3).eval()(_norm_input(t)))[1],
+    "batch_norm_no_affine": lambda t: t.nn.functional.batch_norm(_norm_input(t), None, None, training=True),
+    "batch_norm_weight_only": lambda t: t.nn.functional.batch_norm(_norm_input(t), t.zeros(3), t.ones(3),
+                                                                   _leaf(t, 3, seed=1), None, training=True),
+    "layer_norm_module": lambda t: (t.manual_seed(0), t.nn.LayerNorm(4)(_norm_input(t)))[1],
+    "layer_norm_no_affine": lambda t: t.nn.functional.layer_norm(_norm_input(t), (4,)),
+    "layer_norm_weight_only": lambda t: t.nn.functional.layer_norm(_norm_input(t), (4,), _leaf(t, 4, seed=1)),
+    "group_norm_no_affine": lambda t: t.nn.functional.group_norm(_norm_input(t), 3),
+    "group_norm_module": lambda t: (t.manual_seed(0), t.nn.GroupNorm(3, 3)(_norm_input(t)))[1],
+    "nll_loss": lambda t: t.nn.functional.nll_loss(_leaf(t, 3, 5), t.tensor([1, 2, 3])),
+    "nll_loss_weight": lambda t: t.nn.functional.nll_loss(_leaf(t, 3, 5), t.tensor([1, 2, 3]), t.ones(5)),
+    "nll_loss_4d": lambda t: t.nn.functional.nll_loss(_leaf(t, 2, 5, 3, 2), t.zeros(2, 3, 2, dtype=t.long)),
+    "cross_entropy": lambda t: t.nn.functional.cross_entropy(_leaf(t, 3, 5), t.tensor([1, 2, 3])),
+    "cross_entropy_weight": lambda t: t.nn.functional.cross_entropy(_leaf(t, 3, 5), t.tensor([1, 2, 3]), t.ones(5)),
+    "cross_entropy_1d": lambda t: t.nn.functional.cross_entropy(_leaf(t, 5), t.tensor(2)),
+    "cross_entropy_3d": lambda t: t.nn.functional.cross_entropy(_leaf(t, 2, 5, 4), t.zeros(2, 4, dtype=t.long)),
+    "cross_entropy_4d": lambda t: t.nn.functional.cross_entropy(_leaf(t, 2, 5, 4, 3), t.zeros(2, 4, 3, dtype=t.long)),
+})  # fmt: skip
+
+
 def _mlp_loss(t):  # noqa: ANN001, ANN202
     t.manual_seed(0)
     net = t.nn.Sequential(t.nn.Linear(4, 8), t.nn.ReLU(), t.nn.Linear(8, 2))
@@ -152,14 +250,88 @@ def test_graph_matches_torch(name: str) -> None:
     assert got == ref
 
 
-def test_shown_nodes_are_stable_and_refuse_hooks() -> None:
+def test_shown_nodes_are_stable() -> None:
     out = _linear(torchlike, (2, 4))
     t_node = out.grad_fn.next_functions[2][0]
     assert t_node is out.grad_fn.next_functions[2][0]
     assert type(t_node).__name__ == "TBackward0"
     assert t_node.next_functions[0][0].variable is not None
-    with pytest.raises(NotImplementedError, match="TBackward0"):
-        t_node.register_hook(lambda *a: None)
+
+
+def _shape_nodes(fn) -> list:  # noqa: ANN001
+    """The shape nodes (TBackward0, ViewBackward0, UnsqueezeBackward0) of a fused op's shown graph."""
+    found = []
+    for n, _ in fn.next_functions:
+        if n is not None and not hasattr(n, "variable"):
+            if n.name() in ("TBackward0", "ViewBackward0", "UnsqueezeBackward0"):
+                found.append(n)
+            found += _shape_nodes(n)
+    return found
+
+
+_HOOK_CASES = {
+    "linear_2d": lambda t: _linear(t, (2, 4)),
+    "linear_2d_nobias": lambda t: _linear(t, (2, 4), bias=False),
+    "linear_3d": lambda t: _linear(t, (2, 5, 4)),
+    "linear_3d_nobias": lambda t: _linear(t, (2, 5, 4), bias=False),
+    "linear_1d_nobias": lambda t: _linear(t, (4,), bias=False),
+    "module_linear": lambda t: (t.manual_seed(0), t.nn.Linear(4, 3)(_leaf(t, 2, 4)))[1],
+    "matmul_3d_2d": lambda t: _leaf(t, 2, 5, 4) @ _leaf(t, 4, 3),
+    "matmul_vm": lambda t: _leaf(t, 4) @ _leaf(t, 4, 3),
+}
+
+
+@pytest.mark.parametrize("name", list(_HOOK_CASES))
+def test_hooks_on_shown_shape_nodes(name: str) -> None:
+    """torch's Node hooks on the shape nodes inside a fused op see torch's gradients (the weight's transposed
+    for TBackward0, the 2-D view of the input's), and what they return replaces them."""
+
+    def run(t):  # noqa: ANN001, ANN202
+        out = _HOOK_CASES[name](t)
+        seen = []
+        for k, node in enumerate(_shape_nodes(out.grad_fn)):
+            def pre(go, k=k, name=node.name()):  # noqa: ANN001, ANN202
+                seen.append((k, name, "pre", [g.detach().numpy().copy() for g in go]))
+                return (go[0] * (k + 2),)
+
+            def post(gi, go, k=k, name=node.name()):  # noqa: ANN001, ANN202
+                seen.append((k, name, "post", [g.detach().numpy().copy() for g in (*gi, *go)]))
+                return (gi[0] + k,)
+
+            node.register_prehook(pre)
+            node.register_hook(post)
+        inputs = [n.variable for n in _leaves(out.grad_fn)]
+        (out * t.arange(out.numel()).reshape(out.shape)).sum().backward()
+        return sorted(seen, key=lambda e: e[:3]), [x.grad.numpy() for x in inputs]
+
+    ref, got = run(torch), run(torchlike)
+    assert [e[:3] for e in got[0]] == [e[:3] for e in ref[0]] and ref[0]
+    for r, g in zip(ref[0], got[0]):
+        for a, b in zip(r[3], g[3]):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+    for a, b in zip(ref[1], got[1]):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+
+
+def _leaves(fn) -> list:  # noqa: ANN001
+    found = []
+    for n, _ in fn.next_functions:
+        if n is not None:
+            found += [n] if hasattr(n, "variable") else _leaves(n)
+    return list({id(n): n for n in found}.values())
+
+
+def test_inner_nodes_between_shown_nodes_refuse_hooks() -> None:
+    """Nodes whose gradients torchlike's fused node never forms (a batched matmul's ExpandBackward0, the mm
+    inside linear) still raise."""
+    out = _leaf(torchlike, 2, 5, 4) @ _leaf(torchlike, 2, 4, 3, seed=1)
+    bmm = out.grad_fn.next_functions[0][0]
+    assert bmm.name() == "BmmBackward0"
+    with pytest.raises(NotImplementedError, match="BmmBackward0"):
+        bmm.register_hook(lambda *a: None)
+    expand = bmm.next_functions[0][0].next_functions[0][0]
+    with pytest.raises(NotImplementedError, match="ExpandBackward0"):
+        expand.register_prehook(lambda *a: None)
 
 
 @pytest.mark.parametrize("x_shape", [(2, 4), (4,), (2, 5, 4)])

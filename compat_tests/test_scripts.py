@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from differences import skip
 
 from torchlike.compat import RunResult, find_scripts
 from torchlike.compat._compare import _env, compare_runs, resolve_options, run_command, torch_command, torchlike_command
@@ -25,9 +24,7 @@ SCRIPTS_DIR = Path(__file__).parent / "scripts"
 
 
 # script path relative to scripts/ -> why it does not match torch yet
-KNOWN_FAILURES: dict[str, str] = {
-    "autograd/autograd_grad.py": skip("double_backward_names"),
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 _SCRIPTS = [p.relative_to(SCRIPTS_DIR).as_posix() for p in find_scripts(SCRIPTS_DIR)]
 _TIMEOUT = 300

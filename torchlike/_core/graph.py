@@ -70,7 +70,9 @@ class Node:
     def register_hook(self, fn: Callable) -> Any:
         if self.hooks is None:
             self.hooks = []
-        self.hooks.append(fn)
+        # before the hooks of shown inner nodes (see ShownNode), which torch runs later, as their nodes run
+        at = next((i for i, h in enumerate(self.hooks) if isinstance(h, _ShownHooks)), len(self.hooks))
+        self.hooks.insert(at, fn)
         return _RemovableHandle(self.hooks, fn)
 
     def register_prehook(self, fn: Callable) -> Any:
@@ -92,8 +94,21 @@ def node_class(name: str) -> type:
         ns: dict[str, Any] = {"__slots__": (), "__module__": _PUBLIC_MODULE}
         if shape:
             ns["next_functions"] = property(lambda self, spec=_SHAPES[shape]: _shown_edges(self, spec))
+        if base == "CopySlices":  # torch: a C++ node outside the generated ones, named with its namespace
+            ns["name"] = lambda self: "torch::autograd::CopySlices"
+            ns["next_functions"] = property(_copy_slices_edges)
         cls = _node_classes[name] = type(base, (Node,), ns)
     return cls
+
+
+def _copy_slices_edges(node: Node) -> tuple:
+    """torch's CopySlices wraps the in-place op's node: it lists the base's previous edge, then that node's
+    edges but its first (the view that was written)."""
+    edges = node.input_edges
+    op = edges[1][0] if len(edges) > 1 else None
+    if op is None or isinstance(op, AccumulateGrad) or not op.next_functions:
+        return edges
+    return (edges[0], *op.next_functions[1:])
 
 
 # --- torch's graph shape for fused ops ----------------------------------------------------------
@@ -112,13 +127,20 @@ def show_as(shape: str, spec: list) -> None:
 
 
 class ShownNode:
-    """A node torch would have built inside a fused op: its name and its inputs, nothing to run."""
+    """A node torch would have built inside a fused op: its name and its inputs. The fused node computes its
+    gradients; a shape node right above one of the op's inputs (``TBackward0`` of linear's weight, the
+    ``ViewBackward0``/``UnsqueezeBackward0`` of its input) runs its hooks from the fused node's gradient for that
+    input."""
 
-    __slots__ = ("_next", "metadata", "__weakref__")
+    __slots__ = ("_next", "metadata", "_owner", "_input", "_hooks", "_prehooks", "__weakref__")
 
-    def __init__(self, next_functions: tuple) -> None:
+    def __init__(self, next_functions: tuple, owner: Node | None = None, input: int | None = None) -> None:
         self._next = next_functions
         self.metadata: dict = {}
+        self._owner = None if owner is None else weakref.ref(owner)
+        self._input = input
+        self._hooks: list = []
+        self._prehooks: list = []
 
     name = Node.name
     __repr__ = Node.__repr__
@@ -128,24 +150,76 @@ class ShownNode:
         return self._next
 
     def register_hook(self, fn: Callable) -> Any:
-        raise NotImplementedError(
-            f"torchlike runs this op as one node ({type(self).__name__} is shown for torch's graph shape): "
-            "register the hook on the op's output tensor or on its grad_fn instead"
-        )
+        """``fn(grad_inputs, grad_outputs)``, which may return new grad_inputs (torch's Node.register_hook)."""
+        return self._add(self._hooks, fn)
 
-    register_prehook = register_hook
+    def register_prehook(self, fn: Callable) -> Any:
+        """``fn(grad_outputs)``, which may return new grad_outputs (torch's Node.register_prehook)."""
+        return self._add(self._prehooks, fn)
+
+    def _add(self, hooks: list, fn: Callable) -> Any:
+        owner = None if self._owner is None else self._owner()
+        if owner is None:
+            raise NotImplementedError(
+                f"torchlike runs this op as one node, and {type(self).__name__} is shown for torch's graph shape "
+                "between inner nodes: register the hook on the op's output tensor or on its grad_fn instead"
+            )
+        if not any(isinstance(h, _ShownHooks) and h.shown is self for h in owner.hooks or ()):
+            if owner.hooks is None:
+                owner.hooks = []
+            owner.hooks.append(_ShownHooks(owner, self))
+        hooks.append(fn)
+        return _RemovableHandle(hooks, fn)
+
+
+# The shape nodes whose hooks can run from the gradient of the fused op's input they sit on: how the gradient
+# at the node's output is made from that input's gradient, and back.
+_SHAPE_NODES: dict[str, tuple] = {
+    "TBackward0": (lambda g: g.t(), lambda g, shape: g.t()),
+    "ViewBackward0": (lambda g: g.reshape(-1, g.shape[-1]), lambda g, shape: g.reshape(shape)),
+    "UnsqueezeBackward0": (lambda g: g.unsqueeze(0), lambda g, shape: g.squeeze(0)),
+}
+
+
+class _ShownHooks:
+    """The owner node's post-hook that runs a shown node's hooks on its gradient for the shown node's input."""
+
+    def __init__(self, owner: Node, shown: ShownNode) -> None:
+        # the gradient's place among the owner's gradients (one per input with an edge)
+        self.at = sum(1 for f, _ in owner.input_edges[: shown._input] if f is not None)
+        self.shown = shown
+
+    def __call__(self, grad_inputs: tuple, grad_outputs: tuple) -> tuple | None:
+        shown = self.shown
+        g = grad_inputs[self.at]
+        if g is None or not (shown._hooks or shown._prehooks):
+            return None
+        to_out, to_in = _SHAPE_NODES[type(shown).__name__]
+        outs = (to_out(g),)
+        for hook in shown._prehooks:
+            r = hook(outs)
+            if r is not None:
+                outs = tuple(r)
+        ins = (to_in(outs[0], g.shape),)
+        for hook in shown._hooks:
+            r = hook(ins, outs)
+            if r is not None:
+                ins = tuple(r)
+        return (*grad_inputs[: self.at], ins[0], *grad_inputs[self.at + 1 :])
 
 
 _shown_classes: dict[str, type] = {}
 
 
-def _shown(name: str, next_functions: tuple) -> tuple:
+def _shown(name: str, next_functions: tuple, owner: Node | None = None, input: int | None = None) -> tuple:
     if all(f is None for f, _ in next_functions):
         return (None, 0)  # torch records no node where no input needs a gradient
     cls = _shown_classes.get(name)
     if cls is None:
         cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": (), "__module__": _PUBLIC_MODULE})
-    return (cls(next_functions), 0)
+    if name not in _SHAPE_NODES:
+        owner = input = None
+    return (cls(next_functions, owner, input), 0)
 
 
 def _shown_edges(node: Node, spec: list) -> tuple:
@@ -154,9 +228,11 @@ def _shown_edges(node: Node, spec: list) -> tuple:
 
         def build(entries: list) -> tuple:
             return tuple(
-                node.input_edges[e] if isinstance(e, int) else (None, 0) if e is None else _shown(e[0], build(e[1]))
+                node.input_edges[e] if isinstance(e, int) else (None, 0) if e is None
+                else _shown(e[0], build(e[1]), *((node, e[1][0]) if len(e[1]) == 1 and isinstance(e[1][0], int)
+                                                   else ()))
                 for e in entries
-            )
+            )  # fmt: skip
 
         cached = _shown_cache[node] = build(spec)  # the same objects on every access, as torch's
     return cached
@@ -257,11 +333,15 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     in_edges = []
     number_edges = getattr(op, "number_edges", None)  # per dynamic argument: does a number there get an edge
     skip = getattr(op, "edge_skip", None)  # per dynamic argument: never differentiated (torch's non-differentiable)
+    none_edges = getattr(op, "none_edges", None)  # per dynamic argument: does a None there get an empty edge
+    if none_edges is not None and op.none_if_tensor and not any(isinstance(dyn[q], Tensor)
+                                                                for q, k in enumerate(none_edges) if k):  # fmt: skip
+        none_edges = None
     p = 0
     for pos, t in tensors:
         while p < pos:  # numbers and Nones between tensor arguments
             a = dyn[p]
-            if a is not None and (number_edges is None or number_edges[p]):
+            if (number_edges is None or number_edges[p]) if a is not None else none_edges is not None and none_edges[p]:
                 in_edges.append(_NO_EDGE)
             p += 1
         p = pos + 1
@@ -284,7 +364,7 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     if not diff:
         return
     for q in range(p, len(dyn)):
-        if dyn[q] is not None and (number_edges is None or number_edges[q]):
+        if (number_edges is None or number_edges[q]) if dyn[q] is not None else none_edges is not None and none_edges[q]:
             in_edges.append(_NO_EDGE)
     name = op.grad_name
     cls = _node_classes.get(name) if type(name) is str else None
@@ -298,6 +378,8 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
     node.input_edges = tuple(in_edges)
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
     node.out_meta = tuple([(o._shape, o._dtype.np) for o in outs])
+    if getattr(op, "keep_numbers", False):
+        node.numbers = _numbers(dyn)
     saves = op.saves
     saved = []
     if saves:
@@ -327,6 +409,10 @@ def record(op: Any, kernel: Callable, static: tuple, args: list, tensors: list, 
 
 
 _NO_EDGE = (None, 0)
+
+
+def _numbers(dyn: tuple) -> tuple:
+    return tuple(a if type(a) in (int, float) else None for a in dyn)
 
 # Called with each node record, record_prepared and record_view make: a non-reentrant utils.checkpoint region
 # being recorded, anomaly mode's stack recorder; empty otherwise. ``checkpoint_frames`` holds the regions whose
@@ -401,6 +487,8 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
             in_edges[i] = e
         node.input_edges = tuple(in_edges)
     node.out_meta = pr.out_meta
+    if op.keep_numbers:
+        node.numbers = _numbers(dyn)
     saved = []
     for k in pr.save:
         item = dyn[k]
@@ -559,6 +647,16 @@ def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple
     out._out_nr = 0
     out._node_v = out._vc.v
     out._rg = True
+
+
+def _constant(*args: Any) -> Any:
+    return args[-1]
+
+
+def zero_gradient(out: Tensor, name: str, sources: tuple) -> None:
+    """Give ``out``, whose values do not depend on ``sources``, a node ``name`` over ``sources`` that passes
+    them zero gradients: torch's in-place comparisons (``EqBackward0``) and random fills (``NormalBackward0``)."""
+    _attach(out, name, _constant, [*(s._peek() for s in sources), out._peek()], sources)
 
 
 def _record_copy_slices(base: Tensor, old_base: Tensor, view: Any, value: Tensor) -> None:

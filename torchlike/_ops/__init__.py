@@ -100,7 +100,7 @@ def inplace_fn(op: Any) -> Callable:
     fn = op.__dict__.get("inplace_fn")
     if fn is None:
         stem = op.name if op.inplace is True else op.inplace
-        fn = op.inplace_fn = inplace_variant(inplace_spec(op).wrapper, stem + "_")
+        fn = op.inplace_fn = inplace_variant(inplace_spec(op).wrapper, stem + "_", op.__dict__.get("zero_grad"))
     return fn
 
 

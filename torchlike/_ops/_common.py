@@ -264,10 +264,14 @@ def check_overlap(dst: Tensor, src: Any) -> None:
         V.check_partial_overlap(dst._geometry(), src._geometry(), dst._dtype.itemsize, src._dtype.itemsize)
 
 
-def inplace_variant(fn: Callable, name: str) -> Callable:
+def inplace_variant(fn: Callable, name: str, zero_grad: str | None = None) -> Callable:
     """The one in-place helper: ``fn(self, ...)`` computed out of place, then written into ``self`` through
     the mutation door, with torch's in-place checks (autograd's leaf/version rules, overlapping memory, the
-    result's dtype and shape)."""
+    result's dtype and shape).
+
+    zero_grad: for a non-differentiable op (a comparison), the stem of torch's node (``"Eq"``): writing into
+    a tensor that requires grad records ``EqBackward0`` (``EqBackward1`` for a tensor ``other``), whose
+    gradient is zero."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if grad_mode._state.enabled and (self._rg or self._base_t is not None):
@@ -275,12 +279,26 @@ def inplace_variant(fn: Callable, name: str) -> Callable:
         if self._view is not None or (args and isinstance(args[0], Tensor) and args[0]._buf is self._buf):
             check_overlap(self, args[0] if args else None)
         result = fn(self, *args, **kwargs)
+        if zero_grad is not None and grad_mode._state.enabled:
+            result = _zero_gradient_result(self, result, zero_grad, args[0] if args else kwargs.get("other"))
         commit(self, result)
         return self
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place version of :func:`torchlike.{name[:-1]}`."
     return method
+
+
+def _zero_gradient_result(self: Tensor, result: Tensor, stem: str, other: Any) -> Tensor:
+    tensor_other = isinstance(other, Tensor)
+    sources = (self, other) if tensor_other else (self,)
+    if not (self._rg or (self._base_t is not None and self._base_t._rg) or (tensor_other and other._rg)):
+        return result
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        return result  # commit raises torch's cast error, or an integral tensor requires no grad
+    out = result.to(self._dtype)
+    graph.zero_gradient(out, f"{stem}Backward{1 if tensor_other else 0}", sources)
+    return out
 
 
 def commit(self: Tensor, result: Tensor) -> None:

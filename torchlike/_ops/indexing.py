@@ -400,7 +400,7 @@ def _fill_name(static: tuple, dyn: tuple) -> str:
     return "FillBackward3" if isinstance(dyn[1], Tensor) else "FillBackward2"
 
 
-@defop(promote=None, method=False, grad_name=_fill_name, saves=())
+@defop(promote=None, method=False, grad_name=_fill_name, saves=(), scalar=("value",))
 def fill(input: RawTensor, value: TensorOrScalar) -> Any:
     return jnp.broadcast_to(jnp.asarray(value).astype(input.dtype), input.shape)
 

@@ -19,6 +19,7 @@ from .._core import dtype as D
 from .._core.tensor import Tensor
 from ._common import half_from_result, inplace_variant
 from .registry import (
+    OPS,
     OptScalar,
     OptTensorOrScalar,
     RawTensor,
@@ -147,6 +148,25 @@ _CROSS = (("input", "other"), ("other", "input"))
 @defop(inplace=True, out=True, aliases=("multiply",), saves=_CROSS)
 def mul(input: TensorOrScalar, other: TensorOrScalar) -> Any:
     return input * other if input.dtype != jnp.bool_ else input & other
+
+
+# The ops of torch's backward formulas that a create_graph backward records (autograd/_higher.py's _FORMULAS)
+
+
+@defop("_mul_scalar", method=False, grad_name="MulBackward1", saves=())
+def _mul_scalar(input: TensorArg, other: Scalar) -> Any:
+    """torch's ``tensor * Scalar`` inside C++ formulas (pow's backward): MulBackward1, no edge for the number."""
+    return input * other
+
+
+@defop("_tanh_backward", promote=None, method=False, grad_name="TanhBackwardBackward0")
+def _tanh_backward(grad_output: RawTensor, output: RawTensor) -> Any:
+    return grad_output * (1 - output * output)
+
+
+@defop("_sigmoid_backward", promote=None, method=False, grad_name="SigmoidBackwardBackward0")
+def _sigmoid_backward(grad_output: RawTensor, output: RawTensor) -> Any:
+    return grad_output * (1 - output) * output
 
 
 def _div_promote(static: tuple) -> str:
@@ -291,6 +311,9 @@ def _pow_bakes(e: Any) -> bool:
 @defop(inplace=True, out=True, grad_name=_pow_name, check=_pow_check, bake=_pow_bakes, scalar=("input",))
 def pow(input: TensorOrScalar, exponent: TensorOrStatic) -> Any:
     return _pow(input, exponent)
+
+
+OPS["pow"].keep_numbers = True  # a create_graph backward records torch's formula with the exponent
 
 
 def _float_power_name(static: tuple, dyn: tuple) -> str:
@@ -691,7 +714,7 @@ def _lerp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise _not_implemented(f"lerp_kernel_{kind}", input._dtype)
 
 
-@defop(promote=None, inplace=True, out=True, saves=(), check=_lerp_check,
+@defop(promote=None, inplace=True, out=True, saves=(), check=_lerp_check, scalar=("weight",),
        grad_name=lambda static, dyn: "LerpBackward1" if isinstance(dyn[2], Tensor) else "LerpBackward0")  # fmt: skip
 def lerp(input: RawTensor, end: RawTensor, weight: TensorOrScalar) -> Any:
     """torch.lerp: ``input`` and ``end`` (and a tensor ``weight``) must share a floating dtype."""
@@ -903,7 +926,9 @@ def _cmp(name: str, f: Any, aliases: tuple = ()) -> Any:
         return f(input, other)
 
     body.__name__ = name
-    return defop(name, inplace=True, out=True, differentiable=False, aliases=aliases)(body)
+    wrapper = defop(name, inplace=True, out=True, differentiable=False, aliases=aliases)(body)
+    OPS[name].zero_grad = name.capitalize()  # torch: eq_ of a tensor that requires grad records EqBackward0
+    return wrapper
 
 
 eq = _cmp("eq", jnp.equal)

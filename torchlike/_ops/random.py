@@ -308,7 +308,9 @@ def _to_device(values: Any, dev: _device.device) -> Any:
 def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, params: dict) -> Tensor:
     """The in-place samplers' one body: draw ``entry.sampler`` with ``params`` in the tensor's memory order
     and write through the door."""
-    if grad_mode._state.enabled and (self._rg or self._base_t is not None):
+    grad_name, sources = params.pop("grad", (entry.grad_name, ()))
+    track = grad_mode._state.enabled and (self._rg or self._base_t is not None or any(t._rg for t in sources))
+    if track:
         graph.check_inplace(self)
     dev = self.device
     gen = _generator_for(generator, dev)
@@ -331,9 +333,13 @@ def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, 
         values = values.reshape(shape)
     if values.dtype != self._dtype.np:
         values = values.astype(self._dtype.np)
-    self._assign(values)
-    if self._rg and self._node is not None and grad_mode._state.enabled:
-        self._node = None  # the values no longer depend on the history
+    if track and (self._rg or any(t._rg for t in sources) or self._base_t._rg):
+        # torch: a node over the overwritten tensor (and a tensor p) whose gradient is zero
+        result = T.make(values, dev, self._dtype)
+        graph.zero_gradient(result, grad_name, (self, *sources))
+        graph.commit_inplace(self, result)
+    else:
+        self._assign(values)
     return self
 
 
@@ -358,7 +364,7 @@ def _not_complex(name: str, dt: D.dtype) -> None:
 # The in-place samplers: each entry checks its arguments as torch does and returns its sampler's parameters.
 
 
-@registry.defrandom(_fill, sampler="uniform", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="uniform", grad_name="UniformBackward0", namespaces=("Tensor",))
 def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Generator | None = None) -> dict:
     _float_check("check_uniform_bounds", self._dtype.to_real())
     if from_ > to:
@@ -366,7 +372,7 @@ def uniform_(self: Tensor, from_: float = 0, to: float = 1, *, generator: Genera
     return {"low": float(from_), "high": float(to)}
 
 
-@registry.defrandom(_fill, sampler="normal", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="normal", grad_name="NormalBackward0", namespaces=("Tensor",))
 def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generator | None = None) -> dict:
     _float_check("normal_kernel_cpu", self._dtype.to_real())
     if std < 0:
@@ -376,18 +382,18 @@ def normal_(self: Tensor, mean: float = 0, std: float = 1, *, generator: Generat
     return {"mean": float(mean), "std": float(std)}
 
 
-@registry.defrandom(_fill, sampler="random", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="random", grad_name="RandomBackward0", namespaces=("Tensor",))
 def random_(self: Tensor, from_: int | None = None, to: int | None = None, *,
             generator: Generator | None = None) -> dict:  # fmt: skip
     """No bounds: the dtype's whole range, as torch draws it (``low=None``); one bound: ``[0, from_)``."""
     if from_ is None and to is None:
-        return {"low": None, "high": None}
+        return {"low": None, "high": None, "grad": ("RandomBackward2", ())}
     if to is None and from_ is not None:
-        from_, to = 0, from_
+        return {"low": 0, "high": int(from_), "grad": ("RandomBackward1", ())}
     return {"low": int(from_), "high": None if to is None else int(to)}
 
 
-@registry.defrandom(_fill, sampler="exponential", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="exponential", grad_name="ExponentialBackward0", namespaces=("Tensor",))
 def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None = None) -> dict:
     _continuous_check("Exponential", D.cpp_name, self._dtype)
     if lambd <= 0:
@@ -395,7 +401,7 @@ def exponential_(self: Tensor, lambd: float = 1, *, generator: Generator | None 
     return {"lambd": float(lambd)}
 
 
-@registry.defrandom(_fill, sampler="geometric", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="geometric", grad_name="GeometricBackward0", namespaces=("Tensor",))
 def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> dict:
     _not_complex("geometric_cpu", self._dtype)
     if not 0 < p < 1:
@@ -403,7 +409,7 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     return {"p": float(p)}
 
 
-@registry.defrandom(_fill, sampler="log_normal", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="log_normal", grad_name="LogNormalBackward0", namespaces=("Tensor",))
 def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Generator | None = None) -> dict:
     _float_check("log_normal_cpu", self._dtype)
     if std <= 0:
@@ -411,18 +417,18 @@ def log_normal_(self: Tensor, mean: float = 1, std: float = 2, *, generator: Gen
     return {"mean": float(mean), "std": float(std)}
 
 
-@registry.defrandom(_fill, sampler="cauchy", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="cauchy", grad_name="CauchyBackward0", namespaces=("Tensor",))
 def cauchy_(self: Tensor, median: float = 0, sigma: float = 1, *, generator: Generator | None = None) -> dict:
     _continuous_check("Cauchy", D.c_type, self._dtype)
     return {"median": float(median), "sigma": float(sigma)}
 
 
-@registry.defrandom(_fill, sampler="bernoulli", namespaces=("Tensor",))
+@registry.defrandom(_fill, sampler="bernoulli", grad_name="BernoulliBackward2", namespaces=("Tensor",))
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> dict:
     _not_complex("bernoulli_tensor_cpu_self_" if isinstance(p, Tensor) else "bernoulli_scalar_cpu_", self._dtype)
-    if isinstance(p, Tensor):
-        p = np.asarray(p.detach()._host())  # its dtype picks torch's float or double draw
-    elif not 0 <= p <= 1:
+    if isinstance(p, Tensor):  # its dtype picks torch's float or double draw
+        return {"p": np.asarray(p.detach()._host()), "grad": ("BernoulliBackward1", (p,))}
+    if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     return {"p": p}
 

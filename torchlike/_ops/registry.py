@@ -132,6 +132,7 @@ class OpDef:
         "check", "kind_seq", "number_edges", "edge_skip", "scalar_defaults", "out_dtype", "exposed", "inplace_in", "inplace_arg",
         "inplace_grad_name", "inplace_saves", "__dict__",
     )  # fmt: skip
+    keep_numbers = False  # its backward nodes keep the call's numbers (``Node.numbers``: pow's baked exponent)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -178,6 +179,7 @@ def defop(
     inplace_saves: tuple | None = None,
     nondiff: tuple = (),
     scalar: tuple = (),
+    optional_edges: tuple = (),
     pad: Callable | None = None,
 ) -> Callable:
     """Declare an op. See the module docstring.
@@ -203,6 +205,8 @@ def defop(
         the op's own.
     nondiff: the parameters torch's derivative table leaves out (``where``'s condition, indices, masks): never
         differentiated, and absent from the node's ``next_functions``.
+    optional_edges: optional tensor parameters whose None is an empty edge in ``next_functions`` (torch's
+        ``Tensor?`` inputs: layer_norm's weight and bias).
     scalar: the parameters where torch's schema takes a Scalar when a number is passed (``pow``'s base,
         ``masked_fill``'s value): a number there has no entry in ``next_functions`` (a tensor keeps its own).
     pad: how a call on sizes off the size classes may run padded (``_core/buckets.py``): ``pad(static, shapes)``
@@ -233,12 +237,17 @@ def defop(
             op.kinds[p.name] = _DYN.get(ann.rsplit(".", 1)[-1])
         op.dyn_names = tuple(n for n, k in op.kinds.items() if k is not None)
         op.kind_seq = tuple(op.kinds[n] for n in op.dyn_names)
-        for n in (*nondiff, *scalar):
+        for n in (*nondiff, *scalar, *optional_edges):
             if n not in op.dyn_names:
                 raise TypeError(f"op {op.name}: nondiff/scalar name {n!r} is no tensor or number parameter")
         op.number_edges = tuple(k not in _SCALAR_NO_EDGE and n not in scalar and n not in nondiff
                                 for n, k in zip(op.dyn_names, op.kind_seq))  # fmt: skip
         op.edge_skip = tuple(n in nondiff for n in op.dyn_names) if nondiff else None
+        # where a None is an empty edge: optional_edges always; an optional tensor-or-number (clamp's bounds) when
+        # one of those is a tensor (torch's clamp.Tensor overload)
+        op.none_if_tensor = OPT_TENSOR_OR_SCALAR in op.kind_seq
+        op.none_edges = (tuple(k == OPT_TENSOR_OR_SCALAR or n in optional_edges for n, k in zip(op.dyn_names, op.kind_seq))
+                         if op.none_if_tensor or optional_edges else None)  # fmt: skip
         params = {p.name: p for p in op.params}
         op.scalar_defaults = tuple(
             params[n].default if op.kinds[n] == SCALAR and params[n].default is not params[n].empty else _NO_DEFAULT

@@ -3,10 +3,14 @@ it produces have history and can be differentiated again (gradient penalties, He
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.extend import core as jcore
 
+from .._core import lazy
 from .._core import tensor as T
 from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
@@ -111,8 +115,12 @@ def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
                 args[pos] = list(args[pos])
                 args[pos][j] = p
         name = type(node).__name__
-        outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
-        _reads_its_inputs(outs)
+        formula = _FORMULAS.get(name)
+        outs = formula(node, args, cts, device) if formula is not None and _formula_applies(node, args, cts) else None
+        if outs is None:
+            outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
+            _drop_constant_history(node, args, cts, outs)
+            _reads_its_inputs(outs)
     if anomaly_mode.checking:
         anomaly_mode.check_grads(node, outs)
     return outs
@@ -124,3 +132,183 @@ def _reads_its_inputs(outs: Any) -> None:
     for o in outs:
         if isinstance(o, Tensor) and o._node is not None:
             o._node.needs_saved = True
+            o._node.recorded_vjp = True
+
+
+# --- which gradients depend on what requires grad ------------------------------------------------------------
+# The recorded VJP is one node over all of its inputs; torch's backward formula records only the ops it runs, so
+# the input gradient of a linear map (``g @ w.T``) does not require grad when ``g`` and ``w`` do not. The VJP's
+# jaxpr says which of its outputs are computed from inputs that require grad; the others lose their history.
+
+_dependence: LRU = LRU(kernels=False)
+
+# torch's formulas for these select the gradient through a mask or indices of the input (no edge to the input):
+# their gradients depend only on what requires grad through floating-point values
+_MASK_FORMULAS = frozenset((
+    "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0", "MaxBackward0", "MaxBackward1", "MinBackward0",
+    "MinBackward1", "AmaxBackward0", "AminBackward0", "MaximumBackward0", "MinimumBackward0", "FmaxBackward0",
+    "FminBackward0", "SortBackward0", "TopkBackward0", "KthvalueBackward0", "ModeBackward0", "MedianBackward0",
+    "MedianBackward1", "NanmedianBackward0", "NanmedianBackward1", "CummaxBackward0", "CumminBackward0",
+))  # fmt: skip
+# torch's formulas for these are one backward op over the input (nll_loss_backward(grad, self, ...)), so their
+# gradients require grad whenever the input does; so do the VJPs of these VJPs (relu's threshold_backward reads
+# its result, pow's backward reads self.pow(exponent - 1) even where that is self ** 0)
+_READ_INPUT_FORMULAS = frozenset(("NllLossBackward0", "NllLoss2DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0",
+                                  "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"))  # fmt: skip
+_SECOND_ORDER_READS = frozenset(("PowBackward0", "ReluBackward0"))
+
+
+def _drop_constant_history(node: Any, args: list, cts: tuple, outs: Any) -> None:
+    name = type(node).__name__
+    if name in _READ_INPUT_FORMULAS or (name in _SECOND_ORDER_READS and "recorded_vjp" in node.__dict__):
+        return
+    leaves, treedef = jax.tree_util.tree_flatten([args, cts], is_leaf=lambda x: isinstance(x, Tensor))
+    marks = tuple(isinstance(x, Tensor) and x._rg for x in leaves)
+    sig = tuple(_shaped(x) or type(x) for x in leaves)
+    key = (node.kernel, node.diff, treedef, sig, marks)
+    deps = _dependence.get(key)
+    if deps is None:
+        deps = _dependence[key] = _output_dependence(node, leaves, treedef, marks)
+    for o, dep in zip(outs, deps):
+        if isinstance(o, Tensor) and not dep:
+            o._node = None
+            o._rg = False
+
+
+def _shaped(x: Any) -> tuple | None:
+    if isinstance(x, Tensor):
+        return tuple(x._shape), x._dtype.np
+    return (tuple(x.shape), np.dtype(x.dtype)) if hasattr(x, "shape") else None
+
+
+def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple) -> tuple:
+    """Per output of the node's VJP: whether it is computed from an input marked in ``marks``."""
+    abstract = [jax.ShapeDtypeStruct(*_shaped(x)) if _shaped(x) else x for x in leaves]
+
+    def vjp(*xs: Any) -> tuple:
+        args, cts = jax.tree_util.tree_unflatten(treedef, xs)
+        return tuple(_node_vjp(node.kernel, node.diff, args, cts))
+
+    try:
+        closed = jax.make_jaxpr(vjp)(*abstract)
+    except Exception:  # noqa: BLE001 - a kernel that cannot be traced abstractly keeps every output's history
+        return (True,) * len(node.diff)
+    jaxpr = closed.jaxpr
+    if len(jaxpr.invars) != len(marks):
+        return (True,) * len(node.diff)
+    return tuple(_reaches(jaxpr, marks, type(node).__name__ in _MASK_FORMULAS))
+
+
+def detach_constant_outputs(fn: Callable, args: Any, outs: tuple) -> None:
+    """Drop the history of the outputs of ``fn(*args)`` (just recorded as one op) that are not computed from
+    an argument that requires grad (torch.func's results, whose graph torch records op by op)."""
+    leaves, treedef = jax.tree_util.tree_flatten(args, is_leaf=lambda x: isinstance(x, Tensor))
+    marks = tuple(isinstance(x, Tensor) and x._rg for x in leaves)
+    abstract = [jax.ShapeDtypeStruct(*_shaped(x)) if _shaped(x) else x for x in leaves]
+    try:
+        closed = jax.make_jaxpr(lambda *xs: fn(*jax.tree_util.tree_unflatten(treedef, xs)))(*abstract)
+    except Exception:  # noqa: BLE001 - what cannot be traced abstractly keeps its history
+        return
+    if len(closed.jaxpr.invars) != len(marks) or len(closed.jaxpr.outvars) != len(outs):
+        return
+    for o, dep in zip(outs, _reaches(closed.jaxpr, marks, False)):
+        if isinstance(o, Tensor) and not dep:
+            o._node = None
+            o._rg = False
+
+
+def _reaches(jaxpr: Any, marks: Any, floats_only: bool) -> list:
+    live = {v for v, m in zip(jaxpr.invars, marks) if m}
+    for eqn in jaxpr.eqns:
+        ins = [isinstance(v, jcore.Var) and v in live for v in eqn.invars]
+        if not any(ins):
+            continue
+        sub = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
+        sub = getattr(sub, "jaxpr", sub)
+        if isinstance(sub, jcore.Jaxpr) and len(sub.invars) == len(ins) and len(sub.outvars) == len(eqn.outvars):
+            outs = _reaches(sub, ins, floats_only)  # a call (jit, custom_jvp): through its body
+        else:
+            outs = [True] * len(eqn.outvars)
+        live.update(v for v, m in zip(eqn.outvars, outs)
+                    if m and not (floats_only and not jnp.issubdtype(v.aval.dtype, jnp.inexact)))  # fmt: skip
+    return [isinstance(v, jcore.Var) and v in live for v in jaxpr.outvars]
+
+
+# --- torch's backward formulas, for the most common ops --------------------------------------------------------
+# With create_graph, torch records the ops of an op's derivative formula (exp: grad * result, a MulBackward0 over
+# the ExpBackward0 node), and scripts print those names. For these ops the gradient is computed with the same ops
+# (real, same-shape, same-dtype operands only; the others take the recorded VJP above).
+
+
+def _formula_applies(node: Any, args: list, cts: tuple) -> bool:
+    if len(cts) != 1 or not isinstance(cts[0], Tensor) or "recorded_vjp" in node.__dict__:
+        return False
+    g = cts[0]
+    if not g._dtype.is_floating_point:
+        return False
+    elementwise = type(node).__name__ != "MmBackward0"
+    for pos, j in node.diff:
+        a = args[pos] if j is None else args[pos][j]
+        if not isinstance(a, Tensor) or a._dtype is not g._dtype or (elementwise and a._shape != g._shape):
+            return False
+    return True
+
+
+def _result(node: Any, args: list, device: Any) -> Tensor:
+    """The node's output as a tensor wired to the node (torch's saved ``result``)."""
+    arrays = [a._peek() if isinstance(a, Tensor) else a for a in args]
+    t = T.make(lazy.call(node.kernel, arrays), device)
+    t._node, t._out_nr, t._rg, t._node_v = node, 0, True, t._vc.v
+    return t
+
+
+def _ops() -> Any:
+    from .._ops import namespace
+
+    return namespace()
+
+
+def _exp(node: Any, args: list, cts: tuple, device: Any) -> tuple:
+    return (_ops().mul(cts[0], _result(node, args, device)),)
+
+
+def _tanh(node: Any, args: list, cts: tuple, device: Any) -> tuple:
+    from .._ops import pointwise
+
+    return (pointwise._tanh_backward(cts[0], _result(node, args, device)),)
+
+
+def _sigmoid(node: Any, args: list, cts: tuple, device: Any) -> tuple:
+    from .._ops import pointwise
+
+    return (pointwise._sigmoid_backward(cts[0], _result(node, args, device)),)
+
+
+def _pow(node: Any, args: list, cts: tuple, device: Any) -> tuple | None:
+    from .._ops import pointwise
+
+    exponent = node.__dict__.get("numbers", (None, None))[1]
+    if node.diff != ((0, None),) or exponent is None or exponent == 0:
+        return None
+    # torch: grad * (exponent * self.pow(exponent - 1))
+    return (_ops().mul(cts[0], pointwise._mul_scalar(args[0].pow(exponent - 1), exponent)),)
+
+
+def _mul(node: Any, args: list, cts: tuple, device: Any) -> tuple | None:
+    if not all(isinstance(a, Tensor) for a in args[:2]) or len(args) != 2:
+        return None
+    mul = _ops().mul
+    return tuple(mul(cts[0], args[1 - pos]) for pos, _ in node.diff)  # torch: grad * other, grad * self
+
+
+def _mm(node: Any, args: list, cts: tuple, device: Any) -> tuple | None:
+    a, b = args[:2]
+    if len(args) != 2 or not all(isinstance(x, Tensor) and x.dim() == 2 for x in (a, b)):
+        return None
+    g = cts[0]
+    # torch: grad.mm(mat2.t()), mat1.t().mm(grad)
+    return tuple(g.mm(b.t()) if pos == 0 else a.t().mm(g) for pos, _ in node.diff)
+
+
+_FORMULAS = {"ExpBackward0": _exp, "TanhBackward0": _tanh, "SigmoidBackward0": _sigmoid, "PowBackward0": _pow,
+             "MulBackward0": _mul, "MmBackward0": _mm}  # fmt: skip

@@ -14,10 +14,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from ..autograd import grad_mode
+from ..autograd import _higher, grad_mode
 
 __all__ = ["grad", "grad_and_value", "vmap", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize",
            "functional_call", "stack_module_state", "functionalize", "to_jax", "replace_all_batch_norm_modules_"]  # fmt: skip
@@ -79,9 +80,27 @@ def _error_if_complex(name: str, tree: Any, is_input: bool) -> None:
             )
 
 
-def _apply(transform: Callable, args: tuple, kwargs: dict) -> Any:
-    """Run a JAX-transformed function on tensor arguments and wrap the results as tensors."""
+def _apply(transform: Callable, args: tuple, kwargs: dict, name: str) -> Any:
+    """Run a JAX-transformed function on tensor arguments and wrap the results as tensors. Where an argument
+    requires grad (outside other transforms), the whole transform is recorded as one op ``name`` whose backward
+    is the VJP of the transform, so the results connect to the outer autograd graph as torch's do."""
     device = _device((args, kwargs))
+    if grad_mode.is_grad_enabled() and any(_is_t(x) and x._rg for x in _leaves((args, kwargs))[0]):
+        from .._ops import registry
+
+        tree: list = []
+
+        def flat(a: Any, k: Any) -> tuple:
+            a, k = jax.tree_util.tree_map(lambda v: jnp.asarray(v) if isinstance(v, np.ndarray) else v, (a, k))
+            leaves, treedef = jax.tree_util.tree_flatten(transform(*a, **k))
+            tree[:] = [treedef]
+            return tuple(leaves)
+
+        flat.__name__ = name
+        outs = registry.apply_pure(name, flat, [list(args), dict(kwargs)], device)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        _higher.detach_constant_outputs(flat, [list(args), dict(kwargs)], outs)
+        return jax.tree_util.tree_unflatten(tree[0], list(outs))
     arrays = _to_arrays((args, kwargs))
     out = transform(*arrays[0], **arrays[1])
     return _to_tensors(out, device)
@@ -130,7 +149,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
             value, g = for_jax(*a, **k)
             return value, _conj(g)
 
-        (value, g) = _apply(run, args, kwargs)
+        (value, g) = _apply(run, args, kwargs, "GradBackward0")
         return g, value
 
     return wrapper
@@ -172,12 +191,12 @@ def jvp(func: Callable, primals: Sequence[Any], tangents: Sequence[Any], *, stri
         has_aux: bool = False) -> tuple:
     device = _device(primals)
     f = _pure(func, device)
-    if has_aux:
-        out, tang, aux = jax.jvp(lambda *a: f(*a), tuple(_to_arrays(primals)), tuple(_to_arrays(tangents)),
-                                 has_aux=True)  # fmt: skip
-        return _to_tensors(out, device), _to_tensors(tang, device), _to_tensors(aux, device)
-    out, tang = jax.jvp(f, tuple(_to_arrays(primals)), tuple(_to_arrays(tangents)))
-    return _to_tensors(out, device), _to_tensors(tang, device)
+    n = len(primals)
+
+    def run(*pt: Any) -> tuple:
+        return jax.jvp(f, tuple(pt[:n]), tuple(pt[n:]), has_aux=has_aux)
+
+    return tuple(_apply(run, (*primals, *tangents), {}, "JvpBackward0"))
 
 
 def linearize(func: Callable, *primals: Any) -> tuple:
@@ -200,7 +219,7 @@ def _jac(jax_fn: Callable, func: Callable, argnums: Any, has_aux: bool, name: st
             _error_if_complex(name, out[0] if has_aux else out, False)
             return out
 
-        return _apply(jax_fn(checked, argnums=argnums, has_aux=has_aux), args, kwargs)
+        return _apply(jax_fn(checked, argnums=argnums, has_aux=has_aux), args, kwargs, f"{name.capitalize()}Backward0")
 
     return wrapper
 
@@ -237,7 +256,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
             )
         batched = jax.vmap(lambda *a: f(*a, **_to_arrays(kwargs)), in_axes=dims, out_axes=out_dims)
         with _in_vmap(randomness):
-            return _apply(batched, args, {})
+            return _apply(batched, args, {}, "VmapBackward0")
 
     return wrapper
 

@@ -879,6 +879,8 @@ def _bn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
     grad_name="NativeBatchNormBackward0",
     saves=("input", "weight"),
     check=_bn_check,
+    nondiff=("running_mean", "running_var"),
+    optional_edges=("weight", "bias"),
 )
 def _batch_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, running_mean: OptRawTensor,
                 running_var: OptRawTensor, momentum: Scalar, training: bool, eps: Scalar) -> Any:  # fmt: skip
@@ -1013,6 +1015,7 @@ def _norm_shape_check(input: Any, normalized_shape: tuple) -> None:
     grad_name="NativeLayerNormBackward0",
     saves=("input", "weight"),
     pad=lambda static, shapes: (buckets.rows(shapes[0], len(static[0])),),
+    optional_edges=("weight", "bias"),
 )
 def _layer_norm(input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, normalized_shape: tuple,
                 eps: Scalar) -> Any:  # fmt: skip
@@ -1051,7 +1054,8 @@ def _gn_check(cdt: Any, dyn: tuple, static: tuple) -> None:
         )
 
 
-@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check)  # fmt: skip
+@defop(promote=None, method=False, grad_name="NativeGroupNormBackward0", saves=("input", "weight"), check=_gn_check,
+       optional_edges=("weight", "bias"))  # fmt: skip
 def _group_norm(
     input: RawTensor, weight: OptRawTensor, bias: OptRawTensor, num_groups: int, eps: Scalar
 ) -> Any:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._core import buckets
 from ..._core import dtype as D
+from ..._core.graph import show_as
 from .._common import norm_acc, special_ord
 from .layers import host_values
 from ..registry import OptRawTensor, OptScalar, OptTensor, RawTensor, Scalar, ScalarOrStatic, TensorArg, TensorOrScalar, defop
@@ -171,7 +172,7 @@ def _class_rows_pad(static: tuple, shapes: tuple) -> tuple:
 
 
 @defop(promote=None, method=False, grad_name=_nll_name, check=_nll_check, saves=("target", "weight"),
-       pad=_class_rows_pad)  # fmt: skip
+       pad=_class_rows_pad, nondiff=("target", "weight"))  # fmt: skip
 def _nll_loss(
     input: RawTensor, target: RawTensor, weight: OptRawTensor, reduction: str, ignore_index: OptScalar
 ) -> Any:
@@ -197,7 +198,13 @@ def _ce_name(static: tuple, dyn: tuple) -> str:
         return "DivBackward1" if reduction == "mean" else "NegBackward0"
     if smoothing > 0:
         return "AddBackward0"
-    return _nll_name(static, dyn)
+    return _nll_name(static, dyn) + ("@ce_index_3d" if dyn[0].dim() == 3 else "@ce_index")
+
+
+# torch's cross_entropy with class indices is nll_loss over log_softmax (target and weight have no edges), a
+# 3-d input viewed as 4-d in between
+show_as("ce_index", [("LogSoftmaxBackward0", [0])])
+show_as("ce_index_3d", [("ViewBackward0", [("LogSoftmaxBackward0", [0])])])
 
 
 def _wrapped(v: Any, dt: Any) -> Any:

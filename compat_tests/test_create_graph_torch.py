@@ -1,0 +1,146 @@
+"""Gradients taken with create_graph=True: which of them require grad (torch's backward formulas record only
+the ops they run, so the input gradient of a linear map does not depend on that input), and their values and
+second-order gradients, torch vs torchlike."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from _harness import check
+
+import torchlike
+
+X = np.random.RandomState(0).randn(2, 3).astype(np.float32)
+W = np.random.RandomState(1).randn(3, 4).astype(np.float32)
+
+# f(t, x, w): x requires grad, w is data (it requires grad in the `_w` variants)
+_FNS = {
+    "mm": lambda t, x, w: x @ w,
+    "linear": lambda t, x, w: t.nn.functional.linear(x, w.t()),
+    "add": lambda t, x, w: x + 1,
+    "sub_rsub": lambda t, x, w: 1 - x * 2,
+    "mul_const": lambda t, x, w: x * 3,
+    "div_const": lambda t, x, w: x / 3,
+    "mean": lambda t, x, w: x.mean(),
+    "sum_dim": lambda t, x, w: x.sum(1),
+    "reshape_t": lambda t, x, w: x.reshape(3, 2).t(),
+    "index": lambda t, x, w: x[:, 1:],
+    "cat": lambda t, x, w: t.cat([x, x * 2]),
+    "mul_self": lambda t, x, w: x * x,
+    "pow": lambda t, x, w: x.pow(3),
+    "exp": lambda t, x, w: x.exp(),
+    "tanh": lambda t, x, w: x.tanh(),
+    "sigmoid": lambda t, x, w: x.sigmoid(),
+    "softmax": lambda t, x, w: x.softmax(-1),
+    "log_softmax": lambda t, x, w: x.log_softmax(-1),
+    "mse": lambda t, x, w: t.nn.functional.mse_loss(x @ w, t.zeros(2, 4)),
+    "mlp": lambda t, x, w: (x @ w).tanh() @ w.t(),
+    "layer_norm": lambda t, x, w: t.nn.functional.layer_norm(x, (3,)),
+    # torch selects these gradients through masks or indices of x: they require grad only through w
+    "clamp": lambda t, x, w: x.clamp(-0.5, 0.5) * w[:, :3].sum(0),
+    "clamp_min": lambda t, x, w: x.clamp_min(0.1),
+    "max": lambda t, x, w: x.max() * w.sum(),
+    "max_dim": lambda t, x, w: x.max(1)[0],
+    "amin": lambda t, x, w: x.amin(1),
+    "maximum": lambda t, x, w: t.maximum(x, w[:2, :3]),
+    "sort": lambda t, x, w: x.sort(1)[0],
+    "topk": lambda t, x, w: x.topk(2)[0],
+    "median": lambda t, x, w: x.median(),
+    "cummax": lambda t, x, w: x.cummax(1)[0],
+    # torch's backward ops over x: they require grad whenever x does
+    "relu": lambda t, x, w: x.relu(),
+    "hardtanh": lambda t, x, w: t.nn.functional.hardtanh(x),
+    "leaky_relu": lambda t, x, w: t.nn.functional.leaky_relu(x),
+    "nll_loss": lambda t, x, w: t.nn.functional.nll_loss(x, t.tensor([0, 2])),
+    "cross_entropy": lambda t, x, w: t.nn.functional.cross_entropy(x, t.tensor([0, 2])),
+}
+
+
+@pytest.mark.parametrize("w_grad", [False, True], ids=["w_data", "w_grad"])
+@pytest.mark.parametrize("name", list(_FNS))
+def test_create_graph_requires_grad(name: str, w_grad: bool) -> None:
+    def f(t, x, w):  # noqa: ANN001, ANN202
+        x.requires_grad_()
+        w.requires_grad_(w_grad)
+        out = _FNS[name](t, x, w)
+        (g,) = t.autograd.grad(out.sum(), x, create_graph=True)
+        return g, g.requires_grad, g.grad_fn is not None
+
+    check(f, [X, W], grad=False)
+
+
+@pytest.mark.parametrize("name", ["mm", "pow", "mul_self", "tanh", "relu", "mse", "layer_norm", "log_softmax"])
+def test_second_order_requires_grad(name: str) -> None:
+    """A gradient of a create_graph gradient, and autograd.functional's jvp (the double-backward trick) and
+    vhp, require grad as torch's do."""
+
+    def f(t, x, w):  # noqa: ANN001, ANN202
+        x.requires_grad_()
+        fn = lambda a: _FNS[name](t, a, w)  # noqa: E731
+        (g,) = t.autograd.grad(fn(x).sum(), x, create_graph=True)
+        (h,) = t.autograd.grad(g, x, t.ones(2, 3), create_graph=True, allow_unused=True) if g.requires_grad else (None,)
+        _, j = t.autograd.functional.jvp(fn, x.detach(), t.ones(2, 3), create_graph=True)
+        _, v = t.autograd.functional.vhp(lambda a: fn(a).sum(), x.detach(), t.ones(2, 3), create_graph=True)
+        return None if h is None else h.requires_grad, j.requires_grad, v.requires_grad
+
+    check(f, [X, W], grad=False)
+
+
+@pytest.mark.parametrize("name", ["mm", "mlp", "tanh", "mse", "softmax"])
+def test_second_order_gradients(name: str) -> None:
+    def f(t, x, w):  # noqa: ANN001, ANN202
+        x.requires_grad_()
+        w.requires_grad_()
+        (g,) = t.autograd.grad(_FNS[name](t, x, w).pow(2).sum(), x, create_graph=True)
+        return t.autograd.grad(g.pow(2).sum(), (x, w), allow_unused=True, materialize_grads=True)
+
+    check(f, [X, W], grad=False, rtol=1e-4, atol=1e-5)
+
+
+def test_constant_gradient_cannot_be_differentiated_again() -> None:
+    """As in torch, a gradient that does not depend on the inputs is a constant: backward through it raises."""
+    for t in (torch, torchlike):
+        x = t.tensor(X, requires_grad=True)
+        (g,) = t.autograd.grad((x @ t.tensor(W)).sum(), x, create_graph=True)
+        with pytest.raises(RuntimeError, match="does not require grad"):
+            g.sum().backward()
+
+
+def _tree(fn) -> object:  # noqa: ANN001
+    if fn is None:
+        return None
+    return (fn.name(), [_tree(f) for f, _ in fn.next_functions])
+
+
+# torch's backward formulas as recorded ops: exp's grad * result over the ExpBackward0 node, tanh_backward,
+# pow's grad * (exponent * self.pow(exponent - 1)), mul's grad * other, mm's grad.mm(mat2.t())
+_GRAPH_CASES = {
+    "pow_int": lambda t, x, w: (x**3).sum(),
+    "pow_float": lambda t, x, w: x.pow(2.5).sum(),
+    "mul_self": lambda t, x, w: (x * x).sum(),
+    "mul_other": lambda t, x, w: (x * w[:2, :3]).sum(),
+    "exp": lambda t, x, w: x.exp().sum(),
+    "tanh": lambda t, x, w: x.tanh().sum(),
+    "sigmoid": lambda t, x, w: x.sigmoid().sum(),
+    "mm": lambda t, x, w: (x @ w).pow(2).sum(),
+    "mm_method": lambda t, x, w: x.mm(w).tanh().sum(),
+    "mlp": lambda t, x, w: ((x @ w).tanh() @ w.t()).sigmoid().sum(),
+    "penalty": lambda t, x, w: (x.sigmoid() * x).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(_GRAPH_CASES))
+def test_create_graph_nodes_are_torch_formula_ops(name: str) -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        x = t.tensor(np.abs(X) + 0.5, requires_grad=True)
+        w = t.tensor(W, requires_grad=True)
+        (g,) = t.autograd.grad(_GRAPH_CASES[name](t, x, w), x, create_graph=True)
+        second = t.autograd.grad(g.pow(2).sum(), (x, w), allow_unused=True, materialize_grads=True)
+        return _tree(g.grad_fn), g.detach().numpy(), [s.numpy() for s in second]
+
+    (ref_tree, ref_g, ref_h), (tree, g, h) = run(torch), run(torchlike)
+    assert tree == ref_tree
+    np.testing.assert_allclose(g, ref_g, rtol=1e-5, atol=1e-6)
+    for a, b in zip(ref_h, h):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
