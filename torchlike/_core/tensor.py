@@ -58,8 +58,12 @@ class Buffer:
     numpy array is the truth: reads copy it while anyone else holds a reference (they may write
     to it behind our back) and writes copy into it.
 
-    ``array`` may also be a read-only NumPy array: the result of a small op run on the host (see
-    ``cold_kernels.ColdKernel.host``). Kernels take it as it is; ``get``/``peek`` hand out a JAX array.
+    A *host-backed* buffer (``array is np``, made by ``make_host``) holds values computed on the host
+    (random draws, transformed images): reading them back (``item()``, ``numpy()``, collation) costs no
+    JAX call. Once nobody else holds that array, ``peek`` turns it into the read-only form below.
+
+    ``array`` may also be a read-only NumPy array (``np`` None): the result of a small op run on the host
+    (see ``cold_kernels.ColdKernel.host``). Kernels take it as it is; ``get`` hands out a JAX array.
     """
 
     __slots__ = ("array", "np", "np_strides", "device", "__weakref__")
@@ -82,12 +86,12 @@ class Buffer:
             if type(a) is LazyArray:
                 a = self.array = a.materialize()
             elif type(a) is np.ndarray:
-                a = self.array = _cold.to_jax(a, copy=False)
+                a = self.array = host_to_jax(a, False)
             return a
-        if _getrefcount(self.np) > 2:  # shared with the user: they may have written to it
-            self.array = jnp.array(self.np, copy=True)
+        if _getrefcount(self.np) > 2 + (self.array is self.np):  # shared with the user: they may write to it
+            self.array = host_to_jax(self.np, True)
         else:  # nobody else can see it any more: back to a plain array
-            self.array = jnp.array(self.np, copy=True)
+            self.array = host_to_jax(self.np, self.array is not self.np)
             self.np = self.np_strides = None
         return self.array
 
@@ -98,13 +102,24 @@ class Buffer:
             if type(a) is LazyArray and a.graph is None:  # computed by an earlier flush: drop the wrapper
                 a = self.array = a.value
             return a  # (a host array as it is: kernels take NumPy arrays)
+        a = self.np
+        if a is self.array and hook is None and _getrefcount(a) <= 4 and self.np_strides is None and _cold.host_enabled():
+            # host-backed and nobody else holds the array: the read-only host form, no JAX call
+            a.setflags(write=False)
+            self.np = None
+            return a
         return self.get()
 
     def host(self) -> np.ndarray:
         """The current value as a read-only NumPy array, without a trip through JAX where it is one."""
         a = self.array
-        if self.np is None and hook is None and type(a) is np.ndarray:
-            return a
+        if hook is None and type(a) is np.ndarray:
+            if self.np is None:
+                return a
+            if a is self.np:  # host-backed: a read-only window on it
+                a = a.view()
+                a.setflags(write=False)
+                return a
         return np.asarray(self.get())
 
     def set(self, array: Any) -> None:
@@ -147,6 +162,9 @@ class _InferenceBuffer(Buffer):
 
     __slots__ = ()
     inference = True
+
+
+_HOST_OK = frozenset((Buffer, _InferenceBuffer))  # buffers that may become host-backed (not shared memory)
 
 
 class _ArrayInterface:
@@ -234,7 +252,11 @@ class Tensor:
         if value.dtype != self._dtype.np:
             value = value.astype(self._dtype.np)
         if view is None:
-            buf.set(value)
+            if type(value) is np.ndarray and _host_takes(buf, value):  # host values stay there (see Buffer)
+                buf.np = buf.array = value
+                buf.np_strides = None
+            else:
+                buf.set(value)
         else:
             if _views.has_internal_overlap(view.shape, view.stride):
                 raise RuntimeError(
@@ -414,6 +436,9 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to {what}")
+        buf = self._buf
+        if buf.np is not None and self._view is None and hook is None:  # host values: no JAX call
+            return buf.np.reshape(()).item()
         # Inside a compiled trace this raises JAX's concretization error: a graph break.
         return self._values().reshape(()).item()
 
@@ -724,6 +749,43 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     t._grad = None
     t._hooks = None
     t._retains_grad = False
+    return t
+
+
+def host_to_jax(a: np.ndarray, copy: bool) -> Any:
+    """A host array as a CPU JAX array (``copy=False``: ``a`` is handed over). DataLoader fork workers
+    replace it: they never run JAX."""
+    return _cold.to_jax(np.array(a) if copy else a, copy=False)
+
+
+def _adoptable(a: np.ndarray) -> bool:
+    """A host array a buffer can hold as it is: numpy() hands it out, C-ordered and writable."""
+    flags = a.flags
+    return flags.c_contiguous and flags.writeable
+
+
+def _host_takes(buf: Buffer, value: np.ndarray) -> bool:
+    """Whether ``_assign`` can keep ``value`` (NumPy, handed over) on the host as ``buf``'s contents: a CPU buffer
+    of a plain kind (not shared memory), no compile trace, and no numpy array but its own (one ``numpy()`` shared
+    with the user gets the values copied in)."""
+    return (
+        _adoptable(value)
+        and hook is None
+        and buf.__class__ in _HOST_OK
+        and buf.device.type == "cpu"
+        and (buf.np is None or buf.array is buf.np and _getrefcount(buf.np) <= 3)
+    )
+
+
+def make_host(array: np.ndarray, dtype: _dtype.dtype | None = None) -> Tensor:
+    """A new CPU tensor over host values that the caller hands over (see ``Buffer``): host-backed unless
+    ``torchlike.compile`` is tracing (then its values enter JAX now, as ``make``'s do)."""
+    if hook is not None:
+        return make(host_to_jax(array, False), _device.CPU, dtype)
+    if not _adoptable(array):  # numpy() must give a writable C-ordered array of the tensor's memory
+        array = np.array(array, order="C")
+    t = make(array, _device.CPU, dtype)
+    t._buf.np = array
     return t
 
 
