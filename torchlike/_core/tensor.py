@@ -102,9 +102,12 @@ class Buffer:
             if type(a) is LazyArray and a.graph is None:  # computed by an earlier flush: drop the wrapper
                 a = self.array = a.value
             return a  # (a host array as it is: kernels take NumPy arrays)
-        a = self.np
-        if a is self.array and hook is None and _getrefcount(a) <= 4 and self.np_strides is None and _cold.host_enabled():
-            # host-backed and nobody else holds the array: the read-only host form, no JAX call
+        # host-backed, nobody else holds the array, and kernels run on the host (not in lazy mode: the graph
+        # takes JAX arrays): the read-only host form, no JAX call. (No local name for self.np before get(): it
+        # counts the array's references to tell whether the user holds it.)
+        if self.np is self.array and hook is None and _getrefcount(self.np) <= 3 and self.np_strides is None \
+                and not _lazy._on and _cold.host_enabled():  # fmt: skip
+            a = self.array
             a.setflags(write=False)
             self.np = None
             return a
@@ -125,9 +128,18 @@ class Buffer:
     def set(self, array: Any) -> None:
         if hook is not None:
             hook.write(self)
-        if self.np is not None:  # the user's numpy array sees writes at once
-            np.copyto(self.np, np.asarray(array), casting="unsafe")
+        if self.np is not None:
+            if self.host_owned():  # nothing to write through: the new value replaces the host array
+                self.np = self.np_strides = None
+            else:  # the user's numpy array sees writes at once
+                np.copyto(self.np, np.asarray(array), casting="unsafe")
         self.array = array
+
+    def host_owned(self) -> bool:
+        """Whether this buffer is host-backed and nobody else holds its array (no ``numpy()`` shares it): the array
+        is then only the buffer's, and a write may replace it (even with a new size) instead of copying into it."""
+        n = self.np
+        return n is self.array and n is not None and _getrefcount(n) <= 4  # (self.np, self.array, n, the argument)
 
     def to_numpy(self) -> np.ndarray:
         if self.np is None:
@@ -773,7 +785,7 @@ def _host_takes(buf: Buffer, value: np.ndarray) -> bool:
         and hook is None
         and buf.__class__ in _HOST_OK
         and buf.device.type == "cpu"
-        and (buf.np is None or buf.array is buf.np and _getrefcount(buf.np) <= 3)
+        and (buf.np is None or buf.host_owned())
     )
 
 
