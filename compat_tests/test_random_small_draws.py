@@ -150,3 +150,29 @@ def test_randperm_every_small_n_and_fills_of_strided_numpy_memory():
         return out + [x.clone(), a.copy(), y]
 
     _same(fn)
+
+
+def test_host_backed_tensors_as_out_and_after_writes():
+    """Factories and draws are host-backed until written: as ``out=`` of another size they resize, a write replaces
+    their values (no copy into a host array nobody holds), and one shared through numpy() keeps seeing writes."""
+
+    def fn(t):
+        t.manual_seed(4)
+        out = []
+        for make in (lambda: t.empty(0), lambda: t.zeros(2), lambda: t.rand(5), lambda: t.randperm(3)):
+            o = make()
+            src = t.arange(6).reshape(2, 3) if o.dtype == t.int64 else t.rand(2, 3)
+            t.add(src, 1, out=o)
+            out += [o.shape, o.clone()]
+            t.sum(src, 0, out=o)
+            out += [o.shape, o.clone()]
+        s = t.zeros(3)
+        a = s.numpy()
+        s.add_(t.rand(3))
+        out += [a.copy(), s.clone()]
+        f = t.full((4,), 2.5)
+        f.copy_(t.rand(4))
+        out += [f.mul(2), f.numpy().copy()]
+        return out
+
+    _same(fn)

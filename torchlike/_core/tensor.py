@@ -302,9 +302,10 @@ class Tensor:
             raise RuntimeError(_INFERENCE_UPDATE)
         if self._view is not None:
             raise RuntimeError("torchlike: cannot resize a view of another tensor")
-        if self._buf.np is not None and self._buf.np.shape != value.shape:
+        buf = self._buf
+        if buf.np is not None and buf.np.shape != value.shape and not buf.host_owned():
             raise RuntimeError("Trying to resize storage that is not resizable")
-        self._buf.set(value)
+        buf.set(value)
         self._shape = Size(value.shape)
         self._vc.v += 1
 
