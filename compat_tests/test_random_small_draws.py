@@ -176,3 +176,17 @@ def test_host_backed_tensors_as_out_and_after_writes():
         return out
 
     _same(fn)
+
+
+def test_one_element_affine_draws():
+    """uniform_(a, b) and normal_(mean, std) of one float32 element (the scalar form of the exact fused multiply-add)."""
+
+    def fn(t):
+        t.manual_seed(6)
+        out = []
+        for lo, hi in ((0.08, 1.0), (-0.3, 0.3), (3.0 / 4.0, 4.0 / 3.0), (-1e-3, 2e-3), (0.0, 1e-30), (-5.0, -5.0)):
+            out += [t.empty(1).uniform_(lo, hi).item() for _ in range(50)]
+        out += [t.empty(1).normal_(m, s).item() for m, s in ((0.0, 1.0), (2.5, 0.1), (-1e-3, 3.0)) for _ in range(50)]
+        return out
+
+    _same(fn)
