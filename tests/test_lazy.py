@@ -8,6 +8,7 @@ import pytest
 
 import torchlike as torch
 import torchlike.nn as nn
+from torchlike._core import cold_kernels
 from torchlike._core import lazy as L
 
 
@@ -231,6 +232,23 @@ def test_key_stream_draws_match_eager(lazy_on):
         b2 = torch.randint(0, 10, (4,), generator=g)
         z2 = torch.empty(3, dtype=torch.complex64).normal_(generator=g)
     assert torch.equal(a, a2) and torch.equal(b, b2) and torch.equal(z, z2)
+
+
+def test_host_backed_tensors_join_the_graph_without_a_flush(lazy_on, monkeypatch):
+    """Small CPU draws and factories start on the host (host-backed buffers). In lazy mode a kernel reads them as
+    JAX arrays, once, and a write replaces their host array: neither runs the pending graph. (Before: with the host
+    path off, as on several devices, a read held a reference that made the array look shared with the user, so it
+    stayed the buffer's truth and every pending write was copied into it: a flush per write.)"""
+    monkeypatch.setattr(cold_kernels, "host_enabled", lambda: False)
+    w, b, fresh = torch.randn(4), torch.zeros(4), torch.zeros(4)
+    assert w._buf.np is w._buf.array  # host-backed
+    y = w * 2
+    b.add_(y)
+    torch.mul(w, 2, out=fresh)  # written before anything read it
+    assert L.stats["flushes"] == 0 and w._buf.np is None and b._buf.np is None and fresh._buf.np is None
+    assert type(w._buf.array) is not np.ndarray
+    got = b.tolist(), fresh.tolist()
+    assert L.stats["flushes"] == 1 and got[0] == got[1] == [2 * v for v in w.tolist()]
 
 
 class _FakeGpu:

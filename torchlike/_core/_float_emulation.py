@@ -5,6 +5,7 @@ contracts them, glibc's libm called element-wise, and the Cephes log/sincos of A
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ _TOP = np.uint64(1 << 63)  # a float64 shifted left by 35 equals this exactly wh
 _S35 = np.uint64(35)  # between two float32s (low 29 bits 0x10000000)
 _EXP_BITS = np.uint64(0x7FF0000000000000)
 _F32_NORMAL_MIN = np.uint64(897 << 52)  # float64 exponent field of 2**-126
+_F64 = struct.Struct("<d")
 
 
 def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -57,6 +59,10 @@ def _fma32(a: Any, b: Any, c: Any, a_ulp: float = 0.0) -> np.ndarray:
     """float32 fused multiply-add, exactly rounded. Results below float32's normal range need a
     check too, skipped when ``a_ulp`` (a lower bound on the spacing of a's nonzero values) and
     scalar b, c prove that no nonzero result can be that small."""
+    if type(a) is np.ndarray and a.size == 1 and np.ndim(b) == 0 and np.ndim(c) == 0:
+        one = _fma32_one(float(np.float32(a.reshape(-1)[0])), float(np.float32(b)), float(np.float32(c)))
+        if one is not None:
+            return np.array(one, np.float32).reshape(a.shape)
     a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
     s = np.array(a.astype(np.float64) * b.astype(np.float64), ndmin=1)
     s += c.astype(np.float64)
@@ -68,6 +74,17 @@ def _fma32(a: Any, b: Any, c: Any, a_ulp: float = 0.0) -> np.ndarray:
         risky |= (s.view(np.uint64) & _EXP_BITS) < _F32_NORMAL_MIN
     _redo_halfway(s, risky, a, b, c)
     return s.astype(np.float32).reshape(np.broadcast_shapes(a.shape, b.shape, c.shape))
+
+
+def _fma32_one(a: float, b: float, c: float) -> float | None:
+    """``_fma32`` of one element in Python floats (a small draw's whole cost was NumPy's per-call overhead): the
+    same float64 product and sum, None where that sum needs the array path's care (halfway between two float32s,
+    or below float32's normal range)."""
+    s = a * b + c  # a * b is exact: two float32s carried in float64
+    bits = int.from_bytes(_F64.pack(s), "little")
+    if bits & 0x1FFFFFFF == 0x10000000 or bits & 0x7FF0000000000000 < 897 << 52:
+        return None
+    return s
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -125,7 +125,7 @@ _HOST = os.environ.get("TORCHLIKE_HOST_OPS", "1").strip().lower() not in ("0", "
 def host_enabled() -> bool:
     """Whether eager ops on small CPU arrays may run with NumPy (``ColdKernel.host``): a CPU-only process,
     the exact tier on, and not switched off (``TORCHLIKE_HOST_OPS=0``)."""
-    return _HOST and _exact_on and _cpu_only()
+    return _HOST and _exact_on and (_cpu if _cpu is not None else _cpu_only())
 
 
 def _float_only(f: Callable) -> Callable:

@@ -58,8 +58,12 @@ class Buffer:
     numpy array is the truth: reads copy it while anyone else holds a reference (they may write
     to it behind our back) and writes copy into it.
 
-    ``array`` may also be a read-only NumPy array: the result of a small op run on the host (see
-    ``cold_kernels.ColdKernel.host``). Kernels take it as it is; ``get``/``peek`` hand out a JAX array.
+    A *host-backed* buffer (``array is np``, made by ``make_host``) holds values computed on the host
+    (random draws, transformed images): reading them back (``item()``, ``numpy()``, collation) costs no
+    JAX call. Once nobody else holds that array, ``peek`` turns it into the read-only form below.
+
+    ``array`` may also be a read-only NumPy array (``np`` None): the result of a small op run on the host
+    (see ``cold_kernels.ColdKernel.host``). Kernels take it as it is; ``get`` hands out a JAX array.
     """
 
     __slots__ = ("array", "np", "np_strides", "device", "__weakref__")
@@ -82,12 +86,12 @@ class Buffer:
             if type(a) is LazyArray:
                 a = self.array = a.materialize()
             elif type(a) is np.ndarray:
-                a = self.array = _cold.to_jax(a, copy=False)
+                a = self.array = host_to_jax(a, False)
             return a
-        if _getrefcount(self.np) > 2:  # shared with the user: they may have written to it
-            self.array = jnp.array(self.np, copy=True)
+        if _getrefcount(self.np) > 2 + (self.array is self.np):  # shared with the user: they may write to it
+            self.array = host_to_jax(self.np, True)
         else:  # nobody else can see it any more: back to a plain array
-            self.array = jnp.array(self.np, copy=True)
+            self.array = host_to_jax(self.np, self.array is not self.np)
             self.np = self.np_strides = None
         return self.array
 
@@ -98,21 +102,44 @@ class Buffer:
             if type(a) is LazyArray and a.graph is None:  # computed by an earlier flush: drop the wrapper
                 a = self.array = a.value
             return a  # (a host array as it is: kernels take NumPy arrays)
+        # host-backed, nobody else holds the array, and kernels run on the host (not in lazy mode: the graph
+        # takes JAX arrays): the read-only host form, no JAX call. (No local name for self.np before get(): it
+        # counts the array's references to tell whether the user holds it.)
+        if self.np is self.array and hook is None and _getrefcount(self.np) <= 3 and self.np_strides is None \
+                and not _lazy._on and _cold.host_enabled():  # fmt: skip
+            a = self.array
+            a.setflags(write=False)
+            self.np = None
+            return a
         return self.get()
 
     def host(self) -> np.ndarray:
         """The current value as a read-only NumPy array, without a trip through JAX where it is one."""
         a = self.array
-        if self.np is None and hook is None and type(a) is np.ndarray:
-            return a
+        if hook is None and type(a) is np.ndarray:
+            if self.np is None:
+                return a
+            if a is self.np:  # host-backed: a read-only window on it
+                a = a.view()
+                a.setflags(write=False)
+                return a
         return np.asarray(self.get())
 
     def set(self, array: Any) -> None:
         if hook is not None:
             hook.write(self)
-        if self.np is not None:  # the user's numpy array sees writes at once
-            np.copyto(self.np, np.asarray(array), casting="unsafe")
+        if self.np is not None:
+            if self.host_owned():  # nothing to write through: the new value replaces the host array
+                self.np = self.np_strides = None
+            else:  # the user's numpy array sees writes at once
+                np.copyto(self.np, np.asarray(array), casting="unsafe")
         self.array = array
+
+    def host_owned(self) -> bool:
+        """Whether this buffer is host-backed and nobody else holds its array (no ``numpy()`` shares it): the array
+        is then only the buffer's, and a write may replace it (even with a new size) instead of copying into it."""
+        n = self.np
+        return n is self.array and n is not None and _getrefcount(n) <= 4  # (self.np, self.array, n, the argument)
 
     def to_numpy(self) -> np.ndarray:
         if self.np is None:
@@ -147,6 +174,9 @@ class _InferenceBuffer(Buffer):
 
     __slots__ = ()
     inference = True
+
+
+_HOST_OK = frozenset((Buffer, _InferenceBuffer))  # buffers that may become host-backed (not shared memory)
 
 
 class _ArrayInterface:
@@ -234,7 +264,11 @@ class Tensor:
         if value.dtype != self._dtype.np:
             value = value.astype(self._dtype.np)
         if view is None:
-            buf.set(value)
+            if type(value) is np.ndarray and _host_takes(buf, value):  # host values stay there (see Buffer)
+                buf.np = buf.array = value
+                buf.np_strides = None
+            else:
+                buf.set(value)
         else:
             if _views.has_internal_overlap(view.shape, view.stride):
                 raise RuntimeError(
@@ -268,9 +302,10 @@ class Tensor:
             raise RuntimeError(_INFERENCE_UPDATE)
         if self._view is not None:
             raise RuntimeError("torchlike: cannot resize a view of another tensor")
-        if self._buf.np is not None and self._buf.np.shape != value.shape:
+        buf = self._buf
+        if buf.np is not None and buf.np.shape != value.shape and not buf.host_owned():
             raise RuntimeError("Trying to resize storage that is not resizable")
-        self._buf.set(value)
+        buf.set(value)
         self._shape = Size(value.shape)
         self._vc.v += 1
 
@@ -414,6 +449,9 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to {what}")
+        buf = self._buf
+        if buf.np is not None and self._view is None and hook is None:  # host values: no JAX call
+            return buf.np.reshape(()).item()
         # Inside a compiled trace this raises JAX's concretization error: a graph break.
         return self._values().reshape(()).item()
 
@@ -724,6 +762,43 @@ def make(array: Any, device: _device.device, dtype: _dtype.dtype | None = None, 
     t._grad = None
     t._hooks = None
     t._retains_grad = False
+    return t
+
+
+def host_to_jax(a: np.ndarray, copy: bool) -> Any:
+    """A host array as a CPU JAX array (``copy=False``: ``a`` is handed over). DataLoader fork workers
+    replace it: they never run JAX."""
+    return _cold.to_jax(np.array(a) if copy else a, copy=False)
+
+
+def _adoptable(a: np.ndarray) -> bool:
+    """A host array a buffer can hold as it is: numpy() hands it out, C-ordered and writable."""
+    flags = a.flags
+    return flags.c_contiguous and flags.writeable
+
+
+def _host_takes(buf: Buffer, value: np.ndarray) -> bool:
+    """Whether ``_assign`` can keep ``value`` (NumPy, handed over) on the host as ``buf``'s contents: a CPU buffer
+    of a plain kind (not shared memory), no compile trace, and no numpy array but its own (one ``numpy()`` shared
+    with the user gets the values copied in)."""
+    return (
+        _adoptable(value)
+        and hook is None
+        and buf.__class__ in _HOST_OK
+        and buf.device.type == "cpu"
+        and (buf.np is None or buf.host_owned())
+    )
+
+
+def make_host(array: np.ndarray, dtype: _dtype.dtype | None = None) -> Tensor:
+    """A new CPU tensor over host values that the caller hands over (see ``Buffer``): host-backed unless
+    ``torchlike.compile`` is tracing (then its values enter JAX now, as ``make``'s do)."""
+    if hook is not None:
+        return make(host_to_jax(array, False), _device.CPU, dtype)
+    if not _adoptable(array):  # numpy() must give a writable C-ordered array of the tensor's memory
+        array = np.array(array, order="C")
+    t = make(array, _device.CPU, dtype)
+    t._buf.np = array
     return t
 
 

@@ -320,8 +320,10 @@ def _factory(name: str, size: tuple, value: Any, dtype: Any, device: Any, requir
     dev = _dev(device if device is not None else (out.device if out is not None else None))
     if name == "full" and isinstance(value, (int, float, builtins.complex)) and D.overflows(value, dt):
         raise D.overflow_error(dt)
-    arr = _filled(shape, dt, value, None if dev.type == "cpu" else _device.jax_device(dev))
-    t = T.make(arr, dev, dt)
+    if dev.type == "cpu" and out is None and type(value) in (int, float, bool) and T.hook is None:
+        t = T.make_host(np.full(shape, value, dt.np), dt)  # NumPy's fill is the same bits; JAX sees it when read
+    else:
+        t = T.make(_filled(shape, dt, value, None if dev.type == "cpu" else _device.jax_device(dev)), dev, dt)
     if requires_grad:
         t._new_requires_grad()
     if out is not None:

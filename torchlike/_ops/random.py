@@ -27,7 +27,7 @@ from .._core.tensor import Tensor
 from .._core import grad_mode, graph
 from . import registry
 from ._gamma_grad import standard_gamma_grad
-from .creation import REQUIRED, _dev, _factory, size_args
+from .creation import REQUIRED, _dev, _factory, parse_size, size_args
 from .registry import expose
 
 
@@ -314,9 +314,12 @@ def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, 
         graph.check_inplace(self)
     dev = self.device
     gen = _generator_for(generator, dev)
-    shape, stride, _ = self._geometry()
-    shape, stride = tuple(shape), tuple(stride)
-    contiguous = self.is_contiguous()
+    if self._view is None and self._buf.np_strides is None:  # a base tensor is C-contiguous (unless numpy's)
+        shape, stride, contiguous = tuple(self._shape), (), True
+    else:
+        shape, stride, _ = self._geometry()
+        shape, stride = tuple(shape), tuple(stride)
+        contiguous = self.is_contiguous()
     dt = self._dtype
     if dt.is_complex:  # torch: fill view_as_real(self), real and imaginary parts interleaved in memory
         shape, stride, dt = shape + (2,), tuple(2 * s for s in stride) + (1,), dt.to_real()
@@ -328,6 +331,9 @@ def _fill(entry: registry.RandomDef, self: Tensor, generator: Generator | None, 
     shape = tuple(self._shape)
     if isinstance(values, np.ndarray):  # a host draw is shaped on the host: the transfer is its only JAX call
         values = values.reshape(shape)
+        if dev.type == "cpu" and self._view is None and not track:  # it stays there (host-backed) until a
+            self._assign(values)  # kernel reads it
+            return self
     values = _to_device(values, dev)
     if tuple(values.shape) != shape:
         values = values.reshape(shape)
@@ -465,7 +471,10 @@ def _new_filled(entry: registry.RandomDef, generator: Generator | None, out: Ten
     ``requires_grad``."""
     size, dtype, device, args = new
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
-    t = _factory(entry.name, size, 0, dt, device, False)
+    if trace_rng is None and _dev(device).type == "cpu":  # drawn on the host, kept there (T.make_host)
+        t = T.make_host(np.empty(parse_size(size, entry.name), dt.np), dt)
+    else:
+        t = _factory(entry.name, size, 0, dt, device, False)
     with grad_mode.no_grad():
         entry.fill(t, *args, generator=generator)
     return _finish(t, requires_grad, out)
@@ -545,7 +554,10 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
         values = jax.random.permutation(gen._next_key(), n).astype(dt.np)
     else:
         values = G.randperm(gen._cpu, n, dt)
-    t = T.make(_to_device(values, dev), dev, dt)
+    if isinstance(values, np.ndarray) and dev.type == "cpu":
+        t = T.make_host(values, dt)
+    else:
+        t = T.make(_to_device(values, dev), dev, dt)
     return _finish(t, requires_grad, out)
 
 

@@ -2,7 +2,8 @@
 
 DataLoader workers must not run JAX (a forked child inherits JAX's runtime without its threads, so
 any compile or execution hangs), so workers read tensors through their buffers with numpy, stack
-with numpy, and send numpy arrays; the main process wraps them as tensors with one transfer.
+with numpy, and send numpy arrays; the main process wraps them as host-backed tensors (``T.make_host``:
+the first kernel that reads one moves it into JAX).
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ def host_array(t: Tensor) -> np.ndarray:
     Reads the buffer the way ``Tensor.numpy()`` does, but leaves the buffer untouched.
     """
     buf = t._buf
-    base = np.asarray(buf.np if buf.np is not None else buf.array)
+    if buf.np is not None:  # the tensor's own memory: a read-only window on it
+        base = buf.np.view()
+        base.flags.writeable = False
+    else:
+        base = np.asarray(buf.array)
     view = t._view
     if view is None:
         return base
@@ -43,28 +48,11 @@ def is_host_readable(t: Tensor) -> bool:
     return t._buf.device.type == "cpu" and not t._rg
 
 
-_identity = jax.jit(lambda a: a)
-_seen: dict = {}  # (shape, dtype) -> arrays of that signature moved so far (bounded)
-_MAX_SIGNATURES = 64
-
-
-def _to_jax(array: np.ndarray) -> Any:
-    # A jitted identity moves a numpy array into JAX in ~20 us where device_put takes ~100 us, but
-    # compiles once per shape: use it for signatures that repeat (every full batch), not for each new one.
-    key = (array.shape, array.dtype)
-    n = _seen.get(key, 0)
-    if n:
-        return _identity(array)
-    if len(_seen) < _MAX_SIGNATURES:
-        _seen[key] = 1
-    return jax.device_put(array)
-
-
 def wrap(array: np.ndarray, dtype: D.dtype | None = None) -> Tensor:
     """A new CPU tensor over ``array``, which the caller hands over (nobody else may write to it)."""
     if IN_FORK_WORKER:
         return T.make(array, _device.CPU, dtype)
-    return T.make(_to_jax(array), _device.CPU, dtype)
+    return T.make_host(array, dtype)
 
 
 def rebuild(array: np.ndarray, dtype: D.dtype, requires_grad: bool) -> Tensor:

@@ -251,6 +251,7 @@ def _fork_patches(
         (registry, "_flat_kernels", {}),
         (registry, "_scalar_cache", {}),  # the parent's cached 0-d device arrays
         (T.Tensor, "_data", _host_data),
+        (T, "host_to_jax", lambda a, copy: np.array(a) if copy else a),  # host-backed buffers stay numpy
         (T, "jnp", shim),
         (creation, "jnp", shim),
         (random_ops, "jnp", shim),

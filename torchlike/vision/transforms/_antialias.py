@@ -71,17 +71,32 @@ def weight_matrix(in_size: int, out_size: int, mode: str) -> np.ndarray:
     return m
 
 
-def _resize_last_axis(a: np.ndarray, out_size: int, mode: str) -> np.ndarray:
-    in_size = a.shape[-1]
+@lru_cache(maxsize=256)
+def _plan(in_size: int, out_size: int, mode: str) -> tuple[np.ndarray, list]:
+    """The input index of each tap (out_size, width) and, per tap after the first, its weights and which output
+    pixels add it with a fused multiply-add: True/False where all or none do, else the mask."""
     first, w, sizes = weights(in_size, out_size, mode)
     taps = np.minimum(first[:, None] + np.arange(w.shape[1]), in_size - 1)
-    x = a[..., taps]
-    acc = x[..., 0] * w[:, 0]
+    steps = []
     for j in range(1, w.shape[1]):
         fused = j > 4 * ((sizes - 1) // 4)
-        plain = acc + x[..., j] * w[:, j]
-        exact = (acc.astype(np.float64) + x[..., j].astype(np.float64) * w[:, j].astype(np.float64)).astype(_f32)
-        acc = np.where(fused, exact, plain)
+        kind = True if fused.all() else False if not fused.any() else fused
+        steps.append((np.ascontiguousarray(w[:, j]), w[:, j].astype(np.float64), kind))
+    return taps, [np.ascontiguousarray(w[:, 0])] + steps
+
+
+def _resize_last_axis(a: np.ndarray, out_size: int, mode: str) -> np.ndarray:
+    taps, (w0, *steps) = _plan(a.shape[-1], out_size, mode)
+    x = a[..., taps]
+    acc = x[..., 0] * w0
+    for j, (wj, wj64, fused) in enumerate(steps, 1):
+        if fused is not True:
+            plain = acc + x[..., j] * wj
+            if fused is False:
+                acc = plain
+                continue
+        exact = (acc.astype(np.float64) + x[..., j].astype(np.float64) * wj64).astype(_f32)
+        acc = exact if fused is True else np.where(fused, exact, plain)
     return acc
 
 

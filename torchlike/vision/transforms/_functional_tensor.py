@@ -350,8 +350,10 @@ def pad(img: Tensor, padding: Any, fill: Any = 0, padding_mode: str = "constant"
     if a is not None and min(p) >= 0 and fits:
         widths = [(0, 0)] * (a.ndim - 2) + [(p[2], p[3]), (p[0], p[1])]
         np_mode = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}[padding_mode]
-        if np_mode == "constant":
-            out = np.pad(a, widths, mode="constant", constant_values=_cast_fill(fill, img.dtype))
+        if np_mode == "constant":  # np.pad's constant mode, without its per-call bookkeeping
+            out = np.empty(a.shape[:-2] + (h + p[2] + p[3], w + p[0] + p[1]), a.dtype)
+            out[...] = _cast_fill(fill, img.dtype)
+            out[..., p[2] : p[2] + h, p[0] : p[0] + w] = a
         else:
             out = np.pad(a, widths, mode=np_mode)
         return _host.wrap(out, img.dtype)

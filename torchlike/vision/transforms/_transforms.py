@@ -10,6 +10,8 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..._core.tensor import Tensor
 from ...nn.modules._module import Module
 from . import _functional as F
@@ -29,6 +31,16 @@ def _torch() -> Any:
     import torchlike
 
     return torchlike
+
+
+def _rand_one_vs(p: Any) -> tuple[Any, Any]:
+    """``torch.rand(1)`` and ``p``, ready to compare as torch compares them, without a tensor op: torch compares
+    a float32 tensor with a Python number in float32 (the number rounded to it), so the draw is read as a float
+    and ``p`` rounded to float32. Any other ``p`` (a tensor) is compared with the drawn tensor itself."""
+    r = _torch().rand(1)
+    if type(p) is float or type(p) is int:
+        return r.item(), float(np.float32(p))
+    return r, p
 
 
 class Compose:
@@ -217,7 +229,8 @@ class RandomApply(Module):
         self.p = p
 
     def forward(self, img: Any) -> Any:
-        if self.p < _torch().rand(1):
+        r, p = _rand_one_vs(self.p)
+        if p < r:
             return img
         for t in self.transforms:
             img = t(img)
@@ -300,7 +313,8 @@ class RandomHorizontalFlip(Module):
         self.p = p
 
     def forward(self, img: Any) -> Any:
-        if _torch().rand(1) < self.p:
+        r, p = _rand_one_vs(self.p)
+        if r < p:
             return F.hflip(img)
         return img
 
@@ -314,12 +328,30 @@ class RandomVerticalFlip(Module):
         self.p = p
 
     def forward(self, img: Any) -> Any:
-        if _torch().rand(1) < self.p:
+        r, p = _rand_one_vs(self.p)
+        if r < p:
             return F.vflip(img)
         return img
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(p={self.p})"
+
+
+_LOG_RATIOS: dict = {}
+
+
+def _log_ratio(t: Any, ratio: Sequence[float]) -> list:
+    """``torch.log(torch.tensor(ratio)).tolist()`` (in the default dtype, as torchvision computes it), kept per
+    ratio: a pipeline asks for the same one for every image."""
+    if not all(type(r) is float or type(r) is int for r in ratio):
+        return t.log(t.tensor(ratio)).tolist()
+    key = (tuple(ratio), t.get_default_dtype())
+    got = _LOG_RATIOS.get(key)
+    if got is None:
+        if len(_LOG_RATIOS) > 64:
+            _LOG_RATIOS.clear()
+        got = _LOG_RATIOS[key] = t.log(t.tensor(ratio)).tolist()
+    return list(got)
 
 
 class RandomResizedCrop(Module):
@@ -346,7 +378,7 @@ class RandomResizedCrop(Module):
         area = height * width
         # torchvision passes 0-dim tensors to uniform_, which reads them as doubles: the same draw from floats, and
         # no tensor comparison inside uniform_ (that one compiled JAX, and hung, in a DataLoader worker)
-        log_lo, log_hi = t.log(t.tensor(ratio)).tolist()
+        log_lo, log_hi = _log_ratio(t, ratio)
         for _ in range(10):
             target_area = area * t.empty(1).uniform_(scale[0], scale[1]).item()
             aspect_ratio = t.exp(t.empty(1).uniform_(log_lo, log_hi)).item()
@@ -643,7 +675,8 @@ class RandomGrayscale(Module):
 
     def forward(self, img: Any) -> Any:
         num_output_channels, _, _ = F.get_dimensions(img)
-        if _torch().rand(1) < self.p:
+        r, p = _rand_one_vs(self.p)
+        if r < p:
             return F.rgb_to_grayscale(img, num_output_channels=num_output_channels)
         return img
 
@@ -699,7 +732,8 @@ class RandomErasing(Module):
         return 0, 0, img_h, img_w, img
 
     def forward(self, img: Any) -> Any:
-        if _torch().rand(1) < self.p:
+        r, p = _rand_one_vs(self.p)
+        if r < p:
             if isinstance(self.value, (int, float)):
                 value = [float(self.value)]
             elif isinstance(self.value, str):

@@ -104,7 +104,8 @@ class RandomApply(Compose):
         self.p = p
 
     def __call__(self, *inputs: Any) -> Any:
-        if _torch().rand(1) >= self.p:
+        r, p = V1._rand_one_vs(self.p)
+        if r >= p:
             return inputs if len(inputs) > 1 else inputs[0]
         return super().__call__(*inputs)
 
