@@ -61,6 +61,7 @@ unsupported: collections.Counter = collections.Counter()  # primitive -> kernels
 _MODE = os.environ.get("TORCHLIKE_COLD_KERNELS", "exact").strip().lower()
 _on = _MODE in ("1", "true", "on", "yes", "all")  # the whole table
 _exact_on = _on or _MODE not in ("0", "false", "off", "no")  # the exactly-rounded part
+_EXACT_AT_START = _exact_on
 _check = os.environ.get("TORCHLIKE_COLD_CHECK", "0").strip().lower() not in ("0", "false", "off", "no")
 _lock = threading.Lock()
 
@@ -125,7 +126,8 @@ _HOST = os.environ.get("TORCHLIKE_HOST_OPS", "1").strip().lower() not in ("0", "
 def host_enabled() -> bool:
     """Whether eager ops on small CPU arrays may run with NumPy (``ColdKernel.host``): a CPU-only process,
     the exact tier on, and not switched off (``TORCHLIKE_HOST_OPS=0``)."""
-    return _HOST and _exact_on and (_cpu if _cpu is not None else _cpu_only())
+    # (the switch as the environment set it: callers cache the answer, and ``host`` reads ``_exact_on`` per call)
+    return _HOST and _EXACT_AT_START and (_cpu if _cpu is not None else _cpu_only())
 
 
 def _float_only(f: Callable) -> Callable:
