@@ -241,7 +241,9 @@ def _signature(args: tuple) -> tuple | None:
         if t is not _ARRAY and t is not np.ndarray:  # (a host array: a small op's result, see ColdKernel.host)
             return None
         shape = a.shape
-        if shape and ((t is _ARRAY and a.weak_type) or 0 in shape):
+        # (``t is np.ndarray`` first: in a forked DataLoader worker ``jax.device_put`` gives NumPy arrays, so
+        # _ARRAY may be np.ndarray itself)
+        if shape and ((t is not np.ndarray and a.weak_type) or 0 in shape):
             return None
         sig.append((shape, a.dtype))
     return tuple(sig)
