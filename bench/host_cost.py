@@ -194,27 +194,14 @@ def measure_step(lib_name: str, mode: str, workload: str) -> dict:
         step()
     lazy = None
     if lib_name == "torchlike" and mode.startswith("lazy"):
-        import jax
+        from lazy_host import time_programs
 
         from torchlike._core import lazy
 
         lazy._join_compiles()  # (background compiles are off in this bench; a safeguard)
         for _ in range(3):
             step()
-
-        def timed(f):  # noqa: ANN001, ANN202  (bench/lazy_host.py's wrapper)
-            def call(*args):  # noqa: ANN002, ANN202
-                t = time.thread_time()
-                try:
-                    return jax.block_until_ready(f(*args))  # the wait for the result is not host work
-                finally:
-                    spent[0] += time.thread_time() - t
-
-            return call
-
-        for prog in lazy._programs.values():
-            if prog.compiled is not None:
-                prog.compiled = timed(prog.compiled)
+        time_programs(lazy, spent)
         before = dict(lazy.stats)
     per = {k: [] for k in (*PHASES, "program", "bwd_share", "opt_share")}
     for _ in range(STEP_TIMED):

@@ -19,6 +19,26 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def time_programs(lazy: object, spent: list) -> None:
+    """Wrap each compiled lazy program so that its calls' thread time adds up in ``spent[0]``: a step's
+    thread time less that is host work (also used by bench/host_cost.py)."""
+    import jax
+
+    def timed(f):  # noqa: ANN001, ANN202
+        def call(*args):  # noqa: ANN002, ANN202
+            t = time.thread_time()
+            try:
+                return jax.block_until_ready(f(*args))  # the wait for the device is not host work
+            finally:
+                spent[0] += time.thread_time() - t
+
+        return call
+
+    for prog in lazy._programs.values():
+        if prog.compiled is not None:
+            prog.compiled = timed(prog.compiled)
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--workload", default="gpt")
@@ -32,7 +52,6 @@ def main() -> None:
     a = p.parse_args()
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.dirname(HERE))
-    import jax
     import workloads
 
     import torchlike
@@ -49,19 +68,7 @@ def main() -> None:
     for _ in range(3):
         step().item()
     spent = [0.0]
-
-    def timed(f):
-        def call(*args):
-            t = time.thread_time()
-            try:
-                return jax.block_until_ready(f(*args))  # the wait for the device is not host work
-            finally:
-                spent[0] += time.thread_time() - t
-        return call
-
-    for prog in lazy._programs.values():
-        if prog.compiled is not None:
-            prog.compiled = timed(prog.compiled)
+    time_programs(lazy, spent)
     before = dict(lazy.stats)
     blocks = []  # the machine may be shared: the best block of steps is the cost, the median its spread
     for _ in range(a.blocks):
