@@ -834,8 +834,8 @@ def _mode() -> tuple:
 
 
 def _route_key(args: tuple) -> tuple | None:
-    """(shape, dtype, weak type) of each argument, or None where the arguments are not all concrete
-    arrays (or baked Nones): those take the full path every call."""
+    """(shape, dtype, weak type) of each argument (the type of a Python number), or None where the arguments
+    are not all concrete arrays, numbers or baked Nones: those take the full path every call."""
     arr = _ARRAY or _array_type()
     key = []
     for a in args:
@@ -846,6 +846,8 @@ def _route_key(args: tuple) -> tuple | None:
             key.append((a.shape, a.dtype, None))
         elif a is None:
             key.append(None)
+        elif c is int or c is float:  # a traced number (a view write's offset): its type picks the executable
+            key.append(c)
         elif c is list:  # (a tensor list's arrays)
             inner = _route_key(a)
             if inner is None:
