@@ -312,31 +312,43 @@ def test_recurrent_layers_pad_time_and_stop_each_sequence_at_its_length(mode, bi
     assert any(name == "_rnn_layer" and shapes[0][0] == 16 for name, shapes in buckets.stats["buckets"])
 
 
+def _padded_then_exact(run):
+    """``run(on)``'s results with bucketing on, then off (padded first: later, the exact pass's fused backward
+    programs would serve the padded pass): (padded, exact)."""
+    out = []
+    for on in (True, False):
+        buckets.set_enabled(on)
+        try:
+            out.append(run(on))
+        finally:
+            buckets.set_enabled(True)
+    return out
+
+
 @pytest.mark.parametrize("key", ["mask", "rows", "pair"])
 def test_advanced_indexing_pads_its_indices_with_zero(key, monkeypatch):
     monkeypatch.setattr(cold_kernels, "_exact_on", False)  # (else the exact tier runs the gathers and scatters)
     # every backward per node, on the kernels bucketing serves (else whether a structure has churned before
     # depends on which tests ran first in this process)
     monkeypatch.setattr(engine, "CHURN_SHAPES", 0)
-    results = []
-    for on in (True, False):  # padded first: later, the exact pass's fused backward programs would serve
-        buckets.set_enabled(on)
-        try:
-            torch.manual_seed(0)
-            x = torch.randn(40, 6, requires_grad=True)
-            ct = torch.randn(40, 6)
-            for n in (5, 13, 21, 22):  # duplicate rows too: their cotangents add up in the backward
-                idx = torch.arange(n) % 11 * 3
-                pick = {"mask": lambda: x[x[:, 0] > 0.3 * n / 22],
-                        "rows": lambda: x[idx], "pair": lambda: x[idx, idx % 6]}[key]  # fmt: skip
-                out = pick()
-                (out * ct[: out.shape[0]] if out.dim() == 2 else out * ct[: out.shape[0], 0]).sum().backward()
-                results.append([out.detach().numpy().copy(), x.grad.numpy().copy()])
-        finally:
-            buckets.set_enabled(True)
-    half = len(results) // 2
-    for exact, padded in zip(results[:half], results[half:]):
-        for a, b in zip(exact, padded):
+
+    def run(on):
+        results = []
+        torch.manual_seed(0)
+        x = torch.randn(40, 6, requires_grad=True)
+        ct = torch.randn(40, 6)
+        for n in (5, 13, 21, 22):  # duplicate rows too: their cotangents add up in the backward
+            idx = torch.arange(n) % 11 * 3
+            pick = {"mask": lambda: x[x[:, 0] > 0.3 * n / 22],
+                    "rows": lambda: x[idx], "pair": lambda: x[idx, idx % 6]}[key]  # fmt: skip
+            out = pick()
+            (out * ct[: out.shape[0]] if out.dim() == 2 else out * ct[: out.shape[0], 0]).sum().backward()
+            results.append([out.detach().numpy().copy(), x.grad.numpy().copy()])
+        return results
+
+    padded, exact = _padded_then_exact(run)
+    for p, e in zip(padded, exact):
+        for a, b in zip(e, p):
             np.testing.assert_array_equal(b, a)
     assert any(name == "_index_backward" for name, _ in buckets.stats["buckets"])
 
@@ -410,48 +422,45 @@ def test_indexing_an_axis_with_nonnegative_indices_pads_that_axis(last, monkeypa
     # let the padded call pad it too, so the backward compiles per size class, not per length
     monkeypatch.setattr(cold_kernels, "_exact_on", False)
     monkeypatch.setattr(engine, "CHURN_SHAPES", 0)  # (every backward per node, as a churning structure runs)
-    results = []
-    for on in (True, False):
-        buckets.set_enabled(on)
-        try:
-            torch.manual_seed(0)
-            before = torch.compile_stats()["by_op"].get("_index_backward", 0)
-            for t in (9, 11, 14, 15, 23, 30, 31):
-                out = torch.randn(4, t, 3, requires_grad=True)
-                lengths = torch.tensor([t, 2, t - 3, 5])
-                pick = out[torch.arange(4), lengths - 1] if last == "lengths" else out[torch.arange(4), -1]
-                (pick * torch.arange(3.0)).sum().backward()
-                results.append([pick.detach().numpy().copy(), out.grad.numpy().copy()])
-            compiled = torch.compile_stats()["by_op"].get("_index_backward", 0) - before
-            if on and last == "lengths":
-                assert compiled <= 3, compiled
-        finally:
-            buckets.set_enabled(True)
-    half = len(results) // 2
-    for padded, exact in zip(results[:half], results[half:]):
-        for a, b in zip(exact, padded):
+
+    def run(on):
+        results = []
+        torch.manual_seed(0)
+        before = torch.compile_stats()["by_op"].get("_index_backward", 0)
+        for t in (9, 11, 14, 15, 23, 30, 31):
+            out = torch.randn(4, t, 3, requires_grad=True)
+            lengths = torch.tensor([t, 2, t - 3, 5])
+            pick = out[torch.arange(4), lengths - 1] if last == "lengths" else out[torch.arange(4), -1]
+            (pick * torch.arange(3.0)).sum().backward()
+            results.append([pick.detach().numpy().copy(), out.grad.numpy().copy()])
+        compiled = torch.compile_stats()["by_op"].get("_index_backward", 0) - before
+        if on and last == "lengths":
+            assert compiled <= 3, compiled
+        return results
+
+    padded, exact = _padded_then_exact(run)
+    for p, e in zip(padded, exact):
+        for a, b in zip(e, p):
             np.testing.assert_array_equal(b, a)
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_mean_losses_of_padded_calls_divide_by_the_exact_count(name, reduction):
-    results = []
-    for on in (True, False):
-        buckets.set_enabled(on)
-        try:
-            torch.manual_seed(0)
-            for n in (5, 13, 21):
-                x = torch.randn(n, 2, requires_grad=True)
-                loss = getattr(F, name)(x, torch.randn(n, 2), reduction=reduction)
-                loss.sum().backward()
-                results.append([loss.detach().numpy().copy(), x.grad.numpy().copy(), loss.grad_fn.name()])
-        finally:
-            buckets.set_enabled(True)
-    half = len(results) // 2
-    for padded, exact in zip(results[:half], results[half:]):
-        assert padded[2] == exact[2]
-        for a, b in zip(exact[:2], padded[:2]):
+    def run(on):
+        results = []
+        torch.manual_seed(0)
+        for n in (5, 13, 21):
+            x = torch.randn(n, 2, requires_grad=True)
+            loss = getattr(F, name)(x, torch.randn(n, 2), reduction=reduction)
+            loss.sum().backward()
+            results.append([loss.detach().numpy().copy(), x.grad.numpy().copy(), loss.grad_fn.name()])
+        return results
+
+    padded, exact = _padded_then_exact(run)
+    for p, e in zip(padded, exact):
+        assert p[2] == e[2]
+        for a, b in zip(e[:2], p[:2]):
             np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
     assert any(n == "_" + name for n, _ in buckets.stats["buckets"])
 
