@@ -56,7 +56,7 @@ CALL_COST = 40e-6  # seconds per call around the equations (signature, conversio
 SLOW_STEPS = 25  # equations one gather or scatter counts as (general index arithmetic: ~100 us on small arrays)
 
 stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
-               "unsupported": 0, "host_plans": 0, "host_calls": 0}
+               "unsupported": 0, "host_plans": 0, "host_calls": 0, "moved_calls": 0}
 unsupported: collections.Counter = collections.Counter()  # primitive -> kernels sent to XLA for it
 _MODE = os.environ.get("TORCHLIKE_COLD_KERNELS", "exact").strip().lower()
 _on = _MODE in ("1", "true", "on", "yes", "all")  # the whole table
@@ -660,7 +660,7 @@ def _array_type() -> type:
 def to_jax(x: np.ndarray, copy: bool = True) -> Any:
     """A NumPy array as a CPU JAX array, without the per-shape compile ``jnp.asarray`` pays. ``copy=False``:
     the caller hands its buffer over and never writes to it again."""
-    if not (_cpu or (_cpu is None and _cpu_only())) or x.dtype.kind not in _OK_KINDS:
+    if x.dtype.kind not in _OK_KINDS:
         return jax.numpy.asarray(x)
     return _to_jax(np.array(x) if copy else x)  # a copy: the caller may reuse its buffer
 
@@ -696,27 +696,55 @@ def _resolve_host() -> bool:
 
 def _to_jax(x: np.ndarray) -> Any:
     global _put
-    if _put is None:
-        try:  # NOTE: jax.device_put costs ~70 us per array on this CPU; this internal ~18 us
-            from jax._src.core import ShapedArray
-            from jax._src.interpreters import pxla
-
-            dev = jax.devices()[0]
-            sharding = jax.sharding.SingleDeviceSharding(dev)
-
-            def put(a: np.ndarray) -> Any:
-                # uncommitted, as jnp.array's are: a kernel's executables are keyed on it too, so mixing
-                # committed and uncommitted arguments compiled a second executable per shape
-                return pxla.batched_device_put(ShapedArray(a.shape, a.dtype), sharding, [a], [dev], committed=False)
-
-            put(np.zeros(1, np.float32))
-            _put = put
-        except Exception:  # noqa: BLE001 - another JAX layout: the public call
-            _put = jax.device_put
+    if _put is None:  # (JAX's default device: torchlike makes it the process's CPU)
+        _put = _putter(jax.config.jax_default_device or jax.devices()[0])
     return _put(x if x.flags.c_contiguous else np.array(x, order="C"))  # (ascontiguousarray makes 0-d 1-d)
 
 
+_puts: dict = {}  # device -> its put
+
+
+def _putter(dev: Any) -> Callable:
+    """A host array onto ``dev``, uncommitted as ``jnp.array``'s are: a kernel's executables are keyed on it
+    too, so mixing committed and uncommitted arguments compiled a second executable per shape."""
+    put = _puts.get(dev)
+    if put is not None:
+        return put
+    try:  # NOTE: jax.device_put costs ~70 us per array on this CPU; this internal ~18 us
+        from jax._src.core import ShapedArray
+        from jax._src.interpreters import pxla
+
+        sharding = jax.sharding.SingleDeviceSharding(dev)
+
+        def put(a: np.ndarray) -> Any:
+            return pxla.batched_device_put(ShapedArray(a.shape, a.dtype), sharding, [a], [dev], committed=False)
+
+        put(np.zeros(1, np.float32))
+    except Exception:  # noqa: BLE001 - another JAX layout: the public call
+        def put(a: np.ndarray) -> Any:
+            return jax.device_put(a, dev)
+
+    _puts[dev] = put
+    return put
+
+
+def _churn_put(args: tuple) -> Callable:
+    """``buckets.run``'s put for a lazy churning run: onto the device of the call's first array, contiguous."""
+    for a in jax.tree_util.tree_leaves(args):
+        devices = getattr(a, "devices", None)
+        if devices is not None and not isinstance(a, np.ndarray):
+            put = _putter(next(iter(devices())))
+            return lambda x: put(x if x.flags.c_contiguous else np.array(x, order="C"))
+    return _to_jax
+
+
 _OK_KINDS = frozenset("biufc")
+# primitives that only move data: their results are the same bits on any backend
+_MOVES = frozenset(("slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "reshape", "transpose",
+                    "broadcast_in_dim", "squeeze", "expand_dims", "rev", "pad", "gather", "copy", "copy_p", "iota",
+                    "select_n", "pjit", "jit", "closed_call", "convert_element_type", "eq", "ne", "lt", "le", "gt",
+                    "ge", "and", "or", "not", "xor", "max", "min", "neg", "abs", "add", "sub"))  # fmt: skip
+# (correctly rounded on any backend: no ``mul``, which XLA may contract with an ``add`` into one FMA)
 _SMALL_FLOATS = frozenset(("float16", "bfloat16"))
 
 
@@ -890,7 +918,7 @@ class ColdKernel:
     """A jitted kernel whose calls on a signature run interpreted until it is worth compiling."""
 
     __slots__ = ("jitted", "hot", "__name__", "__qualname__", "entries", "programs", "buckets", "pad", "vjp_of",
-                 "inexact", "numpy", "routes", "hosted", "nohost", "tier", "rents", "__weakref__")  # fmt: skip
+                 "inexact", "numpy", "routes", "hosted", "nohost", "tier", "rents", "moves", "__weakref__")  # fmt: skip
 
     def __init__(self, jitted: Any, name: str | None = None, hot: Callable | None = None) -> None:
         self.jitted = jitted
@@ -913,6 +941,7 @@ class ColdKernel:
         # bucketed executable (padded shapes) -> [modelled seconds its signatures spent interpreted]: a kernel
         # whose sizes churn meets each size a few times, so renting per signature would never compile
         self.rents = LRU(kernels=False)
+        self.moves = None  # whether the body only moves data (``_moved``), once found not to
 
     def exact_tier(self, args: tuple) -> bool:
         """Whether the body is in the exact tier, whose results do not depend on the shapes it runs at (so a
@@ -970,7 +999,49 @@ class ColdKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
+            if lazy._churn_run and not kwargs:
+                return self._churn(args)
             return self.hot(*args, **kwargs)
+        return self._eager(args)
+
+    def _churn(self, args: tuple) -> Any:
+        """A node of a lazy structure whose shapes keep changing (``lazy._churns``), run on its own without a
+        compile per shape: on the CPU as eager mode runs it (the exact tier rounds as XLA does), elsewhere
+        data movement on the host (exact anywhere) and the rest on the bucketed executable, the argument
+        padding staged through the host (a device-side pad would compile per size)."""
+        if _cpu or (_cpu is None and _cpu_only()):
+            out = self._eager(args)
+            return jax.tree_util.tree_map(lambda o: _to_jax(o) if type(o) is np.ndarray else o, out)
+        out = self._moved(args)
+        if out is None and buckets._on:
+            out = buckets.run(self, args, _churn_put(args))
+        return self.hot(*args) if out is None else out
+
+    def _moved(self, args: tuple) -> Any:
+        """The result of a body that only moves data (slices, views, concatenations, gathers), computed on the
+        host; else None."""
+        if self.moves is False or not _exact_on:
+            return None
+        sig = _signature(args)
+        if sig is None:
+            return None
+        try:
+            e = self._program(args, sig)
+        except _Unsupported:
+            e = None
+        if e is None or (self.numpy is None and not e.program[0].prims <= _MOVES):
+            self.moves = False  # (the body's primitives are the same at every shape)
+            return None
+        leaves: list = []
+        _leaves(args, leaves)
+        leaves = [np.asarray(x) if hasattr(x, "devices") else x for x in leaves]
+        run, out_tree = e.program
+        outs = run(e.dims, *leaves)
+        put = _churn_put(args)
+        stats["moved_calls"] += 1
+        return jax.tree_util.tree_unflatten(out_tree, [put(np.asarray(o)) for o in outs])
+
+    def _eager(self, args: tuple) -> Any:
         key = _route_key(args)
         if key is not None:
             routes = self.routes

@@ -75,6 +75,10 @@ _TRACE = _env_flag("TORCHLIKE_LAZY_TRACE", "0") in ("1", "true", "yes", "on")
 _DONATE = _env_flag("TORCHLIKE_LAZY_DONATE", "1") not in ("0", "false", "no", "off")
 _AOT = _env_flag("TORCHLIKE_LAZY_AOT", "0") in ("1", "true", "yes", "on")
 _REPLAY = _env_flag("TORCHLIKE_LAZY_REPLAY", "1") not in ("0", "false", "no", "off")
+# Programs of one skeleton (the graph's ops and wiring, shapes and static arguments left out) made before it
+# counts as churning: its later shapes run op by op on bucketed kernels instead of compiling ("0": never)
+CHURN_SHAPES = int(os.environ.get("TORCHLIKE_LAZY_CHURN", "2"))
+SETTLE = 3  # sightings in a row of one structure of a churning skeleton before it is compiled after all
 
 stats: collections.Counter = collections.Counter()  # nodes, flushes, compiles, hits, cold_runs...
 flush_reasons: collections.Counter = collections.Counter()
@@ -525,7 +529,7 @@ class _Program:
     """One graph structure: how often it was seen, its plan, and its compiled program once built."""
 
     __slots__ = ("seen", "plan", "live", "compiled", "compiling", "failed", "n_leaves", "donate", "on_mesh", "spmd",
-                 "next_trace", "hits")  # fmt: skip
+                 "next_trace", "hits", "churn", "family")  # fmt: skip
 
     def __init__(self, plan: tuple, live: tuple, n_leaves: int, donate: tuple) -> None:
         self.next_trace: list | None = None  # the op table's entries of the step that followed this one last time
@@ -541,9 +545,47 @@ class _Program:
         self.compiled = None
         self.compiling = False
         self.failed = False
+        self.churn = False  # its skeleton keeps coming back with other shapes (``_churns``)
+        self.family: list | None = None  # its skeleton's [programs made, the last one run, its run of sightings]
 
 
 _programs: collections.OrderedDict = collections.OrderedDict()
+_skeletons: collections.OrderedDict = collections.OrderedDict()  # op names -> programs made for them (bounded)
+_churn_run = False  # while a churning structure runs op by op: kernels take their bucketed executables
+
+
+def _churns(prog: _Program) -> bool:
+    """Whether a new structure is one more variant of a skeleton met ``CHURN_SHAPES`` times already.
+
+    A loop whose sizes change every step (a growing context, batches padded to their longest sequence, the
+    last short batch of each epoch... ) makes a new structure every step: compiling each whole (0.3-1 s on a
+    GPU) costs more than running it. Such a structure runs node by node, each kernel on its bucketed
+    executable (``buckets.py``), so its compiles grow with the logarithm of the sizes."""
+    if CHURN_SHAPES <= 0:
+        return False
+    # (ops by name alone: a view's static steps, and so its arguments, can change with the data, such as
+    # which row of a padded batch is the longest)
+    skeleton = tuple(getattr(n[0], "__name__", None) or id(n[0]) for n in prog.plan)
+    family = _skeletons.get(skeleton)
+    if family is None:
+        family = _skeletons[skeleton] = [0, None, 0]
+    family[0] += 1
+    _skeletons.move_to_end(skeleton)
+    while len(_skeletons) > PROGRAM_CACHE_SIZE * 4:
+        _skeletons.popitem(last=False)
+    prog.family = family
+    return family[0] > CHURN_SHAPES
+
+
+def _settled(prog: _Program) -> bool:
+    """Whether a churning structure has run ``SETTLE`` times in a row (the context reached its cap): then it
+    is compiled after all. One that only recurs among others (a padded batch's most common length) is not."""
+    family = prog.family
+    if family[1] is prog:
+        family[2] += 1
+    else:
+        family[1], family[2] = prog, 1
+    return family[2] >= SETTLE
 
 
 def _run_plan(plan: tuple, live: tuple, leaves: list, free: tuple | None = None) -> list:
@@ -775,6 +817,7 @@ def _chain(g: _Graph, prog: Any, new: _Graph) -> None:
 
 
 def _run_graph(g: _Graph, reason: str) -> _Program | None:
+    global _churn_run
     stats["flushes"] += 1
     stats["nodes"] += len(g.nodes)  # counted here, not per recorded op
     flush_reasons[reason] += 1
@@ -807,6 +850,7 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
     prog = _programs.get(key)
     if prog is None:
         prog = _Program(tuple(g.nodes), live, len(g.leaves), donate)
+        prog.churn = _churns(prog)
         _programs[key] = prog
         while len(_programs) > PROGRAM_CACHE_SIZE:
             _programs.popitem(last=False)
@@ -816,8 +860,9 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
     prog.seen += 1
     if prog.on_mesh:
         leaves = _onto_mesh(leaves, None)
+    settled = not prog.churn or _settled(prog)
     if prog.compiled is None and not prog.compiling and not prog.failed \
-            and prog.seen >= _compile_after(g.device):
+            and prog.seen >= _compile_after(g.device) and settled:
         first = prog.seen == 1
         _build(prog, leaves, background=_BACKGROUND and not first)
     values = None
@@ -838,17 +883,23 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
     if values is None:
         stats["cold_runs"] += 1
         plan = prog.plan
+        if prog.churn:
+            stats["churn_runs"] += 1
+        _churn_run = prog.churn
         try:
-            values = _run_plan(plan, live, leaves, _frees(plan, live))
-        except ValueError as e:
-            if prog.on_mesh or "ncompatible devices" not in str(e):
-                raise
-            # a tensor committed to one device (cuda:0) meets DataParallel's mesh: from now on this
-            # structure runs (and compiles) with such leaves replicated over the mesh
-            leaves = _onto_mesh(leaves, e)
-            prog.on_mesh = True
-            prog.failed = False
-            values = _run_plan(plan, live, leaves, _frees(plan, live))
+            try:
+                values = _run_plan(plan, live, leaves, _frees(plan, live))
+            except ValueError as e:
+                if prog.on_mesh or "ncompatible devices" not in str(e):
+                    raise
+                # a tensor committed to one device (cuda:0) meets DataParallel's mesh: from now on this
+                # structure runs (and compiles) with such leaves replicated over the mesh
+                leaves = _onto_mesh(leaves, e)
+                prog.on_mesh = True
+                prog.failed = False
+                values = _run_plan(plan, live, leaves, _frees(plan, live))
+        finally:
+            _churn_run = False
     for z, v in zip(live_objs, values):
         z.value = v
         z.graph = None
