@@ -16,7 +16,8 @@
 #   eager      bench/eager_ops.py and bench/host_cost.py on the host's CPU (a CPU-only torchlike process)
 #   cpushapes  bench/shapes.py, all four patterns, on the host's CPU pinned to 2 cores, first and second runs
 #   cpufirst   bench/cpu_first_run.py on the same 2 pinned cores
-#   shapes     bench/shapes.py sample (100 tokens) and padded on the GPU, each run capped at 60 s
+#   shapes     bench/shapes.py, all four patterns on the GPU (sampling 100 tokens), first and second runs,
+#              each run capped at 90 s
 # in that order of importance: a section that no longer fits the budget (GPU_MATRIX_BUDGET seconds, default
 # 540) is skipped and says so; run it in a second call with GPU_MATRIX_SECTIONS.
 # Results: $OUT (when set, else a new temporary folder) gets each section's log and JSON and summary.md.
@@ -112,8 +113,8 @@ JAX_PLATFORMS=cpu section cpushapes 200 taskset -c 0,1 python3 bench/shapes.py -
 # cpu_first_run item), in the library's default configuration
 JAX_PLATFORMS=cpu section cpufirst 420 taskset -c 0,1 python3 bench/cpu_first_run.py --json "$OUT/cpu_first_run.json"
 # new shapes on the GPU (issue 40): sampling 100 tokens with a growing context and the dynamic-padding GRU
-SAMPLE_TOKENS=${SAMPLE_TOKENS:-100} section shapes 200 python3 bench/shapes.py --device "$DEVICE" \
-    --patterns sample,padded --timeout 60 --json "$OUT/shapes.json"
+SAMPLE_TOKENS=${SAMPLE_TOKENS:-100} section shapes 480 python3 bench/shapes.py --device "$DEVICE" --second \
+    --timeout 90 --json "$OUT/shapes.json"
 
 python3 - "$OUT" <<'EOF' | tee "$OUT/summary.md"
 import json, os, sys
@@ -206,13 +207,15 @@ if cs:
         print(f"| {p} | {two(t)} | {two(l)} | {rat('first_s')} | {rat('second_s')} | {l.get('compiles', '-')} |")
 sh = load("shapes.json")
 if sh:
-    print("\nnew shapes on the GPU (bench/shapes.py; s, first run with empty caches):\n")
-    print("| pattern | torch | torchlike | compiles |")
-    print("|---|---:|---:|---:|")
-    for p in ("sample", "padded"):
+    print("\nnew shapes on the GPU (bench/shapes.py --second; s, first run with empty caches / second run):\n")
+    print("| pattern | torch | torchlike | first ratio | second ratio | compiles |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for p in ("sample", "padded", "sweep", "masked"):
         t, l = sh.get(f"{p}/torch", {}), sh.get(f"{p}/torchlike", {})
-        cell = lambda r: f"{r['first_s']:.2f}" if "first_s" in r else (f"> {r['timeout_s']:.0f}" if r else "-")
-        print(f"| {p} | {cell(t)} | {cell(l)} | {l.get('compiles', '-')} |")
+        cell = lambda r: (f"{r['first_s']:.2f} / {r.get('second_s', float('nan')):.3f}" if "first_s" in r
+                          else (f"> {r['timeout_s']:.0f}" if r else "-"))
+        rat = lambda k: f"{l[k] / t[k]:.1f}x" if k in l and k in t and t[k] else "-"
+        print(f"| {p} | {cell(t)} | {cell(l)} | {rat('first_s')} | {rat('second_s')} | {l.get('compiles', '-')} |")
 EOF
 rm -rf "$SHARED_CACHE"
 echo "gpu_matrix done in $(($(date +%s) - T0)) s; results in $OUT"

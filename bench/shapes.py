@@ -190,6 +190,10 @@ def child(lib: str, pattern: str, second: bool) -> dict:
         stats = torch.compile_stats()
         out["compiles"] = stats["compiles"]
         out["buckets"] = len(stats.get("buckets", {}))
+        from torchlike._core import lazy
+
+        if lazy.enabled():  # programs compiled, run compiled, and run op by op as churning structures
+            out["lazy"] = {k: lazy.stats[k] for k in ("compiles", "hits", "cold_runs", "churn_runs")}
     return out
 
 
