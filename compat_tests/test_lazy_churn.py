@@ -122,3 +122,23 @@ def test_a_batch_padded_to_its_longest_sequence_trains_as_torch(lazy_on, route):
     np.testing.assert_allclose(got, want, rtol=1e-5)
     np.testing.assert_allclose(w, want_w, rtol=1e-4, atol=1e-6)
     assert lazy.stats["churn_runs"] > 0
+
+
+def _sweep(t, sizes):
+    nn, F = t.nn, t.nn.functional
+    t.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 24), nn.ReLU(), nn.Linear(24, 5))
+    for b in sizes:  # nothing read until the end: gradients accumulate over every size
+        x, y = t.randn(b, 12), t.randint(0, 5, (b,))
+        F.cross_entropy(model(x), y).backward()
+    return [p.grad.numpy() for p in model.parameters()]
+
+
+def test_a_loop_that_reads_nothing_is_cut_at_each_backward(lazy_on, route):
+    sizes = range(1, 31)
+    want = _sweep(torch, sizes)
+    got = _sweep(torchlike, sizes)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    assert lazy.flush_reasons["second backward"] >= 10  # a sequence of two-step graphs, not one of 30 steps
+    assert lazy.stats["churn_runs"] > 0

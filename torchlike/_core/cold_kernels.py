@@ -728,6 +728,10 @@ def _putter(dev: Any) -> Callable:
     return put
 
 
+def _traced(args: tuple) -> bool:
+    return any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(args))
+
+
 def _churn_put(args: tuple) -> Callable:
     """``buckets.run``'s put for a lazy churning run: onto the device of the call's first array, contiguous."""
     for a in jax.tree_util.tree_leaves(args):
@@ -999,7 +1003,7 @@ class ColdKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
-            if lazy._churn_run and not kwargs:
+            if lazy._churn_run and not kwargs and not _traced(args):  # (a kernel traced inside another: hot)
                 return self._churn(args)
             return self.hot(*args, **kwargs)
         return self._eager(args)

@@ -237,7 +237,7 @@ def concrete_tree(tree: Any) -> Any:
 
 class _Graph:
     __slots__ = ("nodes", "leaves", "leaf_index", "key", "outs", "device", "last_sig", "expect", "pos", "trace",
-                 "prev")  # fmt: skip
+                 "prev", "backwards")  # fmt: skip
 
     def __init__(self) -> None:
         self.nodes: list = []  # (fn, treedef, refs, first_slot, n_out, single)
@@ -253,6 +253,7 @@ class _Graph:
         self.pos = 0
         self.trace: list | None = None
         self.prev: Any = None  # the program of the graph flushed before this one (whose successor this is)
+        self.backwards = 0  # backward() calls recorded in it
 
 
 class _Sig:
@@ -404,6 +405,19 @@ def call(fn: Callable, args: tuple | list) -> Any:
     if entry.single:
         return outs[0]
     return _tree_unflatten(entry.treedef, outs)
+
+
+def backward_recorded() -> None:
+    """The end of a ``backward()``. A graph holding a second one is a loop that reads nothing between its steps
+    (gradients accumulated over batches, a sweep over sizes): it is run now, so that the loop becomes a sequence
+    of recurring programs (each compiled once, or run op by op where its shapes churn) instead of one graph
+    that grows until the loop ends and is then a new structure to compile."""
+    g = _graph
+    if not _on or _running or _suspended or not g.nodes:
+        return
+    g.backwards += 1
+    if g.backwards >= 2:
+        flush("second backward")
 
 
 def replay(fn: Callable, entry: _Sig, want: tuple, flat: list) -> list | None:
@@ -591,7 +605,10 @@ def _settled(prog: _Program) -> bool:
 def _run_plan(plan: tuple, live: tuple, leaves: list, free: tuple | None = None) -> list:
     """Run ``plan`` (node by node; traced inside the compiled program, concretely on the cold path)."""
     env: dict = {}
+    churn = _churn_run
     for i, (fn, treedef, refs, first, n_out, single) in enumerate(plan):
+        if churn:  # (a node that is itself a fused program, such as a backward, runs its own nodes one by one)
+            fn = getattr(fn, "per_node", fn)
         flat = [None if r is None else env[r] if r >= 0 else leaves[~r] for r in refs]
         out = fn(*flat) if treedef is None else fn(*_tree_unflatten(treedef, flat))
         if single:

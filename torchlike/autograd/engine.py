@@ -275,19 +275,35 @@ _fused_rental = cold_kernels.Rental(0.05)
 _NODE_COST = 30e-6  # seconds of Python and dispatch per node on the per-node path
 
 
-def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> Any:
-    def run(node_args, root_cts, old_grads):
-        leaf_cts, wanted_cts = _execute(
-            entries, node_args, n_leaves, roots, root_cts, wanted,
-            lambda i, kernel, diff, args, cts: _node_vjp(kernel, diff, args, cts),
-        )  # fmt: skip
+class _FusedBackward:
+    """One structure's backward as one jitted function, and ``per_node``: the same backward node by node on
+    the per-node kernels, which a lazy structure whose shapes keep changing runs (``lazy._churns``): their
+    bucketed executables serve every size, where the fused function would compile per shape."""
+
+    __slots__ = ("jitted", "per_node", "__name__", "__qualname__")
+
+    def __call__(self, *args: Any) -> Any:
+        return self.jitted(*args)
+
+
+def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> _FusedBackward:
+    def backward(vjp: Any, node_args: list, root_cts: list, old_grads: list) -> tuple:
+        leaf_cts, wanted_cts = _execute(entries, node_args, n_leaves, roots, root_cts, wanted, vjp)
         new_grads = [
             None if g is None else (g if old is None else old + g) for g, old in zip(leaf_cts, old_grads)
         ]
         return new_grads, [wanted_cts.get(w) for w in range(len(wanted or ()))]
 
+    def run(node_args, root_cts, old_grads):
+        return backward(lambda i, kernel, diff, args, cts: _node_vjp(kernel, diff, args, cts), node_args, root_cts,
+                        old_grads)  # fmt: skip
+
     run.__name__ = "fused_backward"
-    return _xla_tiers.one_op_jit(run)  # no autotuning on a GPU: its own program outside lazy mode
+    f = _FusedBackward()
+    f.__name__ = f.__qualname__ = "fused_backward"
+    f.jitted = _xla_tiers.one_op_jit(run)  # no autotuning on a GPU: its own program outside lazy mode
+    f.per_node = lambda *args: backward(_per_node_vjp, *args)
+    return f
 
 
 # --- the per-node path -------------------------------------------------------------------------
@@ -384,6 +400,8 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     _run(tensors, grads, retain_graph, create_graph, inputs, accumulate=True)
+    if lazy._on:
+        lazy.backward_recorded()
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
