@@ -513,7 +513,9 @@ def _planned(kernel: Any, args: tuple) -> tuple:
         if tree is None:
             tree = jax.tree_util.tree_structure(args, is_leaf=_is_none)
         exact = _pads_exactly(kernel, args)
-        plan = table[sig] = _plan(kernel, list(leaves), tree, sig, coarse=exact)
+        # Off the CPU only a lazy structure whose shapes churn is bucketed, and an executable costs far more
+        # to compile (0.05-0.5 s): coarse classes there too, a function of the signature all the same
+        plan = table[sig] = _plan(kernel, list(leaves), tree, sig, coarse=exact or not _on_cpu(args))
     return plan, leaves, tree, sig, exact
 
 
