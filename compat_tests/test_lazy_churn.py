@@ -142,3 +142,20 @@ def test_a_loop_that_reads_nothing_is_cut_at_each_backward(lazy_on, route):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     assert lazy.flush_reasons["second backward"] >= 10  # a sequence of two-step graphs, not one of 30 steps
     assert lazy.stats["churn_runs"] > 0
+
+
+@pytest.mark.parametrize("shape", [(3,), (7, 64), (5, 3, 2), (65,)])
+def test_a_churning_draw_from_a_key_stream_gives_the_exact_kernels_bits(shape):
+    """CUDA generators draw from a key stream (torchlike/_ops/random.py): a churning structure draws at a bucketed
+    flat size and cuts, which must give the exact-shape kernel's values (here on the CPU's device)."""
+    from torchlike._core import dtype as D
+    from torchlike._ops import random as R
+
+    for kind, dt, params in [("normal", D.float32, {"mean": 0.5, "std": 2.0}), ("uniform", D.float64, {"low": -1.0, "high": 3.0}),
+                             ("random", D.int64, {"low": 0, "high": 10}), ("exponential", D.float32, {"lambd": 1.5}),
+                             ("bernoulli", D.float32, {"p": 0.3}), ("cauchy", D.bfloat16, {"median": 0.0, "sigma": 1.0})]:  # fmt: skip
+        k = R._draw_kernel((kind, shape, dt, tuple(params), tuple(map(type, params.values())), torchlike.device("cpu")))
+        args = (np.int64(5), np.int64(3), tuple(params.values()))
+        exact, cut = np.asarray(k.jitted(*args)), np.asarray(k.per_node(*args))
+        assert cut.shape == exact.shape == shape and cut.dtype == exact.dtype
+        assert cut.tobytes() == exact.tobytes(), kind

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _xla_tiers
 
-__all__ = ["LazyArray", "call", "flush", "enabled", "set_enabled", "stats", "flush_reasons"]
+__all__ = ["LazyArray", "PerNode", "call", "flush", "enabled", "set_enabled", "stats", "flush_reasons"]
 
 _tree_flatten = jax.tree_util.tree_flatten
 _tree_unflatten = jax.tree_util.tree_unflatten
@@ -523,6 +523,21 @@ def _one_device(x: Any) -> Any:
     return next(iter(devs)) if len(devs) == 1 else None
 
 
+class PerNode:
+    """A node function that is itself a jitted program (``jitted``, what programs trace and what runs
+    otherwise) with the form a churning structure runs instead (``per_node``, see ``_churns``): one that does
+    not compile per shape, with the same results."""
+
+    __slots__ = ("jitted", "per_node", "__name__", "__qualname__", "__weakref__")
+
+    def __init__(self, jitted: Callable, per_node: Callable, name: str) -> None:
+        self.jitted, self.per_node = jitted, per_node
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args: Any) -> Any:
+        return self.jitted(*args)
+
+
 _put_kernels: dict = {}
 
 
@@ -532,7 +547,8 @@ def put(x: Any, device: Any) -> Any:
         return jax.device_put(x, device)
     k = _put_kernels.get(device)
     if k is None:
-        k = _put_kernels[device] = jax.jit(lambda a: a, out_shardings=jax.sharding.SingleDeviceSharding(device))
+        jitted = jax.jit(lambda a: a, out_shardings=jax.sharding.SingleDeviceSharding(device))
+        k = _put_kernels[device] = PerNode(jitted, lambda a: jax.device_put(a, device), "put")
     return call(k, (x,))
 
 

@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import cold_kernels
+from .._core import buckets, cold_kernels
 from .._core import device as _device
 from .._core import dtype as D
 from .._core import generator as G
@@ -226,22 +226,42 @@ def _key_stream_draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, param
             values.append(float(v) if isinstance(v, float) else int(v))
         else:  # an array-valued parameter (bernoulli's p): drawn as before
             return _jax_draw(kind, gen._next_key(), shape, dt, **params)
-    key = (kind, shape, dt, names, tuple(None if v is None else type(v) for v in values), gen.device)
+    k = _draw_kernel((kind, shape, dt, names, tuple(None if v is None else type(v) for v in values), gen.device))
+    counter = gen._counter
+    gen._counter += 1
+    return lazy.call(k, (np.int64(gen._seed & 0xFFFFFFFF), np.int64(counter), tuple(values)))
+
+
+def _draw_kernel(key: tuple) -> lazy.PerNode:
+    """The kernel of one (kind, shape, dtype, parameter names, parameter types, device)."""
     k = _draw_kernels.get(key)
     if k is None:
         if len(_draw_kernels) > 1024:
             _draw_kernels.clear()
+        kind, shape, dt, names, _, dev = key
 
-        def k(seed: Any, counter: Any, values: tuple) -> Any:
+        def draw(seed: Any, counter: Any, values: tuple) -> Any:
             key = jax.random.fold_in(jax.random.PRNGKey(seed), counter)
             return _jax_draw(kind, key, shape, dt, **dict(zip(names, values)))
 
-        dev = gen.device
         placed = None if dev.type == "cpu" else jax.sharding.SingleDeviceSharding(_device.jax_device(dev))
-        k = _draw_kernels[key] = jax.jit(k, out_shardings=placed)
-    counter = gen._counter
-    gen._counter += 1
-    return lazy.call(k, (np.int64(gen._seed & 0xFFFFFFFF), np.int64(counter), tuple(values)))
+        jitted = jax.jit(draw, out_shardings=placed)
+        k = _draw_kernels[key] = lazy.PerNode(jitted, lambda *args: _bucketed_draw(key, jitted, args), "draw")
+    return k
+
+
+def _bucketed_draw(key: tuple, exact: Any, args: tuple) -> Any:
+    """A draw in a lazy structure whose shapes keep changing: drawn flat at its size's coarse bucket and cut on
+    the host, no compile per shape. The values are the exact kernel's: JAX's partitionable threefry draws each
+    position from its flat index alone, and every distribution here maps positions one to one."""
+    kind, shape, dt, names, types, dev = key
+    n = math.prod(shape)
+    size = buckets.coarse_class(n)
+    if size == n or not jax.config.jax_threefry_partitionable:
+        return exact(*args)
+    flat = _draw_kernel((kind, (size,), dt, names, types, dev))
+    out = np.asarray(flat.jitted(*args))[:n].reshape(shape)
+    return jax.device_put(out, _device.jax_device(dev))
 
 
 def _jax_draw(kind: str, key: Any, shape: tuple, dt: D.dtype, **p: Any) -> Any:

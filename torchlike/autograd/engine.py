@@ -275,18 +275,9 @@ _fused_rental = cold_kernels.Rental(0.05)
 _NODE_COST = 30e-6  # seconds of Python and dispatch per node on the per-node path
 
 
-class _FusedBackward:
-    """One structure's backward as one jitted function, and ``per_node``: the same backward node by node on
-    the per-node kernels, which a lazy structure whose shapes keep changing runs (``lazy._churns``): their
-    bucketed executables serve every size, where the fused function would compile per shape."""
-
-    __slots__ = ("jitted", "per_node", "__name__", "__qualname__")
-
-    def __call__(self, *args: Any) -> Any:
-        return self.jitted(*args)
-
-
-def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> _FusedBackward:
+def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> lazy.PerNode:
+    """One structure's backward as one jitted function; in a lazy structure whose shapes keep changing, node
+    by node on the per-node kernels, whose bucketed executables serve every size."""
     def backward(vjp: Any, node_args: list, root_cts: list, old_grads: list) -> tuple:
         leaf_cts, wanted_cts = _execute(entries, node_args, n_leaves, roots, root_cts, wanted, vjp)
         new_grads = [
@@ -299,11 +290,8 @@ def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int)
                         old_grads)  # fmt: skip
 
     run.__name__ = "fused_backward"
-    f = _FusedBackward()
-    f.__name__ = f.__qualname__ = "fused_backward"
-    f.jitted = _xla_tiers.one_op_jit(run)  # no autotuning on a GPU: its own program outside lazy mode
-    f.per_node = lambda *args: backward(_per_node_vjp, *args)
-    return f
+    # (no autotuning on a GPU: its own program outside lazy mode)
+    return lazy.PerNode(_xla_tiers.one_op_jit(run), lambda *args: backward(_per_node_vjp, *args), "fused_backward")
 
 
 # --- the per-node path -------------------------------------------------------------------------
