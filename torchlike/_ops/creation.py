@@ -293,6 +293,7 @@ def frombuffer(buffer: Any, *, dtype: D.dtype, count: int = -1, offset: int = 0,
 # --- filled ----------------------------------------------------------------------------------------
 
 _fill_kernels: LRU = LRU()
+_HOST_FILL = 1 << 16  # elements of a fill made on the host and sent to an accelerator
 
 
 def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
@@ -300,6 +301,9 @@ def _filled(shape: tuple, dt: D.dtype, value: Any, jdev: Any = None) -> Any:
     if jdev is None and type(value) in (int, float, bool) and cold_kernels._cpu_only():
         # a new shape compiles nothing: NumPy's fill is the same bits, and the array lands on the CPU device
         return cold_kernels.to_array(np.full(shape, value, dt.np), copy=False)
+    if jdev is not None and type(value) in (int, float, bool) and math.prod(shape) <= _HOST_FILL:
+        # a small fill on an accelerator: a transfer, not a compile per new shape (0.02-0.06 s on an H200)
+        return jax.device_put(np.full(shape, value, dt.np), jdev)
     key = (shape, dt, jdev)
     k = _fill_kernels.get(key)
     if k is None:

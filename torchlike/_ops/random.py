@@ -255,11 +255,11 @@ def _bucketed_draw(key: tuple, exact: Any, args: tuple) -> Any:
     the host, no compile per shape. The values are the exact kernel's: JAX's partitionable threefry draws each
     position from its flat index alone, and every distribution here maps positions one to one."""
     kind, shape, dt, names, types, dev = key
-    n = math.prod(shape)
-    size = buckets.coarse_class(n)
-    if size == n or not jax.config.jax_threefry_partitionable:
+    if not jax.config.jax_threefry_partitionable:
         return exact(*args)
-    flat = _draw_kernel((kind, (size,), dt, names, types, dev))
+    n = math.prod(shape)
+    # (powers of two, whatever the shape: the cut values do not depend on the bucket, and a draw compiles slowly)
+    flat = _draw_kernel((kind, (max(1 << (n - 1).bit_length(), buckets.COARSE),), dt, names, types, dev))
     out = np.asarray(flat.jitted(*args))[:n].reshape(shape)
     return jax.device_put(out, _device.jax_device(dev))
 
