@@ -16,8 +16,10 @@ appended while recording, so the graph's key is known at a flush without walking
 Cold, then hot: a structure seen for the first time runs node by node on the ordinary cached
 kernels (today's eager cost); once it recurs it is compiled (in a background thread) and the
 compiled program takes over when ready. Off the CPU, where every new one-op kernel is a slow
-compile, a structure is compiled whole the first time it is seen. Caches are bounded LRUs and
-``stats`` counts compiles, hits, cold runs and flush reasons.
+compile, a structure is compiled whole the first time it is seen. A skeleton that keeps coming back with
+new shapes is not compiled per shape: its structures run node by node on bucketed kernels (``_churns``) until
+one settles. Caches are bounded LRUs and ``stats`` counts compiles, hits, cold and churn runs and flush
+reasons.
 
 This module knows arrays only (no Tensor): it sits in ``_core`` below the op table.
 """
