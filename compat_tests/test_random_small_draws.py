@@ -190,3 +190,19 @@ def test_one_element_affine_draws():
         return out
 
     _same(fn)
+
+
+def test_one_element_uniform_draws_match_torch_over_many_bounds():
+    """A one-element float32 uniform_ takes a path in Python numbers (generator._uniform_one): torch's bits for
+    bounds whose products land near float32 halfway points, tiny ranges, negative and unit bounds."""
+    import random
+
+    rng = random.Random(0)
+    bounds = [(0.0, 1.0), (0.08, 1.0), (-1.0, 1.0), (1e-30, 1e-30 + 1e-38), (-3.5, -3.5 + 2.0**-20)]
+    bounds += [(a, a + rng.uniform(0, 10) * rng.choice([1, 1e-6])) for a in (rng.uniform(-10, 10) for _ in range(60))]
+
+    def draws(t):
+        t.manual_seed(7)
+        return [t.empty(1).uniform_(a, b) for a, b in bounds for _ in range(3)] + [t.rand(1) for _ in range(5)]
+
+    _same(draws)

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from torchlike._core import dtype as D
-from torchlike._core._float_emulation import _TWO_PI, _f, _fma32, _fma64, _libm, _log256, _sincos256, _to_dtype
+from torchlike._core._float_emulation import _TWO_PI, _f, _fma32, _fma32_one, _fma64, _libm, _log256, _sincos256, _to_dtype
 from torchlike._core._mt19937 import _DEFAULT_SEED, _I64_MAX, _I64_MIN, _U64, Generator, _u24, _u53  # noqa: F401
 from torchlike._core._stl_sort import topk_row
 
@@ -215,6 +215,8 @@ def uniform(
     if n == 0:
         return np.empty(shape, dtype.np)
     unit = (low, high) == (0.0, 1.0)  # x * 1 + 0 is x itself, and stays below 1
+    if n == 1 and dtype is D.float32:
+        return np.array(_uniform_one(gen, unit, low, high), np.float32).reshape(shape)
     if dtype is D.float64:
         x = _u53(gen, n)
         r = x if unit else _fma64(x, high - low, low)
@@ -228,6 +230,18 @@ def uniform(
         # torch: a value rounded up to `to` is replaced by `from`, keeping [from, to)
         r = np.where(r >= to, frm, r).astype(dtype.np)
     return r.reshape(shape)
+
+
+def _uniform_one(gen: Generator, unit: bool, low: float, high: float) -> float:
+    """``uniform``'s float32 path for one element in Python numbers (a transform's parameter draw: NumPy's
+    per-call overhead was its whole cost), the same bits."""
+    x = (int(gen._words(1)[0]) & 0xFFFFFF) * 2.0**-24
+    if unit:
+        return x
+    f, t = _f(low), _f(high)
+    s = _fma32_one(x, float(t - f), float(f))
+    r = float(_f(s)) if s is not None else float(_fma32(np.array([x], np.float32), t - f, f, a_ulp=2.0**-24)[0])
+    return float(f) if r >= float(t) else r
 
 
 def normal(
