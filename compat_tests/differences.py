@@ -311,13 +311,15 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "connect to the outer autograd graph through the transform's arguments (gradients and `requires_grad` "
         "as torch's: compat_tests/test_func.py), but as one node named after the transform (`GradBackward0`, "
         "`JacrevBackward0`, `JacfwdBackward0` (also for `hessian`), `VmapBackward0`, `JvpBackward0`) where torch's `grad_fn` is "
-        "the last op of the computation (`MulBackward0`). Tensors the function reads from its closure (a "
-        "model's parameters in `jacrev(model)(x)`) get no gradient through the result (their `.grad` stays "
-        "None where torch's gets one), and results of `vjp` (its output and its vjp function's) and `linearize` "
-        "have no `grad_fn`.",
+        "the last op of the computation (`MulBackward0`). Tensors the function reads from its closure get "
+        "their gradients where torchlike finds them (a module's parameters, closure cells, defaults, "
+        "`functools.partial` arguments and the globals the code names, a few functions deep); one reached only "
+        "through another object's attribute, or a view, stays a constant of the trace (its `.grad` stays None "
+        "where torch's gets one). Results of `vjp` (its output and its vjp function's) and `linearize` have no "
+        "`grad_fn`.",
         "The transforms are JAX transforms of the function over its arguments, recorded as one op whose backward "
-        "is the transform's VJP; tensors read from the closure are constants of that trace, and "
-        "`vjp`/`linearize` return JAX's closures' results without recording them.",
+        "is the transform's VJP; captured tensors become extra inputs of that op only where Python shows them, "
+        "and `vjp`/`linearize` return JAX's closures' results without recording them.",
     ),
 }
 

@@ -1,5 +1,7 @@
 """torch.func transforms under torch and torchlike (torchlike maps them onto JAX's transforms)."""
 
+import functools
+
 import numpy as np
 import pytest
 from _harness import check, check_raises
@@ -61,3 +63,49 @@ def test_transform_results_connect_to_the_outer_graph(name):
         return [x for o in out for x in leaves(o)] if isinstance(out, (tuple, list)) else [out]
 
     check(lambda t, a, b: (lambda out: (out, [o.requires_grad for o in leaves(out)]))(CASES[name](t, a, b)), [X, V])
+
+
+# --- tensors the function reads from its closure get gradients through the results, as torch's do ---------
+
+def _closure_cases(t):
+    t.manual_seed(0)
+    w = t.randn(4, requires_grad=True)
+    unused = t.randn(4, requires_grad=True)
+    lin = t.nn.Linear(4, 3)
+    x, xs = t.randn(4), t.randn(5, 4)
+
+    def loss(z):
+        return ((z * w).sum()) ** 2 + 0 * z.sum() if unused is not None else None
+
+    scale = functools.partial(lambda z, s: (z * s).tanh(), s=w)
+    results = {
+        "grad": t.func.grad(loss)(x),
+        "grad_both": t.func.grad(loss)(x.clone().requires_grad_()),
+        "jacrev_module": t.func.jacrev(lin)(x),
+        "jacfwd_method": t.func.jacfwd(lin.forward)(x),
+        "vmap": t.func.vmap(lambda r: (r * w).sin())(xs),
+        "vmap_partial": t.func.vmap(scale)(xs),
+        "hessian": t.func.hessian(lambda z: (z * w).exp().sum())(x),
+        "jvp": t.func.jvp(lambda z: z * w, (x,), (x,))[1],
+    }
+    out = {}
+    for name, r in results.items():
+        out[name] = [r.requires_grad, r.detach().numpy()]
+        (r.sin().sum()).backward()
+        out[name] += [None if p.grad is None else p.grad.numpy().copy() for p in (w, unused, lin.weight, lin.bias)]
+        for p in (w, unused, lin.weight, lin.bias):
+            p.grad = None
+    return out
+
+
+def test_closure_tensors_get_gradients_as_in_torch():
+    import torch
+
+    import torchlike
+
+    want, got = _closure_cases(torch), _closure_cases(torchlike)
+    for name in want:
+        for a, b in zip(want[name], got[name]):
+            assert (a is None) == (b is None), name
+            if a is not None:
+                np.testing.assert_allclose(b, a, rtol=2e-5, atol=1e-6, err_msg=name)

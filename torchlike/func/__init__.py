@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import types
 from typing import Any, Callable, Iterator, Sequence
 
 import jax
@@ -80,30 +81,122 @@ def _error_if_complex(name: str, tree: Any, is_input: bool) -> None:
             )
 
 
-def _apply(transform: Callable, args: tuple, kwargs: dict, name: str) -> Any:
-    """Run a JAX-transformed function on tensor arguments and wrap the results as tensors. Where an argument
-    requires grad (outside other transforms), the whole transform is recorded as one op ``name`` whose backward
-    is the VJP of the transform, so the results connect to the outer autograd graph as torch's do."""
+def _apply(transform: Callable, args: tuple, kwargs: dict, name: str, func: Callable | None = None) -> Any:
+    """Run a JAX-transformed function on tensor arguments and wrap the results as tensors. Where an argument, or
+    a tensor the user's ``func`` reads from its closure (``_captured``), requires grad (outside other
+    transforms), the whole transform is recorded as one op ``name`` whose backward is the VJP of the transform,
+    so the results connect to the outer autograd graph as torch's do."""
     device = _device((args, kwargs))
-    if grad_mode.is_grad_enabled() and any(_is_t(x) and x._rg for x in _leaves((args, kwargs))[0]):
-        from .._ops import registry
-
-        tree: list = []
-
-        def flat(a: Any, k: Any) -> tuple:
-            a, k = jax.tree_util.tree_map(lambda v: jnp.asarray(v) if isinstance(v, np.ndarray) else v, (a, k))
-            leaves, treedef = jax.tree_util.tree_flatten(transform(*a, **k))
-            tree[:] = [treedef]
-            return tuple(leaves)
-
-        flat.__name__ = name
-        outs = registry.apply_pure(name, flat, [list(args), dict(kwargs)], device)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        _higher.detach_constant_outputs(flat, [list(args), dict(kwargs)], outs)
-        return jax.tree_util.tree_unflatten(tree[0], list(outs))
+    if grad_mode.is_grad_enabled():
+        arg_leaves = _leaves((args, kwargs))[0]
+        captured = _captured(func, arg_leaves) if func is not None else []
+        if captured or any(_is_t(x) and x._rg for x in arg_leaves):
+            return _recorded(transform, args, kwargs, name, captured, device)
     arrays = _to_arrays((args, kwargs))
     out = transform(*arrays[0], **arrays[1])
     return _to_tensors(out, device)
+
+
+def _recorded(transform: Callable, args: tuple, kwargs: dict, name: str, captured: list, device: Any) -> Any:
+    from .._ops import registry
+
+    tree: list = []
+
+    def flat(a: Any, k: Any, c: Any) -> tuple:
+        a, k, c = jax.tree_util.tree_map(lambda v: jnp.asarray(v) if isinstance(v, np.ndarray) else v, (a, k, c))
+        with _reading(captured, c):  # the transform traces the function with the captured tensors as inputs
+            leaves, treedef = jax.tree_util.tree_flatten(transform(*a, **k))
+        tree[:] = [treedef]
+        return tuple(leaves)
+
+    flat.__name__ = name
+    if captured:  # only those the results depend on join the graph (torch leaves the others' .grad None)
+        arrays = _to_arrays((args, kwargs))
+        captured = [t for t, used in zip(captured, _used_inputs(
+            lambda *c: flat(list(arrays[0]), arrays[1], list(c)), [t._peek() for t in captured])) if used]  # fmt: skip
+    inputs = [list(args), dict(kwargs), list(captured)]
+    outs = registry.apply_pure(name, flat, inputs, device)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    _higher.detach_constant_outputs(flat, inputs, outs)
+    return jax.tree_util.tree_unflatten(tree[0], list(outs))
+
+
+def _used_inputs(fn: Callable, xs: list) -> list:
+    """Per argument of ``fn``, whether its traced results depend on it (backward liveness over the jaxpr)."""
+    jaxpr = jax.make_jaxpr(fn)(*xs).jaxpr
+    try:  # JAX's own dead-code elimination sees into nested calls (a kernel's unused bias)
+        from jax._src.interpreters import partial_eval as pe
+
+        return list(pe.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars))[1])
+    except Exception:  # noqa: BLE001 - another JAX: liveness over the top level, which keeps more
+        pass
+    live = {v for v in jaxpr.outvars if type(v).__name__ != "Literal"}
+    for eqn in reversed(jaxpr.eqns):
+        if any(o in live for o in eqn.outvars):
+            live.update(v for v in eqn.invars if type(v).__name__ != "Literal")
+    return [v in live for v in jaxpr.invars]
+
+
+def _captured(func: Callable, arg_leaves: list) -> list:
+    """The tensors requiring grad that ``func`` reads without taking them as arguments, where they can be found:
+    a module's parameters (``jacrev(model)``, a bound method of one), and tensors or modules held by the
+    function's closure cells, defaults, ``functools.partial`` arguments and the globals its code names (and so
+    on through the functions found there, a few levels deep). torch differentiates the outer graph through them;
+    JAX's transform would treat them as constants. A view, and a tensor reached only some other way (an
+    attribute of a plain object), stays a constant."""
+    found: dict = {}
+    seen = {id(x) for x in arg_leaves if _is_t(x)}
+
+    def visit(obj: Any, depth: int) -> None:
+        if id(obj) in seen or depth > 3:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, Tensor):
+            if obj._rg and obj._view is None and not isinstance(obj._buf.array, jax.core.Tracer):
+                found[id(obj)] = obj
+        elif isinstance(getattr(obj, "_parameters", None), dict) and callable(getattr(obj, "parameters", None)):
+            for p in obj.parameters():  # (an nn.Module)
+                visit(p, depth)
+        elif isinstance(obj, functools.partial):
+            for x in (obj.func, *obj.args, *obj.keywords.values()):
+                visit(x, depth)
+        elif isinstance(obj, types.MethodType):
+            visit(obj.__self__, depth)
+            visit(obj.__func__, depth)
+        elif isinstance(obj, types.FunctionType):
+            for cell in obj.__closure__ or ():
+                try:
+                    visit(cell.cell_contents, depth + 1)
+                except ValueError:  # an empty cell
+                    pass
+            for x in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
+                visit(x, depth + 1)
+            g = obj.__globals__
+            for n in obj.__code__.co_names:
+                if n in g:
+                    visit(g[n], depth + 1)
+        elif isinstance(obj, (list, tuple)) and len(obj) <= 64:
+            for x in obj:
+                visit(x, depth + 1)
+        elif isinstance(obj, dict) and len(obj) <= 64:
+            for x in obj.values():
+                visit(x, depth + 1)
+
+    visit(func, 0)
+    return list(found.values())
+
+
+@contextlib.contextmanager
+def _reading(captured: list, arrays: list) -> Iterator[None]:
+    """Within, each captured tensor reads ``arrays[i]`` (the transform's trace of it) instead of its array."""
+    old = [t._buf for t in captured]
+    try:
+        for t, a in zip(captured, arrays):
+            t._buf = T.Buffer(a, t._buf.device)
+        yield
+    finally:
+        for t, b in zip(captured, old):
+            t._buf = b
 
 
 _vmap_depth = 0
@@ -149,7 +242,7 @@ def grad_and_value(func: Callable, argnums: int | tuple = 0, has_aux: bool = Fal
             value, g = for_jax(*a, **k)
             return value, _conj(g)
 
-        (value, g) = _apply(run, args, kwargs, "GradBackward0")
+        (value, g) = _apply(run, args, kwargs, "GradBackward0", func)
         return g, value
 
     return wrapper
@@ -196,7 +289,7 @@ def jvp(func: Callable, primals: Sequence[Any], tangents: Sequence[Any], *, stri
     def run(*pt: Any) -> tuple:
         return jax.jvp(f, tuple(pt[:n]), tuple(pt[n:]), has_aux=has_aux)
 
-    return tuple(_apply(run, (*primals, *tangents), {}, "JvpBackward0"))
+    return tuple(_apply(run, (*primals, *tangents), {}, "JvpBackward0", func))
 
 
 def linearize(func: Callable, *primals: Any) -> tuple:
@@ -219,7 +312,8 @@ def _jac(jax_fn: Callable, func: Callable, argnums: Any, has_aux: bool, name: st
             _error_if_complex(name, out[0] if has_aux else out, False)
             return out
 
-        return _apply(jax_fn(checked, argnums=argnums, has_aux=has_aux), args, kwargs, f"{name.capitalize()}Backward0")
+        return _apply(jax_fn(checked, argnums=argnums, has_aux=has_aux), args, kwargs, f"{name.capitalize()}Backward0",
+                      func)
 
     return wrapper
 
@@ -256,7 +350,7 @@ def vmap(func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = 
             )
         batched = jax.vmap(lambda *a: f(*a, **_to_arrays(kwargs)), in_axes=dims, out_axes=out_dims)
         with _in_vmap(randomness):
-            return _apply(batched, args, {}, "VmapBackward0")
+            return _apply(batched, args, {}, "VmapBackward0", func)
 
     return wrapper
 
