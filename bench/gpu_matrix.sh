@@ -195,27 +195,25 @@ if fr:
         w = lambda k: f"{r[k]['wall_s']:.1f}" if k in r else "-"
         print(f"| {name} | {w('torch')} | {w('torch_again')} | {w('torchlike_first')} | {w('torchlike_second')} "
               f"| {r.get('first_vs_torch', '-')}x | {r.get('second_vs_torch', '-')}x |")
-cs = load("cpu_shapes.json")
-if cs:
-    print("\nnew shapes on the host's CPU, 2 cores (bench/shapes.py --second; s, first / second run):\n")
+
+
+def shapes_table(data, title):
+    """bench/shapes.py --second's four patterns: seconds first / second run, ratios to torch, compiles."""
+    if not data:
+        return
+    print(f"\n{title} (bench/shapes.py --second; s, first run with empty caches / second run):\n")
     print("| pattern | torch | torchlike | first ratio | second ratio | compiles |")
     print("|---|---:|---:|---:|---:|---:|")
     for p in ("sample", "padded", "sweep", "masked"):
-        t, l = cs.get(f"{p}/torch", {}), cs.get(f"{p}/torchlike", {})
-        two = lambda r: f"{r['first_s']:.2f} / {r.get('second_s', float('nan')):.3f}" if "first_s" in r else "-"
-        rat = lambda k: f"{l[k] / t[k]:.1f}x" if k in l and k in t and t[k] else "-"
-        print(f"| {p} | {two(t)} | {two(l)} | {rat('first_s')} | {rat('second_s')} | {l.get('compiles', '-')} |")
-sh = load("shapes.json")
-if sh:
-    print("\nnew shapes on the GPU (bench/shapes.py --second; s, first run with empty caches / second run):\n")
-    print("| pattern | torch | torchlike | first ratio | second ratio | compiles |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for p in ("sample", "padded", "sweep", "masked"):
-        t, l = sh.get(f"{p}/torch", {}), sh.get(f"{p}/torchlike", {})
+        t, l = data.get(f"{p}/torch", {}), data.get(f"{p}/torchlike", {})
         cell = lambda r: (f"{r['first_s']:.2f} / {r.get('second_s', float('nan')):.3f}" if "first_s" in r
                           else (f"> {r['timeout_s']:.0f}" if r else "-"))
         rat = lambda k: f"{l[k] / t[k]:.1f}x" if k in l and k in t and t[k] else "-"
         print(f"| {p} | {cell(t)} | {cell(l)} | {rat('first_s')} | {rat('second_s')} | {l.get('compiles', '-')} |")
+
+
+shapes_table(load("cpu_shapes.json"), "new shapes on the host's CPU, 2 cores")
+shapes_table(load("shapes.json"), "new shapes on the GPU")
 EOF
 rm -rf "$SHARED_CACHE"
 echo "gpu_matrix done in $(($(date +%s) - T0)) s; results in $OUT"
