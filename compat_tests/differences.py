@@ -315,11 +315,12 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "their gradients where torchlike finds them (a module's parameters, closure cells, defaults, "
         "`functools.partial` arguments and the globals the code names, a few functions deep); one reached only "
         "through another object's attribute, or a view, stays a constant of the trace (its `.grad` stays None "
-        "where torch's gets one). Results of `vjp` (its output and its vjp function's) and `linearize` have no "
-        "`grad_fn`.",
+        "where torch's gets one). `vjp`'s output and its vjp function's results connect as torch's do (the vjp "
+        "function runs the forward again); `linearize`'s jvp function's results do not require grad unless a "
+        "tangent does (torch's do, though no gradient reaches the primals through them).",
         "The transforms are JAX transforms of the function over its arguments, recorded as one op whose backward "
         "is the transform's VJP; captured tensors become extra inputs of that op only where Python shows them, "
-        "and `vjp`/`linearize` return JAX's closures' results without recording them.",
+        "and torch's linearize traces its jvp function with the primals' values as constants.",
     ),
 }
 

@@ -109,3 +109,35 @@ def test_closure_tensors_get_gradients_as_in_torch():
             assert (a is None) == (b is None), name
             if a is not None:
                 np.testing.assert_allclose(b, a, rtol=2e-5, atol=1e-6, err_msg=name)
+
+
+def _vjp_cases(t, term):
+    t.manual_seed(0)
+    x = t.randn(3, requires_grad=True)
+    w = t.randn(3, requires_grad=True)
+    out, fn = t.func.vjp(lambda z: z.sin() * w, x)
+    (g,) = fn(t.ones(3))
+    o2, fn2, aux = t.func.vjp(lambda z: (z.sin(), z.cos()), x, has_aux=True)
+    (g2,) = fn2(t.ones(3))
+    o3, jfn = t.func.linearize(lambda z: z.exp() * w, x)
+    c = t.ones(3, requires_grad=True)
+    (g5,) = t.func.vjp(t.sin, x.detach())[1](c)
+    terms = {"out": out, "g": g, "o2": o2, "g2": g2, "aux": aux, "o3": o3, "g5": g5}
+    r = terms[term]
+    r.sum().backward()
+    return [r.requires_grad, r.detach().numpy(), jfn(t.ones(3)).detach().numpy()] + [
+        None if v.grad is None else v.grad.numpy() for v in (x, w, c)]
+
+
+@pytest.mark.parametrize("term", ["out", "g", "o2", "g2", "aux", "o3", "g5"])
+def test_vjp_and_linearize_results_connect_to_the_outer_graph(term):
+    import torch
+
+    import torchlike
+
+    for a, b in zip(_vjp_cases(torch, term), _vjp_cases(torchlike, term)):
+        assert (a is None) == (b is None)
+        if isinstance(a, bool):
+            assert a == b
+        elif a is not None:
+            np.testing.assert_allclose(b, a, rtol=2e-5, atol=1e-6)

@@ -35,7 +35,8 @@ try:  # no public name; JAX's own AOT call path uses it
 except ImportError:  # another JAX: one-op kernels keep XLA's defaults
     _trace_state_clean = None
 
-__all__ = ["COLD_OPTIONS", "busy", "cold_options", "join", "one_op_cold", "one_op_jit", "platform_of", "start"]
+__all__ = ["COLD_OPTIONS", "busy", "cold_options", "join", "one_op_cold", "one_op_jit", "platform_of", "start",
+           "tracing"]
 
 COLD_OPTIONS = {"xla_gpu_autotune_level": 0, "xla_gpu_enable_triton_gemm": False}
 GPU_PLATFORMS = frozenset({"gpu", "cuda", "rocm"})
@@ -105,6 +106,11 @@ class _OneOp:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.plain, name)
+
+
+def tracing() -> bool:
+    """Whether a JAX transformation is tracing now (a jitted call then returns tracers, even of constants)."""
+    return _trace_state_clean is not None and not _trace_state_clean()
 
 
 def one_op_jit(fn: Callable, **kwargs: Any) -> Any:

@@ -37,7 +37,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from . import kernel_cache
+from . import _xla_tiers, kernel_cache
 
 __all__ = ["size_class", "bucket_shape", "ArgFill", "Lengths", "Count", "rows", "all_but", "matrix_product", "run", "stats", "set_enabled", "enabled"]
 
@@ -532,7 +532,7 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
     ``to_jax`` puts a host array the caller owns on the CPU device without compiling. ``args`` may nest
     (a backward kernel's (primals, cotangents))."""
     plan, leaves, tree, sig, exact = _planned(kernel, args)
-    if plan is None or plan is _EXACT:
+    if plan is None or plan is _EXACT or _xla_tiers.tracing():  # (a traced result cannot be sliced on the host)
         return None
     if (_pads_exactly(kernel, args) if exact is None else exact) and _few_signatures(kernel, sig):
         # padding changes no bit here, so the path may depend on history: a kernel that has met few

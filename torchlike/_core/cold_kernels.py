@@ -1198,7 +1198,8 @@ class ColdKernel:
         return self.hot(*args)
 
     def _bucketed(self, *args: Any) -> Any:
-        return buckets.run(self, args, _made_array)
+        out = buckets.run(self, args, _made_array)
+        return self.hot(*args) if out is None else out  # (inside a trace: the exact executable)
 
     def _route(self, key: tuple, route: Callable) -> None:
         routes = self.routes

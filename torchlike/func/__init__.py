@@ -263,21 +263,31 @@ def grad(func: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Cal
 
 
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """torch.func.vjp: the output, and a function of cotangents giving one gradient per primal. Both connect to
+    the outer autograd graph as ``grad``'s results do (the vjp function's through its primals and cotangents;
+    it runs the forward again, where torch keeps its saved values)."""
     device = _device(primals)
     f = _pure(func, device)
-    out = jax.vjp(f, *_to_arrays(primals), has_aux=has_aux)
+    value_only = (lambda *p: f(*p)[0]) if has_aux else f
     if has_aux:
-        value, pull, aux = out
+        value, aux = _apply(f, primals, {}, "VjpBackward0", func)
     else:
-        value, pull = out
+        value = _apply(f, primals, {}, "VjpBackward0", func)
+    n = len(primals)
 
     def vjp_fn(*cotangents: Any) -> Any:
-        ct = _to_arrays(cotangents[0] if len(cotangents) == 1 else cotangents)
-        return _to_tensors(_conj(pull(_conj(ct))), device)
+        ct = cotangents[0] if len(cotangents) == 1 else cotangents
+        ct_leaves, ct_tree = _leaves(ct)
+
+        def pull(*pc: Any) -> Any:
+            back = jax.vjp(value_only, *pc[:n])[1]
+            return _conj(back(_conj(jax.tree_util.tree_unflatten(ct_tree, list(pc[n:])))))
+
+        return _apply(pull, (*primals, *ct_leaves), {}, "VjpBackward0", func)
 
     if has_aux:
-        return _to_tensors(value, device), vjp_fn, _to_tensors(aux, device)
-    return _to_tensors(value, device), vjp_fn
+        return value, vjp_fn, aux
+    return value, vjp_fn
 
 
 def jvp(func: Callable, primals: Sequence[Any], tangents: Sequence[Any], *, strict: bool = False,
@@ -293,9 +303,20 @@ def jvp(func: Callable, primals: Sequence[Any], tangents: Sequence[Any], *, stri
 
 
 def linearize(func: Callable, *primals: Any) -> tuple:
+    """torch.func.linearize: the output (connected to the outer autograd graph as ``jvp``'s is), and its JVP at
+    ``primals`` as a function of tangents, connected through the tangents only."""
     device = _device(primals)
-    out, lin = jax.linearize(_pure(func, device), *_to_arrays(primals))
-    return _to_tensors(out, device), lambda *t: _to_tensors(lin(*_to_arrays(t)), device)
+    f = _pure(func, device)
+    n = len(primals)
+
+    fixed = tuple(p.detach() if _is_t(p) else p for p in primals)  # (torch's jvp function holds the primals'
+    # values as constants: no gradient reaches them through its results)
+
+    def jvp_fn(*tangents: Any) -> Any:
+        return _apply(lambda *pt: jax.jvp(f, tuple(pt[:n]), tuple(pt[n:]))[1], (*fixed, *tangents), {},
+                      "LinearizeBackward0")  # fmt: skip
+
+    return _apply(f, primals, {}, "LinearizeBackward0", func), jvp_fn
 
 
 def _jac(jax_fn: Callable, func: Callable, argnums: Any, has_aux: bool, name: str) -> Callable:
