@@ -676,6 +676,15 @@ def to_array(x: np.ndarray, copy: bool = True) -> Any:
     return to_jax(x, copy)
 
 
+def _owned(o: np.ndarray, leaves: list) -> np.ndarray:
+    """A NumPy program's result as an array of its own in C order: a view of an argument (a slice, a transpose)
+    or the argument itself is copied, since the argument may be a user's writable array and host arrays are
+    read in C order."""
+    if o.flags.c_contiguous and o.flags.owndata and not any(o is x for x in leaves):
+        return o
+    return np.array(o, order="C")
+
+
 def _made_array(x: np.ndarray) -> Any:
     """An array this module made on the host (a cold-tier result, a bucketed call's padded argument or sliced
     result): small ones stay there as read-only arrays where small ops run there (a transfer costs more than
@@ -1099,7 +1108,7 @@ class ColdKernel:
             return self._compiled(args)
         if _check and run.exact:
             _compare(self, args, outs)
-        result = jax.tree_util.tree_unflatten(out_tree, [_made_array(o) for o in outs])
+        result = jax.tree_util.tree_unflatten(out_tree, [_made_array(_owned(o, leaves)) for o in outs])
         cost = _estimate(run.n_steps, leaves, outs)
         e.spent += cost
         stats["cold_seconds"] += cost

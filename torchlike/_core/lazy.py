@@ -578,7 +578,7 @@ class _Program:
         self.compiling = False
         self.failed = False
         self.churn = False  # its skeleton keeps coming back with other shapes (``_churns``)
-        self.family: list | None = None  # its skeleton's [programs made, the last one run, its run of sightings]
+        self.family: list | None = None  # its skeleton's [structures met, the last one run, its run of sightings]
 
 
 _programs: collections.OrderedDict = collections.OrderedDict()
@@ -586,7 +586,7 @@ _skeletons: collections.OrderedDict = collections.OrderedDict()  # op names -> p
 _churn_run = False  # while a churning structure runs op by op: kernels take their bucketed executables
 
 
-def _churns(prog: _Program) -> bool:
+def _churns(prog: _Program, key: tuple) -> bool:
     """Whether a new structure is one more variant of a skeleton met ``CHURN_SHAPES`` times already.
 
     A loop whose sizes change every step (a growing context, batches padded to their longest sequence, the
@@ -600,13 +600,14 @@ def _churns(prog: _Program) -> bool:
     skeleton = tuple(getattr(n[0], "__name__", None) or id(n[0]) for n in prog.plan)
     family = _skeletons.get(skeleton)
     if family is None:
-        family = _skeletons[skeleton] = [0, None, 0]
-    family[0] += 1
+        family = _skeletons[skeleton] = [set(), None, 0]
+    if len(family[0]) <= CHURN_SHAPES:  # (distinct structures: one made again after an eviction is no new one)
+        family[0].add(hash(key))
     _skeletons.move_to_end(skeleton)
     while len(_skeletons) > PROGRAM_CACHE_SIZE * 4:
         _skeletons.popitem(last=False)
     prog.family = family
-    return family[0] > CHURN_SHAPES
+    return len(family[0]) > CHURN_SHAPES
 
 
 def _settled(prog: _Program) -> bool:
@@ -885,7 +886,7 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
     prog = _programs.get(key)
     if prog is None:
         prog = _Program(tuple(g.nodes), live, len(g.leaves), donate)
-        prog.churn = _churns(prog)
+        prog.churn = _churns(prog, key)
         _programs[key] = prog
         while len(_programs) > PROGRAM_CACHE_SIZE:
             _programs.popitem(last=False)
@@ -1061,6 +1062,7 @@ def clear_caches() -> None:
     flush("clear caches")
     _graph.expect = None
     _programs.clear()
+    _skeletons.clear()
     _donation_plans.clear()
     _sigs.clear()
     _first_trace[0] = None

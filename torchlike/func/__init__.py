@@ -112,8 +112,11 @@ def _recorded(transform: Callable, args: tuple, kwargs: dict, name: str, capture
     flat.__name__ = name
     if captured:  # only those the results depend on join the graph (torch leaves the others' .grad None)
         arrays = _to_arrays((args, kwargs))
-        captured = [t for t, used in zip(captured, _used_inputs(
-            lambda *c: flat(list(arrays[0]), arrays[1], list(c)), [t._peek() for t in captured])) if used]  # fmt: skip
+        try:
+            used = _used_inputs(lambda *c: flat(list(arrays[0]), arrays[1], list(c)), [t._peek() for t in captured])
+            captured = [t for t, u in zip(captured, used) if u]
+        except Exception:  # noqa: BLE001 - a function that cannot be traced again here: keep them all
+            pass
     inputs = [list(args), dict(kwargs), list(captured)]
     outs = registry.apply_pure(name, flat, inputs, device)
     outs = outs if isinstance(outs, tuple) else (outs,)
@@ -154,8 +157,8 @@ def _captured(func: Callable, arg_leaves: list) -> list:
         if isinstance(obj, Tensor):
             if obj._rg and obj._view is None and not isinstance(obj._buf.array, jax.core.Tracer):
                 found[id(obj)] = obj
-        elif isinstance(getattr(obj, "_parameters", None), dict) and callable(getattr(obj, "parameters", None)):
-            for p in obj.parameters():  # (an nn.Module)
+        elif _is_module(obj):
+            for p in obj.parameters():
                 visit(p, depth)
         elif isinstance(obj, functools.partial):
             for x in (obj.func, *obj.args, *obj.keywords.values()):
@@ -184,6 +187,16 @@ def _captured(func: Callable, arg_leaves: list) -> list:
 
     visit(func, 0)
     return list(found.values())
+
+
+def _is_module(obj: Any) -> bool:
+    """An nn.Module instance (by its attributes: ``func`` sits below ``nn``), never raising."""
+    if isinstance(obj, type):
+        return False
+    try:
+        return isinstance(obj.__dict__.get("_parameters"), dict) and callable(getattr(obj, "parameters", None))
+    except Exception:  # noqa: BLE001 - an object whose attributes raise: not a module
+        return False
 
 
 @contextlib.contextmanager
