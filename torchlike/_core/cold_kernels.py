@@ -708,7 +708,7 @@ def _to_jax(x: np.ndarray) -> Any:
     global _put
     if _put is None:  # (JAX's default device: torchlike makes it the process's CPU)
         _put = _putter(jax.config.jax_default_device or jax.devices()[0])
-    return _put(x if x.flags.c_contiguous else np.array(x, order="C"))  # (ascontiguousarray makes 0-d 1-d)
+    return _put(x)
 
 
 _puts: dict = {}  # device -> its put
@@ -727,6 +727,7 @@ def _putter(dev: Any) -> Callable:
         sharding = jax.sharding.SingleDeviceSharding(dev)
 
         def put(a: np.ndarray) -> Any:
+            a = a if a.flags.c_contiguous else np.array(a, order="C")  # (ascontiguousarray makes 0-d 1-d)
             return pxla.batched_device_put(ShapedArray(a.shape, a.dtype), sharding, [a], [dev], committed=False)
 
         put(np.zeros(1, np.float32))
@@ -738,17 +739,12 @@ def _putter(dev: Any) -> Callable:
     return put
 
 
-def _traced(args: tuple) -> bool:
-    return any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(args))
-
-
 def _churn_put(args: tuple) -> Callable:
     """``buckets.run``'s put for a lazy churning run: onto the device of the call's first array, contiguous."""
     for a in jax.tree_util.tree_leaves(args):
         devices = getattr(a, "devices", None)
         if devices is not None and not isinstance(a, np.ndarray):
-            put = _putter(next(iter(devices())))
-            return lambda x: put(x if x.flags.c_contiguous else np.array(x, order="C"))
+            return _putter(next(iter(devices())))
     return _to_jax
 
 
@@ -1013,7 +1009,7 @@ class ColdKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # lazy mode runs its first programs op by op and then fused: those must round alike, so all XLA
         if kwargs or lazy._on or not (_cpu or (_cpu is None and _cpu_only())):
-            if lazy._churn_run and not kwargs and not _traced(args):  # (a kernel traced inside another: hot)
+            if lazy._churn_run and not kwargs and not _xla_tiers.tracing():  # (traced inside another kernel: hot)
                 return self._churn(args)
             return self.hot(*args, **kwargs)
         return self._eager(args)
