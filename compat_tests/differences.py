@@ -221,16 +221,6 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torchlike runs such an op as one kernel with one backward node: the gradients of its input-side shape "
         "nodes are reshapes of that node's gradients, those of the inner products and broadcasts are never formed.",
     ),
-    "nondifferentiable_edges": (
-        "autograd", "`clamp` with one bound a tensor and the other a number records `ClampBackward0` with an edge "
-        "for each bound; torch takes a 0-d tensor that does not require grad as a number there (`ClampBackward1`, "
-        "one edge fewer) and raises TypeError for any other tensor. Values and gradients are the same. "
-        "(`clamp`'s tensor bounds, a missing bound beside a tensor one, in-place comparisons and random fills "
-        "(`eq_`, `normal_`, zero gradients), `fill_`/`lerp` numbers, `CopySlices`, the norms' missing weight "
-        "and bias, `nll_loss`/`cross_entropy` and the non-differentiable arguments declared in the spec match "
-        "torch: compat_tests/test_graph_shapes.py.)",
-        "clamp's bounds are one parameter kind, a tensor or a number each; torch picks one overload for both.",
-    ),
     "pinned_memory": (
         "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",
         "JAX manages host-device transfers itself; torchlike keeps no page-locked buffers.",

@@ -340,3 +340,58 @@ def test_linear_gradients_unchanged(x_shape: tuple) -> None:
     w = np.random.RandomState(1).randn(3, 4).astype(np.float32)
     check(lambda t, x, w: t.nn.functional.linear(x, w, w[:, 0] * 2), [x, w])
     check(lambda t, x, w: t.matmul(x, w.t()), [x, w])
+
+
+# clamp with one tensor bound and one number bound: torch's parser picks one overload for both bounds, taking a 0-d
+# tensor that does not require grad as a number (ClampBackward1) and raising TypeError for any other tensor there.
+_CLAMP_FORMS = {
+    "function": lambda t, x, b: t.clamp(x, b, 1.0),
+    "function_max": lambda t, x, b: t.clamp(x, -1.0, b),
+    "function_kw": lambda t, x, b: t.clamp(x, min=b, max=1.0),
+    "function_kw_reversed": lambda t, x, b: t.clamp(x, max=1.0, min=b),
+    "function_mixed": lambda t, x, b: t.clamp(x, b, max=1),
+    "function_input_kw": lambda t, x, b: t.clamp(input=x, min=-1.0, max=b),
+    "function_out": lambda t, x, b: t.clamp(x.detach(), b, 1.0, out=t.empty(3)),
+    "clip": lambda t, x, b: t.clip(x, b, 1.0),
+    "method": lambda t, x, b: x.clamp(b, 1.0),
+    "method_max": lambda t, x, b: x.clamp(True, b),
+    "method_kw": lambda t, x, b: x.clamp(min=b, max=1.0),
+    "method_mixed": lambda t, x, b: x.clamp(-1.0, max=b),
+    "clip_method": lambda t, x, b: x.clip(b, 1.0),
+    "inplace_function": lambda t, x, b: t.clamp_(x * 1, b, 1.0),
+    "inplace_function_kw": lambda t, x, b: t.clamp_(x * 1, min=b, max=1.0),
+    "clip_inplace_function": lambda t, x, b: t.clip_(x * 1, -1, b),
+    "inplace_method": lambda t, x, b: (x * 1).clamp_(b, 1.0),
+    "inplace_method_kw": lambda t, x, b: (x * 1).clamp_(max=b, min=-1.0),
+    "clip_inplace_method": lambda t, x, b: (x * 1).clip_(b, 1.0),
+}
+_CLAMP_BOUNDS = {
+    "0d": lambda t: t.tensor(-0.25),
+    "0d_int": lambda t: t.tensor(0),
+    "0d_double": lambda t: t.tensor(-0.25, dtype=t.float64),
+    "0d_requires_grad": lambda t: t.tensor(-0.25, requires_grad=True),
+    "0d_nonleaf": lambda t: t.tensor(-0.25, requires_grad=True) * 1,
+    "1d": lambda t: t.tensor([-0.25]),
+    "3": lambda t: t.full((3,), -0.25),
+}
+
+
+@pytest.mark.parametrize("bound", list(_CLAMP_BOUNDS))
+@pytest.mark.parametrize("form", list(_CLAMP_FORMS))
+def test_clamp_tensor_and_number_bounds(form: str, bound: str) -> None:
+    def run(t):  # noqa: ANN001, ANN202
+        x = t.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+        try:
+            y = _CLAMP_FORMS[form](t, x, _CLAMP_BOUNDS[bound](t))
+        except TypeError as e:
+            return "TypeError", str(e)
+        grad = None
+        if y.requires_grad:
+            (y * t.tensor([1.0, 2.0, 3.0])).sum().backward()
+            grad = x.grad.numpy()
+        return _tree(y.grad_fn), str(y.dtype), y.detach().numpy(), grad
+
+    ref, got = run(torch), run(torchlike)
+    assert got[:2] == ref[:2]
+    for a, b in zip(ref[2:], got[2:]):
+        np.testing.assert_array_equal(b, a)

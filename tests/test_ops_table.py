@@ -105,7 +105,7 @@ SAMPLES.update({
     **{n: (lambda: ((ints(*X), ints(*X)), {})) for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     **{n: (lambda: ((ints(*X), ints(*X, lo=0, hi=4)), {})) for n in ("bitwise_left_shift", "bitwise_right_shift")},
     # ternary and selection
-    "clamp": lambda: ((r(*X), -0.75, r(*X) + 3), {}),
+    "clamp": lambda: ((r(*X), r(*X) - 0.75, r(*X) + 3), {}),  # (torch refuses a tensor bound beside a number)
     "clamp_min": lambda: ((r(*X), 0.05), {}),
     "clamp_max": lambda: ((r(*X), r(4)), {}),
     "lerp": lambda: ((r(*X), r(*X), unit(*X)), {}),

@@ -103,7 +103,7 @@ TENSOR_METHODS: dict[str, Any] = {
     # pointwise forms with torch quirks
     "positive": P.positive, "isclose": P.isclose, "allclose": P.allclose, "equal": P.equal,
     "float_power_": P.float_power_, "clamp_min": P.clamp_min, "clamp_max": P.clamp_max,
-    "clamp_": P.clamp_, "clip_": P.clip_, "clamp_min_": P.clamp_min_, "clamp_max_": P.clamp_max_,
+    "clamp": P._clamp_method, "clip": P._clip_method, "clamp_": P.clamp_, "clip_": P.clip_, "clamp_min_": P.clamp_min_, "clamp_max_": P.clamp_max_,
     "asinh_": P.asinh_, "arcsinh_": P.asinh_, "acosh_": P.acosh_, "arccosh_": P.acosh_,
     "atanh_": P.atanh_, "arctanh_": P.atanh_,
     "polygamma": special._polygamma_method, "polygamma_": special._polygamma_inplace,

@@ -6,6 +6,7 @@ written so that its JAX gradient is torch's (marked ``# torch:``).
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Callable
 
@@ -685,7 +686,10 @@ def _clamp_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
 
 
-@defop(inplace_in=("Tensor", "torch"), inplace=True, out=True, grad_name=_clamp_name, check=_clamp_check, aliases=("clip",), dtypes="nocomplex")
+# torch.clamp/clip and their method and in-place forms are the fronts below (torch's overload choice), so the
+# table gives the function only; Tensor.clamp, clip and the in-place forms are added at the end of this file.
+@defop(namespaces=("torch",), inplace=True, inplace_in=(), out=True, grad_name=_clamp_name, check=_clamp_check,
+       dtypes="nocomplex")  # fmt: skip
 def clamp(input: TensorArg, min: OptTensorOrScalar = None, max: OptTensorOrScalar = None) -> Any:
     """torch.clamp: the result dtype promotes ``input`` with the bounds; NaN bounds give NaN."""
     return _clamp(input, min, max)
@@ -1141,7 +1145,87 @@ def _clamp_inplace(fn: Callable, name: str) -> Callable:
 asinh_ = _inplace_without_derivative("asinh", jnp.arcsinh)
 acosh_ = _inplace_without_derivative("acosh", jnp.arccosh)
 atanh_ = _inplace_without_derivative("atanh", jnp.arctanh)
-clamp_ = _clamp_inplace(clamp, "clamp_")
-clip_ = _clamp_inplace(clamp, "clip_")
+_clamp_inplace_fn = _clamp_inplace(clamp, "clamp_")
 clamp_min_ = _clamp_inplace(clamp_min, "clamp_min_")
 clamp_max_ = _clamp_inplace(clamp_max, "clamp_max_")
+
+
+# --- clamp's overloads -------------------------------------------------------------------------------------
+# torch's schema has clamp(Tensor, Tensor? min, Tensor? max) and clamp(Tensor, Scalar? min, Scalar? max), and its
+# argument parser picks one for both bounds: a tensor bound beside a number is taken as a number when it is 0-d and
+# does not require grad (ClampBackward1, no edge for it), and is a TypeError otherwise, whose text lists the
+# overloads of the form called.
+
+_CLAMP_OVERLOADS = {
+    "function": ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+                 "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)"),
+    "inplace_function": ("(Tensor input, Tensor min = None, Tensor max = None)",
+                         "(Tensor input, Number min = None, Number max = None)"),
+    "method": ("(Tensor min = None, Tensor max = None)", "(Number min = None, Number max = None)"),
+}  # fmt: skip
+
+
+def _py_typename(v: Any) -> str:
+    t = type(v)
+    return t.__name__ if t.__module__ in ("builtins",) or isinstance(v, Tensor) else f"{t.__module__}.{t.__name__}"
+
+
+def _clamp_overload_error(name: str, form: str, args: tuple, kwargs: dict) -> TypeError:
+    """torch's argument parser's error (torch/csrc/utils/invalid_arguments.cpp); keywords are listed last
+    first, as its map of them iterates."""
+    kinds = [_py_typename(a) for a in args]
+    keywords = list(reversed(kwargs))
+    named = [f"{k}={_py_typename(kwargs[k])}" for k in keywords]
+    got = ", ".join(kinds + named) if kinds else ", ".join(named) + ", "
+    msg = f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+    for option in _CLAMP_OVERLOADS["method" if form.endswith("method") else form]:
+        msg += f" * {option}\n"
+        if form == "function":
+            continue  # (torch gives no reasons for the overloads with out=)
+        if kwargs:
+            msg += f"      didn't match because some of the keywords were incorrect: {', '.join(keywords)}\n"
+        else:
+            marks = [k if i == 0 and form == "inplace_function" else f"!{k}!" for i, k in enumerate(kinds)]
+            msg += f"      didn't match because some of the arguments have invalid types: ({', '.join(marks)})\n"
+    return TypeError(msg)
+
+
+def _clamp_front(fn: Callable, name: str, form: str) -> Callable:
+    """``fn`` (clamp, out of place or in place) called with the bounds of one of torch's overloads."""
+
+    def front(*args: Any, **kwargs: Any) -> Any:
+        first = 0 if "input" in kwargs and not form.endswith("method") else 1
+        slots = [first + i if len(args) > first + i else key for i, key in enumerate(("min", "max"))]
+        values = [args[s] if isinstance(s, int) else kwargs.get(s) for s in slots]
+        if any(isinstance(v, Tensor) for v in values) and any(v is not None and not isinstance(v, Tensor)
+                                                             for v in values):  # fmt: skip
+            if any(isinstance(v, Tensor) and (v.dim() != 0 or v.requires_grad) for v in values):
+                shown = args[1:] if form.endswith("method") else args
+                raise _clamp_overload_error(name, form, shown, kwargs)
+            args, kwargs = list(args), dict(kwargs)
+            for s, v in zip(slots, values):
+                if isinstance(v, Tensor):
+                    if isinstance(s, int):
+                        args[s] = v.item()
+                    else:
+                        kwargs[s] = v.item()
+        return fn(*args, **kwargs)
+
+    front.__name__ = front.__qualname__ = name
+    front.__doc__ = fn.__doc__
+    front.__signature__ = inspect.signature(fn)
+    front._op = OPS["clamp"]
+    return front
+
+
+_clamp_op = OPS["clamp"]
+_clamp_table = _clamp_op.wrapper
+clamp = _clamp_op.wrapper = _clamp_front(_clamp_table, "clamp", "function")
+clamp.__module__, clamp.__wrapped__ = "torchlike", _clamp_table.__wrapped__
+clip = expose("torch", "clip")(_clamp_front(_clamp_table, "clip", "function"))
+clamp_ = _clamp_front(_clamp_inplace_fn, "clamp_", "method")
+clip_ = _clamp_front(_clamp_inplace_fn, "clip_", "method")
+expose("torch", "clamp_")(_clamp_front(_clamp_inplace_fn, "clamp_", "inplace_function"))
+expose("torch", "clip_")(_clamp_front(_clamp_inplace_fn, "clip_", "inplace_function"))
+_clamp_method = _clamp_front(_clamp_table, "clamp", "method")
+_clip_method = _clamp_front(_clamp_table, "clip", "method")
