@@ -115,6 +115,16 @@ short = int16
 __version__ = version.__version__
 
 
+# A full garbage collection walks every tracked object, and importing JAX and torchlike leaves about 130,000
+# that live as long as the process: a training loop paid 100-350 ms every few dozen steps walking them again
+# (bench/host_cost.py's GPT step, docs/lazy.md). They move to the permanent generation once; what is made
+# later is collected as usual (TORCHLIKE_GC_FREEZE=0 leaves the collector alone).
+if _os.environ.get("TORCHLIKE_GC_FREEZE", "1") != "0":
+    import gc as _gc
+
+    _gc.freeze()
+
+
 def __getattr__(name: str) -> object:
     from .compat._names import missing_attribute_error
 
