@@ -412,6 +412,8 @@ class Tensor:
         return self._view.offset if self._view is not None else 0
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
+        if memory_format is None and self._view is None and not self._buf.np_strides:  # a whole row-major buffer
+            return True
         shape, stride, _ = self._geometry()
         return _views.is_contiguous(shape, stride)
 

@@ -31,6 +31,7 @@ from .._core import kernel_cache
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from .._core import grad_mode, graph
+from .._core import views as _views
 
 # --- parameter kinds (used as annotations in op bodies) ----------------------------------------
 
@@ -1429,12 +1430,10 @@ VIEWS: dict[str, Callable] = {}
 
 
 def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwargs: Any = None) -> Tensor:
-    from .._core import views as V
-
     kind, static, dyn, shape, stride, offset = spec
     view = input._view
     if view is None:
-        new = V.View(((kind, static),), dyn, shape, stride, offset)
+        new = _views.View(((kind, static),), dyn, shape, stride, offset)
     else:
         new = view.then(kind, static, dyn, shape, stride, offset)
     out = T.make_view(input, new)
@@ -1443,7 +1442,7 @@ def make_view_of(input: Tensor, spec: tuple, gname: Any, args: tuple = (), kwarg
         out._multi_view = (name.removesuffix("Backward0"), 0)
     if input._rg and grad_mode._state.enabled:
         name = gname if isinstance(gname, str) else gname(args, kwargs or {})
-        graph.record_view(input, out, V.read_kernel(((kind, static),)), dyn, name)
+        graph.record_view(input, out, _views.read_kernel(((kind, static),)), dyn, name)
     return out
 
 
