@@ -206,3 +206,79 @@ def test_one_element_uniform_draws_match_torch_over_many_bounds():
         return [t.empty(1).uniform_(a, b) for a, b in bounds for _ in range(3)] + [t.rand(1) for _ in range(5)]
 
     _same(draws)
+
+
+def _item_draws(t, uniform, randint, exp):
+    """A transform's parameter draws through ``uniform``/``randint``/``exp`` (torchvision's tensor expressions,
+    or torchlike's tensor-free draws), interleaved with tensor draws of the same stream: ("draw", value) items
+    are the stream itself, ("exp", value) items are computed from it."""
+    out = []
+    for i in range(30):
+        out.append(("draw", uniform(0.08, 1.0)))
+        x = uniform(-0.2877, 0.2877)
+        out += [("draw", x), ("exp", exp(x))]
+        out.append(("draw", randint(0, 7 + i)))
+        out.append(("draw", uniform(0.0, 1.0) < 0.5))
+        out.append(("draw", randint(-3, 2**40)))  # torch's 64-bit path past 2**32
+        if i % 7 == 0:
+            out.append(("draw", t.rand(2).tolist()))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_transform_item_draws_follow_torch(dtype):
+    from torchlike.vision.transforms import _transforms as tl
+
+    def torch_side():
+        torch.manual_seed(4)
+        torch.set_default_dtype(getattr(torch, dtype))
+        try:
+            return _item_draws(
+                torch, lambda a, b: torch.empty(1).uniform_(a, b).item(),
+                lambda a, b: torch.randint(a, b, size=(1,)).item(), lambda x: torch.exp(torch.tensor([x])).item())
+        finally:
+            torch.set_default_dtype(torch.float32)
+
+    def torchlike_side():
+        torchlike.manual_seed(4)
+        torchlike.set_default_dtype(getattr(torchlike, dtype))
+        try:
+            return _item_draws(torchlike, tl._uniform, tl._randint, tl._exp)
+        finally:
+            torchlike.set_default_dtype(torchlike.float32)
+
+    want, got = torch_side(), torchlike_side()
+    assert [k for k, _ in got] == [k for k, _ in want]
+    assert [v for k, v in got if k == "draw"] == [v for k, v in want if k == "draw"]  # the stream, bit for bit
+    ulp = 2**-23 if dtype == "float32" else 2**-52
+    for (_, a), (_, b) in zip([w for w in want if w[0] == "exp"], [g for g in got if g[0] == "exp"]):
+        assert abs(a - b) <= abs(a) * ulp  # torch's exp, or one ulp from it (see _transforms._exp)
+
+
+@pytest.mark.parametrize("bounds", [(0.9, 0.1), (0.5, 0.5), (float("nan"), 1.0)])
+def test_transform_uniform_draw_errors_and_edges_follow_torch(bounds):
+    from torchlike.vision.transforms import _transforms as tl
+
+    def run(fn):
+        try:
+            return ("ok", fn(*bounds))
+        except Exception as e:  # noqa: BLE001 - the exception is what is compared
+            return (type(e).__name__, str(e))
+
+    torch.manual_seed(1)
+    torchlike.manual_seed(1)
+    want = run(lambda a, b: torch.empty(1).uniform_(a, b).item())
+    got = run(tl._uniform)
+    assert _plain(got) == _plain(want) or (want[0] == got[0] == "ok" and np.isnan(want[1]) and np.isnan(got[1]))
+    assert torch.rand(3).tolist() == torchlike.rand(3).tolist()  # the stream went on alike
+
+
+@pytest.mark.parametrize("bounds", [(3, 3), (5, 2)])
+def test_transform_randint_draw_errors_follow_torch(bounds):
+    from torchlike.vision.transforms import _transforms as tl
+
+    with pytest.raises(RuntimeError) as want:
+        torch.randint(*bounds, size=(1,))
+    with pytest.raises(RuntimeError) as got:
+        tl._randint(*bounds)
+    assert str(got.value) == str(want.value)

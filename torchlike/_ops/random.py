@@ -209,6 +209,28 @@ def _draw(kind: str, gen: Generator, shape: tuple, dt: D.dtype, contiguous: bool
     raise ValueError(kind)
 
 
+def item_draw(kind: str, low: Any, high: Any) -> Any:
+    """``torch.empty(1).uniform_(low, high).item()`` (``kind`` "uniform") or ``torch.randint(low, high, (1,)).item()``
+    ("random") as a Python number, drawn from the default CPU generator without a tensor, or None where the
+    tensor path must run (another default device, a draw being traced or vmapped, a torch-function hook, bounds
+    torch refuses: those raise there). Transforms draw their parameters one at a time: the tensor, the fill
+    op and the read cost far more than the draw. The same words of the same stream, so the same values."""
+    if trace_rng is not None or vmap_randomness is not None or T.hook is not None:
+        return None
+    dev = _device._default.dev
+    if dev is not None and dev.type != "cpu":
+        return None
+    cpu = default_generator._cpu
+    if cpu is None or type(low) not in _NUMBERS or type(high) not in _NUMBERS or not low < high:
+        return None
+    if kind == "uniform":
+        return G.uniform(cpu, (1,), D.get_default_dtype(), float(low), float(high))[0].item()
+    if type(low) is not int or type(high) is not int:
+        return None
+    return G.random_from_to(cpu, (1,), D.int64, low, high)[0].item()
+
+
+_NUMBERS = frozenset((int, float))
 _draw_kernels: dict = {}
 
 

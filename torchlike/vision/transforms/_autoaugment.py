@@ -11,6 +11,7 @@ from ..._core.tensor import Tensor
 from ...nn.modules._module import Module
 from . import _functional as F
 from ._functional import InterpolationMode
+from ._transforms import _randint
 
 __all__ = ["AutoAugmentPolicy", "AutoAugment", "RandAugment", "TrivialAugmentWide"]
 
@@ -147,7 +148,7 @@ class AutoAugment(Module):
     @staticmethod
     def get_params(transform_num: int) -> tuple:
         t = _torch()
-        policy_id = int(t.randint(transform_num, (1,)).item())
+        policy_id = int(_randint(0, transform_num))
         probs = t.rand((2,))
         signs = t.randint(2, (2,))
         return policy_id, probs, signs
@@ -183,15 +184,14 @@ class RandAugment(Module):
         return {"Identity": (_torch().tensor(0.0), False), **_space(num_bins, 0.3, translate, 30.0, 0.9, 4)}
 
     def forward(self, img: Any) -> Any:
-        t = _torch()
         fill = _fill_for(img, self.fill)
         for _ in range(self.num_ops):
             op_meta = self._augmentation_space(self.num_magnitude_bins, F.get_image_size(img))
-            op_index = int(t.randint(len(op_meta), (1,)).item())
+            op_index = int(_randint(0, len(op_meta)))
             op_name = list(op_meta.keys())[op_index]
             magnitudes, signed = op_meta[op_name]
             magnitude = float(magnitudes[self.magnitude].item()) if magnitudes.ndim > 0 else 0.0
-            if signed and t.randint(2, (1,)):
+            if signed and _randint(0, 2):
                 magnitude *= -1.0
             img = _apply_op(img, op_name, magnitude, interpolation=self.interpolation, fill=fill)
         return img
@@ -215,16 +215,15 @@ class TrivialAugmentWide(Module):
         return {"Identity": (_torch().tensor(0.0), False), **_space(num_bins, 0.99, (32.0, 32.0), 135.0, 0.99, 6)}
 
     def forward(self, img: Any) -> Any:
-        t = _torch()
         fill = _fill_for(img, self.fill)
         op_meta = self._augmentation_space(self.num_magnitude_bins)
-        op_index = int(t.randint(len(op_meta), (1,)).item())
+        op_index = int(_randint(0, len(op_meta)))
         op_name = list(op_meta.keys())[op_index]
         magnitudes, signed = op_meta[op_name]
         magnitude = (
-            float(magnitudes[t.randint(len(magnitudes), (1,), dtype=t.long)].item()) if magnitudes.ndim > 0 else 0.0
+            float(magnitudes[_randint(0, len(magnitudes))].item()) if magnitudes.ndim > 0 else 0.0
         )
-        if signed and t.randint(2, (1,)):
+        if signed and _randint(0, 2):
             magnitude *= -1.0
         return _apply_op(img, op_name, magnitude, interpolation=self.interpolation, fill=fill)
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..._core.tensor import Tensor
+from ..._ops import random as _random
 from ...nn.modules._module import Module
 from . import _functional as F
 from ._functional import InterpolationMode, _interpolation_modes_from_int
@@ -37,10 +38,40 @@ def _rand_one_vs(p: Any) -> tuple[Any, Any]:
     """``torch.rand(1)`` and ``p``, ready to compare as torch compares them, without a tensor op: torch compares
     a float32 tensor with a Python number in float32 (the number rounded to it), so the draw is read as a float
     and ``p`` rounded to float32. Any other ``p`` (a tensor) is compared with the drawn tensor itself."""
-    r = _torch().rand(1)
     if type(p) is float or type(p) is int:
-        return r.item(), float(np.float32(p))
-    return r, p
+        return _uniform(0.0, 1.0), float(np.float32(p))
+    return _torch().rand(1), p
+
+
+# Parameter draws, one number at a time, as torchvision writes them; ``item_draw`` takes the same words of the
+# same stream without making a tensor where it may (a one-element tensor, its fill op and its read cost ten
+# times the draw), else the tensor expression runs (and raises torch's errors).
+def _uniform(low: Any, high: Any) -> float:
+    """``torch.empty(1).uniform_(low, high).item()``."""
+    x = _random.item_draw("uniform", low, high)
+    return _torch().empty(1).uniform_(low, high).item() if x is None else x
+
+
+def _randint(low: int, high: int) -> int:
+    """``torch.randint(low, high, size=(1,)).item()``."""
+    x = _random.item_draw("random", low, high)
+    return _torch().randint(low, high, size=(1,)).item() if x is None else x
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _exp(x: float) -> float:
+    """``torch.exp(t).item()`` for ``t`` the one-element tensor of the default dtype that holds the draw ``x``:
+    computed in double and rounded once. torch's float32 exp differs from that in the last bit for about 1% of
+    the inputs a crop draws (XLA's, which this used before, for about 7%); the crop sizes computed from it were
+    torch's for all of 400,000 draws either way."""
+    t = _torch()
+    dt = t.get_default_dtype()
+    if dt is t.float64 or dt is t.float32:
+        y = math.exp(x) if x < 709.0 else math.inf
+        return y if dt is t.float64 else (float(np.float32(y)) if y <= _F32_MAX else math.inf)
+    return t.exp(t.tensor([x])).item()
 
 
 class Compose:
@@ -278,9 +309,8 @@ class RandomCrop(Module):
             raise ValueError(f"Required crop size {(th, tw)} is larger than input image size {(h, w)}")
         if w == tw and h == th:
             return 0, 0, h, w
-        t = _torch()
-        i = t.randint(0, h - th + 1, size=(1,)).item()
-        j = t.randint(0, w - tw + 1, size=(1,)).item()
+        i = _randint(0, h - th + 1)
+        j = _randint(0, w - tw + 1)
         return i, j, th, tw
 
     def __init__(self, size: Any, padding: Any = None, pad_if_needed: bool = False, fill: Any = 0,
@@ -380,13 +410,13 @@ class RandomResizedCrop(Module):
         # no tensor comparison inside uniform_ (that one compiled JAX, and hung, in a DataLoader worker)
         log_lo, log_hi = _log_ratio(t, ratio)
         for _ in range(10):
-            target_area = area * t.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = t.exp(t.empty(1).uniform_(log_lo, log_hi)).item()
+            target_area = area * _uniform(scale[0], scale[1])
+            aspect_ratio = _exp(_uniform(log_lo, log_hi))
             w = int(round(math.sqrt(target_area * aspect_ratio)))
             h = int(round(math.sqrt(target_area / aspect_ratio)))
             if 0 < w <= width and 0 < h <= height:
-                i = t.randint(0, height - h + 1, size=(1,)).item()
-                j = t.randint(0, width - w + 1, size=(1,)).item()
+                i = _randint(0, height - h + 1)
+                j = _randint(0, width - w + 1)
                 return i, j, h, w
         in_ratio = float(width) / float(height)
         if in_ratio < min(ratio):
@@ -499,10 +529,10 @@ class ColorJitter(Module):
     def get_params(brightness: Any, contrast: Any, saturation: Any, hue: Any) -> tuple:
         t = _torch()
         fn_idx = t.randperm(4)
-        b = None if brightness is None else float(t.empty(1).uniform_(brightness[0], brightness[1]))
-        c = None if contrast is None else float(t.empty(1).uniform_(contrast[0], contrast[1]))
-        s = None if saturation is None else float(t.empty(1).uniform_(saturation[0], saturation[1]))
-        h = None if hue is None else float(t.empty(1).uniform_(hue[0], hue[1]))
+        b = None if brightness is None else float(_uniform(brightness[0], brightness[1]))
+        c = None if contrast is None else float(_uniform(contrast[0], contrast[1]))
+        s = None if saturation is None else float(_uniform(saturation[0], saturation[1]))
+        h = None if hue is None else float(_uniform(hue[0], hue[1]))
         return fn_idx, b, c, s, h
 
     def forward(self, img: Any) -> Any:
@@ -570,7 +600,7 @@ class RandomRotation(Module):
 
     @staticmethod
     def get_params(degrees: list[float]) -> float:
-        return float(_torch().empty(1).uniform_(float(degrees[0]), float(degrees[1])).item())
+        return float(_uniform(float(degrees[0]), float(degrees[1])))
 
     def forward(self, img: Any) -> Any:
         fill = _tensor_fill(img, self.fill)
@@ -618,25 +648,24 @@ class RandomAffine(Module):
     @staticmethod
     def get_params(degrees: list[float], translate: list[float] | None, scale_ranges: list[float] | None,
                    shears: list[float] | None, img_size: list[int]) -> tuple:  # fmt: skip
-        t = _torch()
-        angle = float(t.empty(1).uniform_(float(degrees[0]), float(degrees[1])).item())
+        angle = float(_uniform(float(degrees[0]), float(degrees[1])))
         if translate is not None:
             max_dx = float(translate[0] * img_size[0])
             max_dy = float(translate[1] * img_size[1])
-            tx = int(round(t.empty(1).uniform_(-max_dx, max_dx).item()))
-            ty = int(round(t.empty(1).uniform_(-max_dy, max_dy).item()))
+            tx = int(round(_uniform(-max_dx, max_dx)))
+            ty = int(round(_uniform(-max_dy, max_dy)))
             translations = (tx, ty)
         else:
             translations = (0, 0)
         if scale_ranges is not None:
-            scale = float(t.empty(1).uniform_(scale_ranges[0], scale_ranges[1]).item())
+            scale = float(_uniform(scale_ranges[0], scale_ranges[1]))
         else:
             scale = 1.0
         shear_x = shear_y = 0.0
         if shears is not None:
-            shear_x = float(t.empty(1).uniform_(shears[0], shears[1]).item())
+            shear_x = float(_uniform(shears[0], shears[1]))
             if len(shears) == 4:
-                shear_y = float(t.empty(1).uniform_(shears[2], shears[3]).item())
+                shear_y = float(_uniform(shears[2], shears[3]))
         return angle, translations, scale, (shear_x, shear_y)
 
     def forward(self, img: Any) -> Any:
@@ -714,10 +743,10 @@ class RandomErasing(Module):
         t = _torch()
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
         area = img_h * img_w
-        log_ratio = t.log(t.tensor(ratio))
+        log_lo, log_hi = _log_ratio(t, ratio)
         for _ in range(10):
-            erase_area = area * t.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = t.exp(t.empty(1).uniform_(log_ratio[0], log_ratio[1])).item()
+            erase_area = area * _uniform(scale[0], scale[1])
+            aspect_ratio = _exp(_uniform(log_lo, log_hi))
             h = int(round(math.sqrt(erase_area * aspect_ratio)))
             w = int(round(math.sqrt(erase_area / aspect_ratio)))
             if not (h < img_h and w < img_w):
@@ -726,8 +755,8 @@ class RandomErasing(Module):
                 v = t.empty([img_c, h, w], dtype=t.float32).normal_()
             else:
                 v = t.tensor(value)[:, None, None]
-            i = t.randint(0, img_h - h + 1, size=(1,)).item()
-            j = t.randint(0, img_w - w + 1, size=(1,)).item()
+            i = _randint(0, img_h - h + 1)
+            j = _randint(0, img_w - w + 1)
             return i, j, h, w, v
         return 0, 0, img_h, img_w, img
 
@@ -778,7 +807,7 @@ class GaussianBlur(Module):
 
     @staticmethod
     def get_params(sigma_min: float, sigma_max: float) -> float:
-        return _torch().empty(1).uniform_(sigma_min, sigma_max).item()
+        return _uniform(sigma_min, sigma_max)
 
     def forward(self, img: Any) -> Any:
         sigma = self.get_params(self.sigma[0], self.sigma[1])
@@ -799,7 +828,7 @@ class _RandomP(Module):
         raise NotImplementedError
 
     def forward(self, img: Any) -> Any:
-        if _torch().rand(1).item() < self.p:
+        if _uniform(0.0, 1.0) < self.p:
             return self._apply_to(img)
         return img
 
