@@ -168,3 +168,97 @@ def test_functional_create_graph_tuples_and_bad_v():
 def test_graph_helpers_exist_in_both():
     assert hasattr(torch.autograd.function, "BackwardCFunction")
     assert hasattr(torchlike.autograd.function, "BackwardCFunction")
+
+
+# Node.register_hook's grad_inputs: one entry per next_functions entry, None where no gradient flows (a number,
+# a tensor that does not require grad); a list argument (cat, stack) and a custom Function give every tensor's.
+_LAYOUT_CASES = {
+    "add_number": lambda t, x, w: x + 2,
+    "mul_data": lambda t, x, w: x * w,
+    "mul_data_left": lambda t, x, w: w * x,
+    "where": lambda t, x, w: t.where(w > 0, x, w),
+    "addcmul": lambda t, x, w: t.addcmul(w, x, w),
+    "clamp_tensor": lambda t, x, w: x.clamp(w, None),
+    "cat": lambda t, x, w: t.cat([w, x]),
+    "stack": lambda t, x, w: t.stack([x * 2, w, x]),
+    "linear": lambda t, x, w: t.nn.functional.linear(x, w[:2] * 1, w[0, :2] + 0),
+    "linear_3d": lambda t, x, w: t.nn.functional.linear(x.reshape(1, 3, 4), w[:2] * 1, w[0, :2]),
+    "mm": lambda t, x, w: x @ w.t(),
+    "layer_norm": lambda t, x, w: t.nn.functional.layer_norm(x, (4,)),
+    "lerp": lambda t, x, w: t.lerp(w, x, 0.5),
+    "index_put": lambda t, x, w: w.index_put((t.tensor([0]),), x[:1]),
+    "sum": lambda t, x, w: x.sum(0),
+    "conv": lambda t, x, w: t.nn.functional.conv1d(x.reshape(1, 3, 4), w.reshape(2, 3, 2)),
+    "custom_function": lambda t, x, w: _scale_fn(t).apply(x, w),
+}
+
+
+def _scale_fn(t):
+    class Scale(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, g * 3
+
+    return Scale
+
+
+@pytest.mark.parametrize("case", list(_LAYOUT_CASES))
+def test_node_hook_grad_inputs_per_edge(case):
+    def f(t, x):
+        x.requires_grad_()
+        w = t.tensor(X * 2 - 0.25)
+        y = _LAYOUT_CASES[case](t, x, w)
+        seen = []
+
+        def hook(gi, go):
+            seen.append((list(gi), list(go)))
+            return tuple(None if g is None else g * 3 for g in gi)
+
+        y.grad_fn.register_hook(hook)
+        (y * t.arange(y.numel()).reshape(y.shape)).sum().backward()
+        return seen, x.grad, len(y.grad_fn.next_functions)
+
+    check(f, [X], grad=False, atol=1e-4)
+
+
+_BAD_RESULTS = {
+    "tensor": lambda gi: gi[0],
+    "list": lambda gi: list(gi),
+    "short": lambda gi: gi[:1],
+    "number": lambda gi: (1.0, None),
+    "fill_none": lambda gi: (gi[0], gi[0]),
+    "dtype": lambda gi: (gi[0].double(), None),
+    "size": lambda gi: (gi[0][:1], None),
+}
+
+
+@pytest.mark.parametrize("kind", ["post", "pre", "shown_post", "shown_pre"])
+@pytest.mark.parametrize("bad", list(_BAD_RESULTS))
+def test_node_hook_results_are_checked(bad, kind):
+    """What a Node hook returns gets torch's checks: a tuple, one value per gradient, a None stays None, same
+    dtype and size."""
+
+    def f(t, x):
+        x.requires_grad_()
+        if kind.startswith("shown"):  # the MmBackward0 shown inside a bias-free 3-D linear
+            y = t.nn.functional.linear(x.reshape(1, 3, 4), t.ones(2, 4))
+            node = y.grad_fn.next_functions[0][0]
+        else:
+            y = x * t.tensor(X)
+            node = y.grad_fn
+
+        def hook(*args):
+            return _BAD_RESULTS[bad](args[0])
+
+        node.register_hook(hook) if kind.endswith("post") else node.register_prehook(hook)
+        try:
+            y.sum().backward()
+        except (TypeError, RuntimeError) as e:
+            return type(e).__name__, str(e)
+        return x.grad
+
+    check(f, [X], grad=False)

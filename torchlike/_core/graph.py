@@ -70,9 +70,7 @@ class Node:
     def register_hook(self, fn: Callable) -> Any:
         if self.hooks is None:
             self.hooks = []
-        # before the hooks of shown inner nodes (see ShownNode), which torch runs later, as their nodes run
-        at = next((i for i, h in enumerate(self.hooks) if isinstance(h, _ShownHooks)), len(self.hooks))
-        self.hooks.insert(at, fn)
+        self.hooks.append(fn)
         return _RemovableHandle(self.hooks, fn)
 
     def register_prehook(self, fn: Callable) -> Any:
@@ -94,6 +92,7 @@ def node_class(name: str) -> type:
         ns: dict[str, Any] = {"__slots__": (), "__module__": _PUBLIC_MODULE}
         if shape:
             ns["next_functions"] = property(lambda self, spec=_SHAPES[shape]: _shown_edges(self, spec))
+            ns["_spec"] = _SHAPES[shape]
         if base == "CopySlices":  # torch: a C++ node outside the generated ones, named with its namespace
             ns["name"] = lambda self: "torch::autograd::CopySlices"
             ns["next_functions"] = property(_copy_slices_edges)
@@ -115,8 +114,8 @@ def _copy_slices_edges(node: Node) -> tuple:
 # torchlike runs e.g. ``linear`` as one kernel and one node, where torch records addmm over t(weight)
 # (or view/mm/unsafe_view chains). Scripts and tools read ``next_functions``, so such a node shows
 # torch's chain: a spec is a list of entries, each the index of one of the op's inputs, None (an
-# empty edge), or a ``(name, [entries])`` node shown between. Shown nodes only describe the graph: backward runs the
-# fused node, so hooks cannot be put on them.
+# empty edge), or a ``(name, [entries])`` node shown between. Backward runs the fused node, unless hooks on the
+# node or its shown nodes ask for torch's chain (autograd/_node_hooks.py).
 
 _SHAPES: dict[str, list] = {}
 
@@ -127,18 +126,17 @@ def show_as(shape: str, spec: list) -> None:
 
 
 class ShownNode:
-    """A node torch would have built inside a fused op: its name and its inputs. The fused node computes its
-    gradients; a shape node right above one of the op's inputs (``TBackward0`` of linear's weight, the
-    ``ViewBackward0``/``UnsqueezeBackward0`` of its input) runs its hooks from the fused node's gradient for that
-    input."""
+    """A node torch would have built inside a fused op: its name and its inputs. The fused node computes the
+    gradients; where torch's chain can be replayed (autograd/_node_hooks.py), hooks put here run on the gradients
+    torch's node would see, and what they return flows on."""
 
-    __slots__ = ("_next", "metadata", "_owner", "_input", "_hooks", "_prehooks", "__weakref__")
+    __slots__ = ("_next", "metadata", "_owner", "_path", "_hooks", "_prehooks", "__weakref__")
 
-    def __init__(self, next_functions: tuple, owner: Node | None = None, input: int | None = None) -> None:
+    def __init__(self, next_functions: tuple, owner: Node, path: tuple) -> None:
         self._next = next_functions
         self.metadata: dict = {}
-        self._owner = None if owner is None else weakref.ref(owner)
-        self._input = input
+        self._owner = weakref.ref(owner)
+        self._path = path  # where this node sits in the owner's shown graph (indices from the owner down)
         self._hooks: list = []
         self._prehooks: list = []
 
@@ -158,83 +156,71 @@ class ShownNode:
         return self._add(self._prehooks, fn)
 
     def _add(self, hooks: list, fn: Callable) -> Any:
-        owner = None if self._owner is None else self._owner()
-        if owner is None:
+        owner = self._owner()
+        if owner is None or not replayable(type(owner)):
             raise NotImplementedError(
                 f"torchlike runs this op as one node, and {type(self).__name__} is shown for torch's graph shape "
-                "between inner nodes: register the hook on the op's output tensor or on its grad_fn instead"
+                "between inner nodes that torchlike cannot replay: register the hook on the op's output tensor or "
+                "on its grad_fn instead"
             )
-        if not any(isinstance(h, _ShownHooks) and h.shown is self for h in owner.hooks or ()):
-            if owner.hooks is None:
-                owner.hooks = []
-            owner.hooks.append(_ShownHooks(owner, self))
+        if owner.hooks is None:
+            owner.hooks = []
+        if SHOWN_HOOKS not in owner.hooks:
+            owner.hooks.append(SHOWN_HOOKS)  # sends the owner's backward through torch's chain
         hooks.append(fn)
         return _RemovableHandle(hooks, fn)
 
 
-# The shape nodes whose hooks can run from the gradient of the fused op's input they sit on: how the gradient
-# at the node's output is made from that input's gradient, and back.
-_SHAPE_NODES: dict[str, tuple] = {
-    "TBackward0": (lambda g: g.t(), lambda g, shape: g.t()),
-    "ViewBackward0": (lambda g: g.reshape(-1, g.shape[-1]), lambda g, shape: g.reshape(shape)),
-    "UnsqueezeBackward0": (lambda g: g.unsqueeze(0), lambda g, shape: g.squeeze(0)),
-}
+def _shown_marker(grad_inputs: tuple, grad_outputs: tuple) -> None:
+    """Marks an owner node whose shown nodes have hooks (never called as a hook)."""
 
 
-class _ShownHooks:
-    """The owner node's post-hook that runs a shown node's hooks on its gradient for the shown node's input."""
+SHOWN_HOOKS = _shown_marker
 
-    def __init__(self, owner: Node, shown: ShownNode) -> None:
-        # the gradient's place among the owner's gradients (one per input with an edge)
-        self.at = sum(1 for f, _ in owner.input_edges[: shown._input] if f is not None)
-        self.shown = shown
+# The shown nodes autograd/_node_hooks.py can replay, each from its inputs' values.
+REPLAYABLE = frozenset((
+    "AddmmBackward0", "MmBackward0", "BmmBackward0", "AddBackward0", "TBackward0", "TransposeBackward0",
+    "CloneBackward0", "ExpandBackward0", "UnsqueezeBackward0", "SqueezeBackward4", "ViewBackward0",
+    "UnsafeViewBackward0",
+))  # fmt: skip
 
-    def __call__(self, grad_inputs: tuple, grad_outputs: tuple) -> tuple | None:
-        shown = self.shown
-        g = grad_inputs[self.at]
-        if g is None or not (shown._hooks or shown._prehooks):
-            return None
-        to_out, to_in = _SHAPE_NODES[type(shown).__name__]
-        outs = (to_out(g),)
-        for hook in shown._prehooks:
-            r = hook(outs)
-            if r is not None:
-                outs = tuple(r)
-        ins = (to_in(outs[0], g.shape),)
-        for hook in shown._hooks:
-            r = hook(ins, outs)
-            if r is not None:
-                ins = tuple(r)
-        return (*grad_inputs[: self.at], ins[0], *grad_inputs[self.at + 1 :])
+
+def replayable(cls: type) -> bool:
+    """Whether the fused node class ``cls`` shows a graph whose nodes can all be replayed."""
+    spec = getattr(cls, "_spec", None)
+    if spec is None:
+        return False
+
+    def ok(entries: list) -> bool:
+        return all(not isinstance(e, tuple) or (e[0] in REPLAYABLE and ok(e[1])) for e in entries)
+
+    return (cls.__name__ in REPLAYABLE or all(not isinstance(e, tuple) for e in spec)) and ok(spec)
 
 
 _shown_classes: dict[str, type] = {}
 
 
-def _shown(name: str, next_functions: tuple, owner: Node | None = None, input: int | None = None) -> tuple:
+def _shown(name: str, next_functions: tuple, owner: Node, path: tuple) -> tuple:
     if all(f is None for f, _ in next_functions):
         return (None, 0)  # torch records no node where no input needs a gradient
     cls = _shown_classes.get(name)
     if cls is None:
         cls = _shown_classes[name] = type(name, (ShownNode,), {"__slots__": (), "__module__": _PUBLIC_MODULE})
-    if name not in _SHAPE_NODES:
-        owner = input = None
-    return (cls(next_functions, owner, input), 0)
+    return (cls(next_functions, owner, path), 0)
 
 
 def _shown_edges(node: Node, spec: list) -> tuple:
     cached = _shown_cache.get(node)
     if cached is None:
 
-        def build(entries: list) -> tuple:
+        def build(entries: list, path: tuple) -> tuple:
             return tuple(
                 node.input_edges[e] if isinstance(e, int) else (None, 0) if e is None
-                else _shown(e[0], build(e[1]), *((node, e[1][0]) if len(e[1]) == 1 and isinstance(e[1][0], int)
-                                                   else ()))
-                for e in entries
+                else _shown(e[0], build(e[1], (*path, k)), node, (*path, k))
+                for k, e in enumerate(entries)
             )  # fmt: skip
 
-        cached = _shown_cache[node] = build(spec)  # the same objects on every access, as torch's
+        cached = _shown_cache[node] = build(spec, ())  # the same objects on every access, as torch's
     return cached
 
 
@@ -486,7 +472,6 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
         for i, e in zip(pr.slots, edges):
             in_edges[i] = e
         node.input_edges = tuple(in_edges)
-    node.out_meta = pr.out_meta
     if op.keep_numbers:
         node.numbers = _numbers(dyn)
     saved = []
@@ -509,6 +494,8 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
         outs = (outputs,)
         outputs._node = node
         outputs._rg = True
+    # (a plan serves every shape of its inputs: the outputs' shapes are this call's)
+    node.out_meta = tuple([(o._shape, o._dtype.np) for o in outs])
     if pr.result:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))

@@ -29,7 +29,7 @@ from .._core import tensor as T
 from .._core.graph import AccumulateGrad, Node, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from . import anomaly_mode
+from . import _node_hooks, anomaly_mode
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64
@@ -334,10 +334,7 @@ def _hooks_on_node(nodes: list) -> Any:
         node = nodes[i]
         if node.prehooks_node:
             outs = tuple(_as_tensor(slot.get(k), node, k) for k in range(len(node.out_meta)))
-            for hook in node.prehooks_node:
-                r = hook(outs)
-                if r is not None:
-                    outs = r
+            outs = _node_hooks.call_hooks(node.prehooks_node, outs)
             slot = {k: o._peek() for k, o in enumerate(outs) if o is not None}
         if node.pre_hooks:
             for nr, hooks in node.pre_hooks.items():
@@ -632,14 +629,7 @@ def _node_post_hooks(nodes: list, device: Any) -> Any:
         node = nodes[i]
         if not node.hooks:
             return grads
-        wrap = lambda a: None if a is None else T.make(a, device)  # noqa: E731
-        grad_inputs = tuple(wrap(g) for g in grads)
-        grad_outputs = tuple(wrap(c) for c in cts)
-        for hook in node.hooks:
-            r = hook(grad_inputs, grad_outputs)
-            if r is not None:
-                grad_inputs = tuple(r)
-        return [None if g is None else g._peek() for g in grad_inputs]
+        return _node_hooks.run(node, list(grads), cts, device)
 
     return after
 

@@ -157,6 +157,7 @@ class Function(metaclass=FunctionMeta):
         ctx.diff = diff
         ctx.edges = tuple(edge_of(args[i]) for i, _ in diff)
         ctx.input_edges = tuple(edge_of(args[i]) or (None, 0) for i in tensor_pos)
+        ctx.tensor_pos = tuple(tensor_pos)
         ctx.out_meta = tuple((o._shape, o._dtype.np) if isinstance(o, Tensor) else ((), None) for o in wired)
         ctx.saved = []
         ctx.needs_saved = True
@@ -202,6 +203,8 @@ def run_backward(node: _FunctionNode, cts: tuple, device: Any, create_graph: boo
                 f"function {type(node).__name__} returned an incorrect number of gradients (expected {node.n_args}, "
                 f"got {len(result)})"
             )
+    if node.hooks:
+        node.hook_grads = result  # torch's Node hooks see the gradients of every tensor input (autograd/_node_hooks)
     out = []
     for pos, _ in node.diff:
         g = result[pos]
