@@ -471,3 +471,101 @@ def test_a_boolean_mask_compiles_nothing_for_its_count():
     for i in range(8):
         x[x[:, 0] > i / 10 - 0.4]
     assert torch.compile_stats()["by_op"].get("stage", 0) == before
+
+
+def test_a_recurring_exactly_padded_signature_moves_to_its_exact_executable(monkeypatch):
+    # linear's forward pads exactly: once a signature's staging has cost about a compile (modelled, not timed)
+    # it runs its own executable, with the same bits as every padded call before
+    monkeypatch.setattr(buckets, "COMPILE_COST", 5 * buckets.STAGE_CALL)
+    g = np.random.default_rng(3)
+    x, w, b = (torch.tensor(g.standard_normal(s, np.float32)) for s in ((1, 40, 64), (96, 64), (96,)))
+    first = None
+    calls = []
+    with torch.no_grad():
+        for _ in range(12):
+            before = buckets.stats["bucketed_calls"]
+            out = F.linear(x, w, b).numpy().copy()
+            calls.append(buckets.stats["bucketed_calls"] - before)
+            first = out if first is None else first
+            np.testing.assert_array_equal(out.view(np.uint32), first.view(np.uint32))
+    # 40 rows pad to 64; 12,800 elements staged a call: 5 calls' STAGE_CALL pass after 4 padded calls
+    assert calls[:4] == [1, 1, 1, 1] and sum(calls[4:]) == 0, calls
+    kernel = next(k for k in _kernels_named("_linear") if any(r is k.hot for r in k.routes.values()))
+    assert kernel is not None
+
+
+def test_a_recurring_inexactly_padded_signature_keeps_its_bucket(monkeypatch):
+    # softmax's padded rows may round differently from its exact executable's: its bucket never changes
+    monkeypatch.setattr(buckets, "COMPILE_COST", 0.0)
+    x = torch.randn(3, 37)
+    outs = []
+    before = buckets.stats["bucketed_calls"]
+    for _ in range(6):
+        outs.append(F.softmax(x, dim=-1).numpy().copy())
+    assert buckets.stats["bucketed_calls"] - before == 6
+    assert all(np.array_equal(o.view(np.uint32), outs[0].view(np.uint32)) for o in outs)
+
+
+def _kernels_named(name):
+    import gc
+
+    return [o for o in gc.get_objects() if type(o) is cold_kernels.ColdKernel and o.__name__ == name]
+
+
+def test_a_recurring_cold_signature_is_routed_with_the_compiled_bits(monkeypatch):
+    # from a signature's second cold call, its program bound to its sizes runs straight from the route table
+    monkeypatch.setattr(cold_kernels, "_check", True)  # every cold call compared with the compiled kernel
+    x = torch.randn(2, 3, 29, 31)  # more elements than the host path takes
+    mask = torch.randn(29, 31) > 0
+    want = np.where(mask.numpy(), np.float32(-np.inf), x.numpy())
+    for _ in range(2):
+        np.testing.assert_array_equal(x.masked_fill(mask, float("-inf")).numpy(), want)
+    kernel = next(k for k in _kernels_named("masked_fill") if any(getattr(r, "__name__", "") == "route"
+                                                                  for r in k.routes.values()))  # fmt: skip
+    calls = cold_kernels.stats["cold_calls"]
+
+    def no_signature(*a, **k):
+        raise AssertionError("a routed call looked up its signature")
+
+    monkeypatch.setattr(cold_kernels, "_signature", no_signature)
+    np.testing.assert_array_equal(x.masked_fill(mask, float("-inf")).numpy(), want)
+    assert cold_kernels.stats["cold_calls"] == calls + 1
+    monkeypatch.undo()
+    # the rent paid, the route gives way to the compiled kernel: the same bits
+    entry = next(e for e in kernel.entries.values() if e is not cold_kernels._HOT)
+    entry.spent = cold_kernels.COMPILE_COST
+    x.masked_fill(mask, float("-inf"))
+    assert not any(getattr(r, "__name__", "") == "route" for r in kernel.routes.values())
+    np.testing.assert_array_equal(x.masked_fill(mask, float("-inf")).numpy(), want)
+
+
+def test_view_reads_are_routed(monkeypatch):
+    x = torch.randn(20, 300) * 1.5  # (a JAX array: a host-backed one is read with NumPy directly), over 4096
+    reads = cold_kernels.stats["cold_calls"]
+    for _ in range(2):
+        x[:, 7:250].contiguous()  # (the view's read kernel runs, cold)
+    assert cold_kernels.stats["cold_calls"] >= reads + 2
+    monkeypatch.setattr(cold_kernels, "_signature", lambda *a: (_ for _ in ()).throw(AssertionError("unrouted")))
+    np.testing.assert_array_equal(x[:, 7:250].contiguous().numpy(), x.numpy()[:, 7:250])
+
+
+@pytest.mark.parametrize("case", ["rows", "rows_fill", "two_axes", "negative_clamped"])
+def test_row_gathers_run_as_one_take_with_the_compiled_bits(case, monkeypatch):
+    import jax.numpy as jnp
+
+    monkeypatch.setattr(cold_kernels, "_check", True)
+    takes = []
+    real = cold_kernels._take_rows
+    monkeypatch.setattr(cold_kernels, "_take_rows", lambda *a: takes.append(1) or real(*a))
+    fns = {
+        "rows": lambda a, i: jnp.take(a, i, axis=0, mode="clip"),
+        "rows_fill": lambda a, i: jnp.take(a, i, axis=0, mode="fill", fill_value=-3.0),
+        "two_axes": lambda a, i: a.at[i, i + 1].get(mode="clip"),
+        "negative_clamped": lambda a, i: a.at[i - 9].get(mode="promise_in_bounds"),
+    }
+    kernel = cold_kernels.cold(fns[case], name=f"take_{case}")
+    a = np.arange(13 * 5 * 3, dtype=np.float32).reshape(13, 5, 3)
+    i = np.array([[0, 4, 12, 15], [-2, 3, 3, 1]], np.int64)  # out of range both ways
+    out = np.asarray(kernel(cold_kernels.to_jax(a), cold_kernels.to_jax(i)))
+    np.testing.assert_array_equal(out, np.asarray(kernel.jitted(a, i)))
+    assert takes

@@ -251,12 +251,18 @@ def _signature(args: tuple) -> tuple | None:
 
 class _Plan:
     """How a signature runs: padded to ``shapes`` (``fills``: per argument, the axes padded with a value
-    other than zero) and sliced back to ``outs`` (the exact call's output shapes)."""
+    other than zero) and sliced back to ``outs`` (the exact call's output shapes). ``exact``: whether padding
+    changes no bit (None: not asked yet); ``staged``: the modelled seconds this signature's host staging has
+    cost, for one whose padding is exact (see ``STAGE_CALL``)."""
 
-    __slots__ = ("shapes", "outs", "tree", "fills")
+    __slots__ = ("shapes", "outs", "tree", "fills", "exact", "staged", "cuts", "name", "key")
 
     def __init__(self, shapes: tuple, outs: list, tree: Any, fills: tuple = ()) -> None:
         self.shapes, self.outs, self.tree, self.fills = shapes, outs, tree, fills
+        self.exact = None
+        self.staged = 0.0
+        self.cuts = [tuple(slice(0, n) for n in o) for o in outs]  # each result's exact block
+        self.name = self.key = None  # (stats' key, made on the first call)
 
 
 _EXACT = "exact"
@@ -464,6 +470,13 @@ def _is_none(x: Any) -> bool:
 
 
 FIXED_SIGNATURES = 1  # signatures a kernel meets before its bit-exact paddings start (see ``run``)
+# A signature whose padding changes no bit may leave its bucket for its own executable: once the host staging
+# of its padded calls (pad, put, slice back) has cost about what compiling that executable costs (ski rental,
+# as the cold tier rents), it runs exact. Modelled from the work, not timed, so compile counts stay put.
+COMPILE_COST = 0.05  # seconds: one small executable's compile on this CPU (as ``cold_kernels.COMPILE_COST``)
+STAGE_CALL = 150e-6  # seconds a padded call costs beyond its exact call (host copies, put, the padded work)
+STAGE_ELEMENT = 4e-9  # ... per element staged (padded arguments in, sliced results out; measured: linear of
+# 40, 100 and 200 rows padded to 64, 128, 256: 0.30, 0.47, 0.45 ms a call above the exact call)
 _met: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel -> padded signatures met (a few)
 
 
@@ -534,11 +547,16 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
     plan, leaves, tree, sig, exact = _planned(kernel, args)
     if plan is None or plan is _EXACT or _xla_tiers.tracing():  # (a traced result cannot be sliced on the host)
         return None
-    if (_pads_exactly(kernel, args) if exact is None else exact) and _few_signatures(kernel, sig):
+    if plan.exact is None:
+        plan.exact = _pads_exactly(kernel, args) if exact is None else exact
+    if plan.exact:
         # padding changes no bit here, so the path may depend on history: a kernel that has met few
-        # signatures (a fixed shape off the size classes) runs exact, without two host copies per call
-        return None
+        # signatures (a fixed shape off the size classes) runs exact, without two host copies per call, and so
+        # does a signature whose staging has cost about a compile (it recurs: its executable is worth buying)
+        if plan.staged > COMPILE_COST or _few_signatures(kernel, sig):
+            return None
     padded = []
+    staged = 0
     for i, (a, b) in enumerate(zip(leaves, plan.shapes)):
         if plan.fills and type(plan.fills[i]) in _MADE:
             padded.append(to_jax(plan.fills[i].array(leaves, b)))
@@ -547,21 +565,27 @@ def run(kernel: Any, args: tuple, to_jax: Any) -> Any:
             padded.append(a)
             continue
         host = np.zeros(b, a.dtype)
+        staged += host.size
         for axis, fill in plan.fills[i] if plan.fills else ():
             if type(fill) is ArgFill:
                 fill = np.asarray(leaves[fill.index])
             host[(slice(None),) * axis + (slice(a.shape[axis], None),)] = fill
-        host[tuple(slice(0, n) for n in a.shape)] = np.asarray(a)
+        host[tuple(slice(0, n) for n in a.shape)] = a if type(a) is np.ndarray else np.asarray(a)
         padded.append(to_jax(host))
     out = kernel.jitted(*(padded if tree is None else jax.tree_util.tree_unflatten(tree, padded)))
     leaves = jax.tree_util.tree_leaves(out)
     sliced = []
-    for o, want in zip(leaves, plan.outs):
-        if tuple(o.shape) != want:
-            o = to_jax(np.ascontiguousarray(np.asarray(o)[tuple(slice(0, n) for n in want)]))
+    for o, want, cut in zip(leaves, plan.outs, plan.cuts):
+        if o.shape != want:
+            staged += o.size
+            o = to_jax(np.ascontiguousarray(np.asarray(o)[cut]))
         sliced.append(o)
+    if plan.exact:
+        plan.staged += STAGE_CALL + STAGE_ELEMENT * staged
     stats["bucketed_calls"] += 1
-    name = getattr(kernel, "__name__", "kernel")
-    key = (name, plan.shapes)
-    stats["buckets"][key] = stats["buckets"].get(key, 0) + 1
+    key = plan.key
+    if key is None:
+        key = plan.key = (getattr(kernel, "__name__", "kernel"), plan.shapes)
+    counts = stats["buckets"]
+    counts[key] = counts.get(key, 0) + 1
     return jax.tree_util.tree_unflatten(plan.tree, sliced)

@@ -321,6 +321,13 @@ def _gather(operand: Any, indices: Any, dimension_numbers: Any, slice_sizes: tup
     fill = "FILL" in str(mode)
     batch = indices.shape[:-1]
     nb, r = len(batch), operand.ndim
+    k = indices.shape[-1]
+    if (not dn.operand_batching_dims and tuple(dn.start_index_map) == tuple(range(k))
+            and tuple(dn.collapsed_slice_dims) == tuple(range(k)) and tuple(dn.offset_dims) == tuple(range(nb, nb + r - k))
+            and all(slice_sizes[d] == 1 for d in range(k)) and tuple(slice_sizes[k:]) == operand.shape[k:]):  # fmt: skip
+        # whole rows picked by leading indices (an embedding, ``x[idx]``): one NumPy take, not index arithmetic
+        # for every element (an embedding's lookup: 0.2 ms -> 0.03 ms)
+        return _take_rows(operand, indices, k, fill, fill_value)
     idx = []
     outside = np.zeros(batch, bool)
     for d in range(r):
@@ -334,14 +341,37 @@ def _gather(operand: Any, indices: Any, dimension_numbers: Any, slice_sizes: tup
         idx.append(s.reshape(batch + (1,) * r) + off)
     g = operand[tuple(idx)]
     if fill and outside.any():
-        if fill_value is None:
-            kind = operand.dtype.kind
-            fill_value = (np.nan if kind in _FLOAT_KINDS else True if kind == "b"
-                          else np.iinfo(operand.dtype).min if kind == "i" else np.iinfo(operand.dtype).max)  # fmt: skip
-        g = np.where(outside.reshape(batch + (1,) * r), np.asarray(fill_value).astype(operand.dtype), g)
+        g = np.where(outside.reshape(batch + (1,) * r), _gather_fill(operand, fill_value), g)
     dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
     g = g.reshape(batch + tuple(slice_sizes[d] for d in range(r) if d not in dropped))
     return np.moveaxis(g, list(range(nb, g.ndim)), list(dn.offset_dims))
+
+
+def _gather_fill(operand: Any, fill_value: Any) -> Any:
+    if fill_value is None:
+        kind = operand.dtype.kind
+        fill_value = (np.nan if kind in _FLOAT_KINDS else True if kind == "b"
+                      else np.iinfo(operand.dtype).min if kind == "i" else np.iinfo(operand.dtype).max)  # fmt: skip
+    return np.asarray(fill_value).astype(operand.dtype)
+
+
+def _take_rows(operand: Any, indices: Any, k: int, fill: bool, fill_value: Any) -> Any:
+    """``_gather`` of whole slices at leading indices: ``operand[indices[..., 0], ..., indices[..., k-1]]``, each
+    index clamped as lax clamps, or (``fill``) its slice filled where it falls outside."""
+    batch = indices.shape[:-1]
+    outside = None
+    starts = []
+    for d in range(k):
+        s = indices[..., d].astype(np.int64, copy=False)
+        hi = operand.shape[d] - 1
+        if fill:
+            out_d = (s < 0) | (s > hi)
+            outside = out_d if outside is None else outside | out_d
+        starts.append(np.clip(s, 0, hi))
+    g = np.take(operand, starts[0], axis=0) if k == 1 else operand[tuple(starts)]
+    if fill and outside.any():
+        g = np.where(outside.reshape(batch + (1,) * (g.ndim - len(batch))), _gather_fill(operand, fill_value), g)
+    return g
 
 
 def _scatter(operand: Any, indices: Any, updates: Any, dimension_numbers: Any, mode: Any = None,
@@ -602,6 +632,37 @@ def _straight_line(run: Callable, dims: dict) -> Callable:
     return ns["straight"]
 
 
+def _bound(run: Callable, dims: dict) -> Callable:
+    """``run`` (``_build``'s) with its symbolic sizes evaluated once for ``dims``: ``bound(*arrays)``."""
+    init, steps, outs, n_in, first_in = run.parts
+    bound_steps = []
+    for f, sym, ins, multi, outv in steps:
+        if sym:
+            inner = getattr(f, "inner", None)
+            if inner is not None:
+                f = (lambda g, n: lambda *xs: g(*xs[len(xs) - n :]))(_bound(inner[0], dims), inner[1])
+            else:
+                f = _at_sizes(f, dims)
+        bound_steps.append((f, ins, multi, outv))
+
+    def bound(*args: Any) -> list:
+        env: dict = dict(init)
+        for i in range(n_in):
+            env[first_in + i] = args[i]
+        for f, ins, multi, outv in bound_steps:
+            r = f(*[env[i] for i in ins])
+            if multi:
+                for (o, dt), x in zip(outv, r):
+                    if o is not None:
+                        env[o] = _fix(x, dt)
+            else:
+                o, dt = outv[0]
+                env[o] = _fix(r, dt)
+        return [env[i] for i in outs]
+
+    return bound
+
+
 def _at_sizes(f: Callable, dims: dict) -> Callable:
     """A symbolic step of ``_build`` with this call's sizes bound: a function of the arrays alone."""
     bind = getattr(f, "bind", None)
@@ -800,6 +861,19 @@ def _leaves(args: Any, out: list) -> None:
             out.append(np.asarray(a))
 
 
+def _route_leaves(args: Any, out: list) -> None:
+    """``_leaves`` for a routed call, whose arguments ``_route_key`` checked: a read-only host array (a small
+    op's result) is read as it is, a writable one (a user's buffer) copied."""
+    for a in args:
+        c = a.__class__
+        if c is np.ndarray:
+            out.append(a if not a.flags.writeable else np.array(a))
+        elif c is list:
+            _route_leaves(a, out)
+        elif a is not None:  # (a Python number is an argument of the program too)
+            out.append(np.asarray(a))
+
+
 def _estimate(n_steps: int, leaves: list, outs: list) -> float:
     """The modelled seconds of one interpreted call (see COMPILE_COST)."""
     size = max(sum(x.size for x in leaves), sum(x.size for x in outs))
@@ -863,7 +937,7 @@ _MODE_KEY = "mode"  # the routes table's entry for the switches it was filled un
 _HOST_SLOW = frozenset(("gather", "scatter", "scatter-add", "scatter_add", "scatter-mul", "scatter_mul", "scatter-min",
                         "scatter_min", "scatter-max", "scatter_max", "dynamic_slice", "dynamic_update_slice"))
 HOST_ELEMENTS = 4096  # the largest argument ``host`` runs with NumPy (past that XLA's fused loops win)
-_ROUTES = 256  # routes kept per kernel (shapes a kernel meets; past that the table starts again)
+_ROUTES = 1024  # routes kept per kernel (shapes a kernel meets; past that the table starts again)
 
 
 def _mode() -> tuple:
@@ -1117,7 +1191,58 @@ class ColdKernel:
             self.entries[sig] = _HOT
         else:
             self.entries[sig] = e
+            if e.calls == 2 and key is not None and run.exact:
+                # a signature that recurs: route it straight to its program bound to these sizes (evaluating
+                # the symbolic sizes of every step cost about half of a small call)
+                self._route(key, self._cold_route(key, sig, e))
         return result
+
+    def _cold_route(self, key: tuple, sig: tuple, e: _Entry) -> Callable:
+        """The route of a recurring exact-tier signature: its NumPy program at its sizes, rented as ``_eager``
+        rents, and re-routed to the compiled kernel once the rent is paid."""
+        run, out_tree = e.program
+        # (not ``_straight_line``: generating its code costs about 0.5 ms, and many signatures recur only a few times)
+        straight = _bound(run, e.dims) if hasattr(run, "parts") else functools.partial(run, e.dims)
+        single = jax.tree_util.treedef_is_leaf(out_tree)
+        n_steps = run.n_steps
+        entries = self.entries
+
+        def route(*args: Any) -> Any:
+            leaves: list = []
+            _route_leaves(args, leaves)
+            token = _np_errors.set(_IGNORE) if _np_errors is not None else None
+            try:
+                if token is None:
+                    with np.errstate(all="ignore"):
+                        outs = straight(*leaves)
+                else:
+                    outs = straight(*leaves)
+            except _Unsupported as u:  # a value outside the table (an integer division by zero)
+                stats["unsupported"] += 1
+                unsupported[str(u) or "a value outside the table"] += 1
+                entries[sig] = _HOT
+                self.routes.pop(key, None)
+                return self._compiled(args, key)
+            finally:
+                if token is not None:
+                    _np_errors.reset(token)
+            if _check:
+                _compare(self, args, outs)
+            outs = [_made_array(_owned(o, leaves)) for o in outs]
+            cost = _estimate(n_steps, leaves, outs)
+            e.spent += cost
+            stats["cold_seconds"] += cost
+            stats["cold_calls"] += 1
+            e.calls += 1
+            if e.rent is not None:
+                e.rent[0] += cost
+            if e.spent > COMPILE_COST or (e.rent is not None and e.rent[0] > COMPILE_COST):
+                stats["hot_signatures"] += 1
+                entries[sig] = _HOT
+                self.routes.pop(key, None)  # (the next call settles the compiled route)
+            return outs[0] if single else jax.tree_util.tree_unflatten(out_tree, outs)
+
+        return route
 
     def host(self, args: list) -> Any:
         """The kernel's result computed with NumPy on the host, as read-only NumPy arrays, where that is the
@@ -1204,7 +1329,13 @@ class ColdKernel:
 
     def _bucketed(self, *args: Any) -> Any:
         out = buckets.run(self, args, _made_array)
-        return self.hot(*args) if out is None else out  # (inside a trace: the exact executable)
+        if out is None:  # inside a trace, or a recurring signature that now runs its exact executable
+            if not _xla_tiers.tracing():
+                key = _route_key(args)
+                if key is not None:
+                    self._route(key, self.hot)
+            return self.hot(*args)
+        return out
 
     def _route(self, key: tuple, route: Callable) -> None:
         routes = self.routes
