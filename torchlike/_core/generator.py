@@ -430,6 +430,15 @@ def random_from_to(
     return _from_int64(v, dtype).reshape(shape)
 
 
+def randint_one(gen: Generator, low: int, high: int) -> int:
+    """``random_from_to`` of one int64 in [low, high) as a Python int (a transform's parameter draw: NumPy's
+    per-call overhead was its whole cost), the same words and value; bounds within +-2**62."""
+    rng = high - low
+    w = int(gen._words64(1)[0]) if rng >= 1 << 28 else int(gen._words(1)[0])
+    v = (w % rng + low) & _U64
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
 def randint(gen: Generator, low: int, high: int, shape: Sequence[int] | int, dtype: D.dtype = D.int64) -> np.ndarray:
     """torch.randint(low, high, size): random_(low, high) on a fresh tensor."""
     return random_from_to(gen, shape, dtype, low, high)

@@ -224,13 +224,20 @@ def item_draw(kind: str, low: Any, high: Any) -> Any:
     if cpu is None or type(low) not in _NUMBERS or type(high) not in _NUMBERS or not low < high:
         return None
     if kind == "uniform":
-        return G.uniform(cpu, (1,), D.get_default_dtype(), float(low), float(high))[0].item()
+        dt = D.get_default_dtype()
+        low, high = float(low), float(high)
+        if dt is D.float32 and -_BOUND < low and high < _BOUND:  # (in range, and high - low too)
+            return G._uniform_one(cpu, low == 0.0 and high == 1.0, low, high)
+        return G.uniform(cpu, (1,), dt, low, high)[0].item()
     if type(low) is not int or type(high) is not int:
         return None
+    if -_BOUND < low and high < _BOUND:
+        return G.randint_one(cpu, low, high)
     return G.random_from_to(cpu, (1,), D.int64, low, high)[0].item()
 
 
 _NUMBERS = frozenset((int, float))
+_BOUND = 2**62  # bounds whose one-number draws skip the range checks: they pass them
 _draw_kernels: dict = {}
 
 
