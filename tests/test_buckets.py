@@ -569,3 +569,37 @@ def test_row_gathers_run_as_one_take_with_the_compiled_bits(case, monkeypatch):
     out = np.asarray(kernel(cold_kernels.to_jax(a), cold_kernels.to_jax(i)))
     np.testing.assert_array_equal(out, np.asarray(kernel.jitted(a, i)))
     assert takes
+
+
+def test_the_cost_model_counts_a_row_gather_as_one_take():
+    # an embedding's lookup is one NumPy take (ROW_STEPS); a gather along another axis is index arithmetic
+    x = torch.randn(40, 30) * 1.0
+    idx = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6] * 80)
+    rows, cols = x[idx], x[:, idx]
+    np.testing.assert_array_equal(rows.numpy(), x.numpy()[idx.numpy()])
+    np.testing.assert_array_equal(cols.numpy(), x.numpy()[:, idx.numpy()])
+    steps = {}
+    for k in _kernels_named("_index"):
+        for program in k.programs.values():
+            if program is not cold_kernels._HOT:
+                run = program[0]
+                steps.setdefault("gathers", []).append(run.n_steps)
+    assert min(steps["gathers"]) < cold_kernels.SLOW_STEPS <= max(steps["gathers"]), steps
+
+
+def test_a_recurring_signature_turns_hot_when_its_modelled_cost_passes_a_compile(monkeypatch):
+    x = torch.randn(2, 3, 29, 33) * 1.0
+    mask = torch.randn(29, 33) > 0
+    spent = cold_kernels.stats["cold_seconds"]
+    x.masked_fill(mask, 0.5)
+    per_call = cold_kernels.stats["cold_seconds"] - spent
+    size = x.numel()  # the call's larger side: its input and its output hold as many elements
+    assert per_call == pytest.approx(cold_kernels.CALL_COST + 4 * cold_kernels.STEP_COST
+                                     + cold_kernels.ELEMENT_COST * (size + mask.numel()), rel=0.5)  # fmt: skip
+    monkeypatch.setattr(cold_kernels, "COMPILE_COST", 4.5 * per_call)
+    cold = []
+    for _ in range(7):
+        calls = cold_kernels.stats["cold_calls"]
+        x.masked_fill(mask, 0.5)
+        cold.append(cold_kernels.stats["cold_calls"] - calls)
+    assert cold == [1, 1, 1, 1, 0, 0, 0], cold  # 5 calls modelled past 4.5 calls' cost: then compiled

@@ -50,10 +50,18 @@ __all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_
 # a clock made which kernels compiled depend on the machine's load, and a compiled kernel may round
 # differently from NumPy in the last bit, so a script's results changed from run to run.
 COMPILE_COST = 0.05
-STEP_COST = 4e-6  # seconds per equation interpreted (measured 2-6 us on this CPU)
-ELEMENT_COST = 1e-9  # seconds per element an equation touches (NumPy's float32 loops: ~0.5-1 ns)
-CALL_COST = 40e-6  # seconds per call around the equations (signature, conversions, outputs to JAX)
+# The model: CALL_COST + STEP_COST * equations + ELEMENT_COST * elements (the call's larger side, inputs or
+# outputs). Fitted to 9,900 interpreted calls of the sampling, masked-loss and padded-GRU benchmarks (2-core
+# CPU, inputs ready; view reads and writes, embeddings, index arithmetic, masked_fill, products): 31 us a call,
+# 4.3 us an equation, 1.7 ns an element of the call. Elements per equation fitted to nothing: most equations of
+# a long program work on its small index arrays, and the former per-equation element term counted an
+# embedding's 31 equations as touching its whole table (modelled 293 us against 183 measured), while a large
+# masked_fill's 4 were underestimated.
+STEP_COST = 4e-6  # seconds per equation interpreted
+ELEMENT_COST = 2e-9  # seconds per element of the call (NumPy's loops, copies in and out, the put onto JAX)
+CALL_COST = 30e-6  # seconds per call around the equations (signature or route, conversions, outputs)
 SLOW_STEPS = 25  # equations one gather or scatter counts as (general index arithmetic: ~100 us on small arrays)
+ROW_STEPS = 2  # ... a gather of whole rows (an embedding, ``x[idx]``: one NumPy take, ~12 us)
 
 stats: dict = {"cold_calls": 0, "cold_seconds": 0.0, "traces": 0, "trace_seconds": 0.0, "hot_signatures": 0,
                "unsupported": 0, "host_plans": 0, "host_calls": 0, "moved_calls": 0}
@@ -355,6 +363,22 @@ def _gather_fill(operand: Any, fill_value: Any) -> Any:
     return np.asarray(fill_value).astype(operand.dtype)
 
 
+def _row_gather(eqn: Any) -> bool:
+    """Whether a gather equation takes whole slices at leading indices (``_gather``'s fast path, ``_take_rows``)."""
+    if eqn.primitive.name != "gather":
+        return False
+    try:
+        dn, sizes = eqn.params["dimension_numbers"], tuple(eqn.params["slice_sizes"])
+        operand, indices = (tuple(v.aval.shape) for v in eqn.invars[:2])
+        k, nb, r = indices[-1], len(indices) - 1, len(operand)
+        return bool(not dn.operand_batching_dims and tuple(dn.start_index_map) == tuple(range(k))
+                    and tuple(dn.collapsed_slice_dims) == tuple(range(k))
+                    and tuple(dn.offset_dims) == tuple(range(nb, nb + r - k))
+                    and all(n == 1 for n in sizes[:k]) and sizes[k:] == operand[k:])  # fmt: skip
+    except Exception:  # noqa: BLE001 - symbolic sizes that do not compare, or another layout: the general path
+        return False
+
+
 def _take_rows(operand: Any, indices: Any, k: int, fill: bool, fill_value: Any) -> Any:
     """``_gather`` of whole slices at leading indices: ``operand[indices[..., 0], ..., indices[..., k-1]]``, each
     index clamped as lax clamps, or (``fill``) its slice filled where it falls outside."""
@@ -568,7 +592,8 @@ def _build(jaxpr: Any, consts: list) -> Callable:
         steps.append((f, sym, tuple(slot_of(v) for v in eqn.invars), multi, _outs(eqn, slots)))
     outs = [slot_of(v) for v in jaxpr.outvars]
     n_steps = sum(getattr(f, "n_steps", 1) for f, *_ in steps)
-    n_steps += (SLOW_STEPS - 1) * sum(eqn.primitive.name in _HOST_SLOW for eqn in jaxpr.eqns)
+    n_steps += sum((ROW_STEPS if _row_gather(eqn) else SLOW_STEPS) - 1 for eqn in jaxpr.eqns
+                   if eqn.primitive.name in _HOST_SLOW)  # fmt: skip
 
     def run(dims: dict, *args: Any) -> list:
         env: dict = dict(init)
@@ -877,7 +902,7 @@ def _route_leaves(args: Any, out: list) -> None:
 def _estimate(n_steps: int, leaves: list, outs: list) -> float:
     """The modelled seconds of one interpreted call (see COMPILE_COST)."""
     size = max(sum(x.size for x in leaves), sum(x.size for x in outs))
-    return CALL_COST + n_steps * (STEP_COST + ELEMENT_COST * size)
+    return CALL_COST + n_steps * STEP_COST + ELEMENT_COST * size
 
 
 def interpreted() -> float:
@@ -886,14 +911,24 @@ def interpreted() -> float:
 
 
 class _Entry:
-    __slots__ = ("program", "dims", "spent", "calls", "rent")
+    __slots__ = ("program", "dims", "spent", "calls", "rent", "_bound")
 
     def __init__(self, program: tuple, dims: dict) -> None:
         self.program = program  # (run, out_tree), shared by the signatures of one pattern
         self.dims = dims
+        self._bound = None
         self.spent = 0.0
         self.calls = 0
         self.rent = None  # [seconds] shared by the signatures one bucketed executable would serve
+
+    def bound(self) -> Callable:
+        """The program at this signature's sizes, ``f(*arrays)``: the symbolic sizes evaluated once (evaluating
+        them at every step of every call cost about half of a small call)."""
+        f = self._bound
+        if f is None:
+            run = self.program[0]
+            f = self._bound = _bound(run, self.dims) if hasattr(run, "parts") else functools.partial(run, self.dims)
+        return f
 
 
 def _pattern(sig: Any, sizes: dict) -> Any:
@@ -1170,7 +1205,7 @@ class ColdKernel:
         run, out_tree = e.program
         try:
             with np.errstate(all="ignore"):
-                outs = run(e.dims, *leaves)
+                outs = e.bound()(*leaves)
         except _Unsupported as u:
             stats["unsupported"] += 1
             unsupported[str(u) or "a value outside the table"] += 1
@@ -1202,7 +1237,7 @@ class ColdKernel:
         rents, and re-routed to the compiled kernel once the rent is paid."""
         run, out_tree = e.program
         # (not ``_straight_line``: generating its code costs about 0.5 ms, and many signatures recur only a few times)
-        straight = _bound(run, e.dims) if hasattr(run, "parts") else functools.partial(run, e.dims)
+        straight = e.bound()
         single = jax.tree_util.treedef_is_leaf(out_tree)
         n_steps = run.n_steps
         entries = self.entries
