@@ -213,6 +213,35 @@ def _broadcast_into(shape: tuple, other: tuple) -> None:
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {out}")
 
 
+_NORMALIZE: dict = {}
+
+
+def _normalize_arrays(mean: Any, std: Any, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``mean`` and ``std`` as (C, 1, 1) arrays of ``dtype`` (kept per value: a pipeline passes the same ones for
+    every image), with torch's error for a std that is zero in that dtype."""
+    key = None
+    if type(mean) in (tuple, list) and type(std) in (tuple, list):
+        key = (tuple(mean), tuple(std), dtype)
+        if not all(type(v) is float or type(v) is int for v in key[0] + key[1]):
+            key = None
+    got = None if key is None else _NORMALIZE.get(key)
+    if got is not None:
+        return got
+    m = np.asarray(mean).astype(dtype.np)
+    s = np.asarray(std).astype(dtype.np)
+    if (s == 0).any():
+        raise ValueError(f"std evaluated to zero after conversion to {dtype}, leading to division by zero.")
+    m = m.reshape(-1, 1, 1) if m.ndim == 1 else m
+    s = s.reshape(-1, 1, 1) if s.ndim == 1 else s
+    if key is not None:
+        if len(_NORMALIZE) > 64:
+            _NORMALIZE.clear()
+        m.setflags(write=False)
+        s.setflags(write=False)
+        _NORMALIZE[key] = (m, s)
+    return m, s
+
+
 def normalize(tensor: Tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False) -> Tensor:
     """``(tensor - mean) / std`` per channel of a (..., C, H, W) float tensor."""
     if not isinstance(tensor, Tensor):
@@ -227,12 +256,7 @@ def normalize(tensor: Tensor, mean: Sequence[float], std: Sequence[float], inpla
         )
     dtype = tensor.dtype
     if not inplace and _host.is_host_readable(tensor) and dtype.np in (np.float32, np.float64):
-        m = np.asarray(mean).astype(dtype.np)
-        s = np.asarray(std).astype(dtype.np)
-        if (s == 0).any():
-            raise ValueError(f"std evaluated to zero after conversion to {dtype}, leading to division by zero.")
-        m = m.reshape(-1, 1, 1) if m.ndim == 1 else m
-        s = s.reshape(-1, 1, 1) if s.ndim == 1 else s
+        m, s = _normalize_arrays(mean, std, dtype)
         shape = tuple(tensor.shape)
         _broadcast_into(shape, m.shape)
         _broadcast_into(shape, s.shape)
