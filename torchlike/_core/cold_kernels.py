@@ -893,7 +893,7 @@ def _route_leaves(args: Any, out: list) -> None:
         c = a.__class__
         if c is np.ndarray:
             out.append(a if not a.flags.writeable else np.array(a))
-        elif c is list:
+        elif c is list or c is tuple:
             _route_leaves(a, out)
         elif a is not None:  # (a Python number is an argument of the program too)
             out.append(np.asarray(a))
@@ -995,11 +995,11 @@ def _route_key(args: tuple) -> tuple | None:
             key.append(None)
         elif c is int or c is float:  # a traced number (a view write's offset): its type picks the executable
             key.append(c)
-        elif c is list:  # (a tensor list's arrays)
+        elif c is list or c is tuple:  # (a tensor list's arrays; a backward kernel's (primals, cotangents))
             inner = _route_key(a)
             if inner is None:
                 return None
-            key.append((list, inner))
+            key.append((c, inner))
         else:
             return None
     return tuple(key)
