@@ -329,17 +329,18 @@ def _fills_key(fills: tuple) -> tuple:
     return tuple(f.key() if type(f) in _MADE else f for f in fills)
 
 
-def _pattern(sig: tuple) -> tuple:
-    """``sig`` with each size other than 0 and 1 named, equal sizes alike, and the sizes by name."""
+def _pattern(sig: tuple, padded: tuple | None = None) -> tuple:
+    """``sig`` with each size other than 0 and 1 named, equal sizes alike, and the sizes by name. ``padded``
+    (per argument, its padded shape): name only the sizes of padded axes, the others kept as they are."""
     sizes: dict = {}
     out = []
-    for x in sig:
+    for i, x in enumerate(sig):
         if x is None:
             out.append(None)
             continue
         shape = []
-        for n in x[0]:
-            if n > 1:
+        for a, n in enumerate(x[0]):
+            if n > 1 and (padded is None or padded[i] is None or padded[i][a] != n):
                 n = sizes.setdefault(n, f"d{len(sizes)}")
             shape.append(n)
         out.append((tuple(shape), x[1]))
@@ -424,6 +425,11 @@ def _plan(kernel: Any, leaves: list, tree: Any, sig: tuple, coarse: bool) -> Any
     # shapes, and the padded call's check is kept per (pattern, padded shapes).
     pattern, names = _pattern(sig)
     symbolic = _symbolic(kernel, tree, pattern, names, not declared)
+    if symbolic is None and declared and len(shapes) == len(sig):
+        # a body that checks the sizes it does not pad (a layer norm's normalized shape): sizes named only on
+        # the padded axes, one trace per such pattern instead of two per signature
+        pattern, names = _pattern(sig, shapes)
+        symbolic = _symbolic(kernel, tree, pattern, names, not declared)
     weak = tuple(getattr(a, "weak_type", False) for a in leaves)
     key = ("checked", pattern, weak, shapes, _fills_key(fills)) if symbolic is not None and symbolic[2] else None
     checked = kernel.buckets.get(key) if key is not None else None

@@ -1190,7 +1190,8 @@ class ColdKernel:
                 if e is not None and not e.program[0].exact:
                     self.inexact = True  # (its body is the same at every shape; no more traces to learn that)
                 return self._compiled(args)
-            if buckets._on:
+            if buckets._on and self.numpy is None:  # (a body written in NumPy moves data: it rents per signature;
+                # planning its bucket traced it twice per view, as many as a growing context's steps)
                 shapes = buckets.executable(self, args)
                 if shapes is not None:
                     rent = self.rents.get(shapes)
