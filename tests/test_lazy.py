@@ -267,3 +267,37 @@ def test_only_unreferenced_leaves_are_donated(lazy_on):
     assert donated == (leaves.index(next(x for x in leaves if x is not keep and x.shape == (10,))),)
     assert L._donatable(leaves, None, live) == ()  # never on the CPU
     L.flush()
+
+
+def test_compiled_calls_take_numbers_as_device_arrays(lazy_on, monkeypatch):
+    """Off the CPU, a compiled program's Python number arguments (view offsets, scalars) go as cached device
+    arrays (``_device_numbers``); the route is forced here on CPU arrays. Same losses as eager, the program
+    compiled once and hit every later step, and no number put again."""
+    monkeypatch.setattr(L, "_BACKGROUND", False)
+    monkeypatch.setattr(L, "_put_numbers", lambda device: device is not None)
+
+    def run():
+        torch.manual_seed(0)
+        w = torch.randn(8, 24, requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        x = torch.randn(5, 8)
+        out = []
+        for _ in range(6):
+            opt.zero_grad()
+            q, k, v = (x @ w).split(8, dim=1)  # views at offsets 0, 8, 16: Python numbers in the graph
+            loss = (q * k - v * 0.5).pow(2).mean()
+            loss.backward()
+            opt.step()
+            out.append(loss.item())
+        return out
+
+    L._numbers.clear()
+    lazy_losses = run()
+    assert L.stats["compiles"] == 1 and L.stats["hits"] >= 3 and not L.stats["compile_failures"], dict(L.stats)
+    assert L._numbers and all(not a.is_deleted() and a.ndim == 0 for a in L._numbers.values())
+    cached = dict(L._numbers)
+    run()
+    assert all(L._numbers[k] is a for k, a in cached.items())  # put once, not per call
+    with torch.lazy.mode(False):
+        eager = run()
+    np.testing.assert_allclose(lazy_losses, eager, rtol=1e-6)
