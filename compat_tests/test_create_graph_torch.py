@@ -144,3 +144,64 @@ def test_create_graph_nodes_are_torch_formula_ops(name: str) -> None:
     np.testing.assert_allclose(g, ref_g, rtol=1e-5, atol=1e-6)
     for a, b in zip(ref_h, h):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+
+
+# Ops whose torch formulas read an input only structurally: avg pooling's, padding's and convolution's backward
+# read their input (avg pooling's double backward is zeros, convolution's gives the input none without a weight
+# gradient), hardswish's, smooth_l1's, huber's and prelu's double backward select through masks, max pooling's
+# gathers by its indices, and the composite hinge_embedding_loss and margin_ranking_loss go through clamp_min/where.
+X3 = np.random.RandomState(2).randn(2, 3, 4).astype(np.float32)
+Y3 = np.random.RandomState(3).randn(2, 3, 4).astype(np.float32)
+_STRUCTURAL = {
+    "avg_pool1d": lambda t, x, y: t.nn.functional.avg_pool1d(x, 2),
+    "avg_pool1d_ceil": lambda t, x, y: t.nn.functional.avg_pool1d(x, 3, ceil_mode=True),
+    "adaptive_avg_pool1d": lambda t, x, y: t.nn.functional.adaptive_avg_pool1d(x, 2),
+    "adaptive_avg_pool1d_to_1": lambda t, x, y: t.nn.functional.adaptive_avg_pool1d(x, 1),
+    "avg_pool2d": lambda t, x, y: t.nn.functional.avg_pool2d(x, 2),
+    "adaptive_avg_pool2d": lambda t, x, y: t.nn.functional.adaptive_avg_pool2d(x, 2),
+    "adaptive_avg_pool2d_to_1": lambda t, x, y: t.nn.functional.adaptive_avg_pool2d(x, 1),
+    "avg_pool3d": lambda t, x, y: t.nn.functional.avg_pool3d(x[None], 2),
+    "hardswish": lambda t, x, y: t.nn.functional.hardswish(x * 3),
+    "smooth_l1_loss": lambda t, x, y: t.nn.functional.smooth_l1_loss(x, y),
+    "smooth_l1_loss_beta": lambda t, x, y: t.nn.functional.smooth_l1_loss(x, y, beta=0.5, reduction="sum"),
+    "huber_loss": lambda t, x, y: t.nn.functional.huber_loss(x, y),
+    "huber_loss_delta": lambda t, x, y: t.nn.functional.huber_loss(x, y, delta=0.5, reduction="none"),
+    "max_pool1d": lambda t, x, y: t.nn.functional.max_pool1d(x, 2),
+    "max_pool2d": lambda t, x, y: t.nn.functional.max_pool2d(x, 2),
+    "max_pool2d_indices": lambda t, x, y: t.nn.functional.max_pool2d(x, 2, return_indices=True)[0],
+    "hinge_embedding_loss": lambda t, x, y: t.nn.functional.hinge_embedding_loss(x, t.sign(y)),
+    "hinge_embedding_loss_margin": lambda t, x, y: t.nn.functional.hinge_embedding_loss(x, t.sign(y), margin=0.5),
+    "margin_ranking_loss": lambda t, x, y: t.nn.functional.margin_ranking_loss(x, y, t.sign(y)),
+    "margin_ranking_loss_both": lambda t, x, y: t.nn.functional.margin_ranking_loss(x, y.requires_grad_(),
+                                                                                    t.sign(y.detach())),
+    "adaptive_max_pool1d": lambda t, x, y: t.nn.functional.adaptive_max_pool1d(x, 2),
+    "adaptive_max_pool2d": lambda t, x, y: t.nn.functional.adaptive_max_pool2d(x, 2),
+    "prelu": lambda t, x, y: t.nn.functional.prelu(x, t.tensor([0.25, 0.1, 0.3])),
+    "prelu_weight_grad": lambda t, x, y: t.nn.functional.prelu(x, t.tensor([0.25], requires_grad=True)),
+    "reflection_pad1d": lambda t, x, y: t.nn.functional.pad(x, (1, 1), mode="reflect"),
+    "replication_pad2d": lambda t, x, y: t.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"),
+    "circular_pad": lambda t, x, y: t.nn.functional.pad(x, (1, 1), mode="circular"),
+    "conv1d": lambda t, x, y: t.nn.functional.conv1d(x, y[:2, :, :2], y[0, 0, :2]),
+    "conv_transpose1d": lambda t, x, y: t.nn.functional.conv_transpose1d(x, y[0, :, :2, None].expand(3, 2, 2)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(_STRUCTURAL))
+def test_structural_formulas_requires_grad(name: str) -> None:
+    """Whether the first- and second-order gradients, autograd.functional's jvp and vhp require grad, as torch's
+    do; the values are torch's."""
+
+    def f(t, x, y):  # noqa: ANN001, ANN202
+        fn = lambda a: _STRUCTURAL[name](t, a, t.tensor(y.detach().numpy()))  # noqa: E731
+        x.requires_grad_()
+        (g,) = t.autograd.grad(fn(x).sum(), x, create_graph=True)
+        h = None
+        if g.requires_grad:
+            (h,) = t.autograd.grad(g, x, t.ones_like(g), create_graph=True, allow_unused=True)
+        xd = x.detach()
+        _, j = t.autograd.functional.jvp(fn, xd, t.ones_like(xd), create_graph=True)
+        _, v = t.autograd.functional.vhp(lambda a: fn(a).sum(), xd, t.ones_like(xd), create_graph=True)
+        return (g, g.requires_grad, h, None if h is None else h.requires_grad, j, j.requires_grad, v,
+                v.requires_grad)  # fmt: skip
+
+    check(f, [X3, Y3], grad=False)

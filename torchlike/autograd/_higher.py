@@ -120,19 +120,29 @@ def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
         if outs is None:
             outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
             _drop_constant_history(node, args, cts, outs)
-            _reads_its_inputs(outs)
+            _reads_its_inputs(outs, _op_of(node), len(jax.tree_util.tree_leaves(args, is_leaf=_is_tensor)))
     if anomaly_mode.checking:
         anomaly_mode.check_grads(node, outs)
     return outs
 
 
-def _reads_its_inputs(outs: Any) -> None:
+def _reads_its_inputs(outs: Any, op: str | None, n_inputs: int) -> None:
     """A recorded VJP's gradient reads its inputs' values: like torch's saved tensors, they are freed
     by a backward through it, and a second backward raises."""
     for o in outs:
         if isinstance(o, Tensor) and o._node is not None:
             o._node.needs_saved = True
-            o._node.recorded_vjp = True
+            o._node.recorded_vjp = op  # the op whose gradient it is (see _SECOND_ORDER)
+            o._node.vjp_inputs = n_inputs  # its first arguments are that op's: the cotangents follow
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _op_of(node: Any) -> str | None:
+    """The table op whose kernel ``node`` runs (its kernel carries the op's name); for a recorded VJP, that op's."""
+    return node.__dict__["recorded_vjp"] if "recorded_vjp" in node.__dict__ else getattr(node.kernel, "__name__", None)
 
 
 # --- which gradients depend on what requires grad ------------------------------------------------------------
@@ -154,25 +164,81 @@ _MASK_FORMULAS = frozenset((
 # gradients require grad whenever the input does; so do the VJPs of these VJPs (relu's threshold_backward reads
 # its result, pow's backward reads self.pow(exponent - 1) even where that is self ** 0)
 _READ_INPUT_FORMULAS = frozenset(("NllLossBackward0", "NllLoss2DBackward0", "AvgPool2DBackward0", "AvgPool3DBackward0",
-                                  "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"))  # fmt: skip
+                                  "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0", "ConvolutionBackward0",
+                                  "ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0",
+                                  "ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
+                                  "ReplicationPad3DBackward0"))  # fmt: skip
 _SECOND_ORDER_READS = frozenset(("PowBackward0", "ReluBackward0"))
+# The same, by op, for ops whose node name other ops share: avg_pool1d's and adaptive_avg_pool1d's node is their
+# squeeze (torch's avg_pool2d_backward under it reads the input; adaptive pooling to size 1 is torch's mean, which
+# does not); torch's composite hinge_embedding_loss and margin_ranking_loss select through clamp_min and where.
+_READ_INPUT_OPS = frozenset(("_avg_pool", "_adaptive_avg_pool"))
+_MASK_OPS = frozenset(("_hinge_embedding_loss", "_margin_ranking_loss"))
+# torch's double-backward formulas of these ops read the op's inputs only through masks or indices (hardswish:
+# where(-3 < self < 3, grad * grad_output / 3, 0); smooth_l1/huber: the same inside the threshold; max_pool: a
+# gather by its indices; avg_pool: zeros; prelu: where(self >= 0, ...)): per op, whether that holds for the
+# gradient of the op's inputs and for that of the incoming gradient (hardswish_backward(grad, self) reads self's
+# value; max_pool's gathers by indices), and how many of its leading inputs it holds for (all: None).
+_SECOND_ORDER: dict[str, tuple[bool, bool, int | None]] = {
+    "hardswish": (True, False, None), "_smooth_l1_loss": (True, False, None), "_huber_loss": (True, False, None),
+    "_max_pool": (True, True, None), "_adaptive_max_pool": (True, True, None), "_avg_pool": (True, True, None),
+    "_adaptive_avg_pool": (True, True, None), "_hinge_embedding_loss": (True, True, None),
+    "_margin_ranking_loss": (True, True, None), "prelu": (True, True, 1),
+}  # fmt: skip
+# torch's convolution double backward gives the input a gradient only through the weight's gradient (ggW): with a
+# weight that needs none, the recorded VJP keeps no edge to the input (its gradient is None, where JAX's is zeros)
+_INPUT_ONLY_THROUGH_WEIGHT = frozenset(("_convolution",))
 
 
 def _drop_constant_history(node: Any, args: list, cts: tuple, outs: Any) -> None:
+    """Drop the history (or edges) that torch's formula would not record from the recorded VJP's outputs."""
     name = type(node).__name__
-    if name in _READ_INPUT_FORMULAS or (name in _SECOND_ORDER_READS and "recorded_vjp" in node.__dict__):
+    recorded = "recorded_vjp" in node.__dict__
+    op = _op_of(node)
+    if not recorded and op in _INPUT_ONLY_THROUGH_WEIGHT and all(pos != 1 for pos, _ in node.diff):
+        for o in outs:
+            if isinstance(o, Tensor) and o._node is not None:
+                _forget_input(o._node, 0)
+    if not recorded and (name in _READ_INPUT_FORMULAS or (
+            name == "SqueezeBackward1" and op in _READ_INPUT_OPS and node.out_meta[0][0][-1] != 1)):  # fmt: skip
+        return
+    if name in _SECOND_ORDER_READS and recorded:
         return
     leaves, treedef = jax.tree_util.tree_flatten([args, cts], is_leaf=lambda x: isinstance(x, Tensor))
     marks = tuple(isinstance(x, Tensor) and x._rg for x in leaves)
-    sig = tuple(_shaped(x) or type(x) for x in leaves)
-    key = (node.kernel, node.diff, treedef, sig, marks)
-    deps = _dependence.get(key)
-    if deps is None:
-        deps = _dependence[key] = _output_dependence(node, leaves, treedef, marks)
+    deps = _dependence_of(node, leaves, treedef, marks, not recorded and op in _MASK_OPS)
+    rule = _SECOND_ORDER.get(op) if recorded else None
+    if rule is not None:
+        # the recorded VJP's arguments are the op's arguments, then its cotangents: the op's own count as constants
+        n = node.vjp_inputs
+        k = n if rule[2] is None else rule[2]
+        masked = _dependence_of(node, leaves, treedef, (False,) * k + marks[k:], False)
+        deps = tuple(m if rule[0 if pos < n else 1] else d for (pos, _), d, m in zip(node.diff, deps, masked))
     for o, dep in zip(outs, deps):
         if isinstance(o, Tensor) and not dep:
             o._node = None
             o._rg = False
+
+
+def _forget_input(node: Any, pos: int) -> None:
+    """Drop ``node``'s edge to its argument at flat position ``pos`` (its gradient there is never defined)."""
+    slots = [i for i, (f, _) in enumerate(node.input_edges) if f is not None]
+    keep = [k for k, (p, _) in enumerate(node.diff) if p != pos]
+    if len(keep) == len(node.diff) or len(slots) != len(node.diff):
+        return
+    gone = {slots[k] for k in range(len(node.diff)) if k not in keep}
+    node.diff = tuple(node.diff[k] for k in keep)
+    node.edges = tuple(node.edges[k] for k in keep)
+    node.input_edges = tuple((None, 0) if i in gone else e for i, e in enumerate(node.input_edges))
+
+
+def _dependence_of(node: Any, leaves: list, treedef: Any, marks: tuple, floats_only: bool) -> tuple:
+    sig = tuple(_shaped(x) or type(x) for x in leaves)
+    key = (node.kernel, node.diff, treedef, sig, marks, floats_only)
+    deps = _dependence.get(key)
+    if deps is None:
+        deps = _dependence[key] = _output_dependence(node, leaves, treedef, marks, floats_only)
+    return deps
 
 
 def _shaped(x: Any) -> tuple | None:
@@ -181,7 +247,7 @@ def _shaped(x: Any) -> tuple | None:
     return (tuple(x.shape), np.dtype(x.dtype)) if hasattr(x, "shape") else None
 
 
-def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple) -> tuple:
+def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple, floats_only: bool = False) -> tuple:
     """Per output of the node's VJP: whether it is computed from an input marked in ``marks``."""
     abstract = [jax.ShapeDtypeStruct(*_shaped(x)) if _shaped(x) else x for x in leaves]
 
@@ -196,7 +262,7 @@ def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple) -> t
     jaxpr = closed.jaxpr
     if len(jaxpr.invars) != len(marks):
         return (True,) * len(node.diff)
-    return tuple(_reaches(jaxpr, marks, type(node).__name__ in _MASK_FORMULAS))
+    return tuple(_reaches(jaxpr, marks, floats_only or type(node).__name__ in _MASK_FORMULAS))
 
 
 def detach_constant_outputs(fn: Callable, args: Any, outs: tuple) -> None:
