@@ -956,7 +956,7 @@ def _put_numbers(device: Any) -> bool:
 def _device_numbers(prog: _Program, leaves: list, device: Any) -> list:
     """``leaves`` with their Python numbers as cached 0-d arrays on the program's device, weakly typed as JAX types
     the numbers themselves. A compiled call puts each Python number argument on the device afresh: a GPT step's
-    72 view offsets cost the call ~5 ms on an H200 host. Numbers are never donated (``_donatable``)."""
+    72 view offsets made its call 6.8 ms against 6.3 on an H200 host. Numbers are never donated (``_donatable``)."""
     if prog.spmd is not None or prog.on_mesh:  # (replicated over a mesh: left to JAX)
         return leaves
     positions = prog.numbers
