@@ -221,6 +221,14 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "torchlike runs such an op as one kernel with one backward node: the gradients of its input-side shape "
         "nodes are reshapes of that node's gradients, those of the inner products and broadcasts are never formed.",
     ),
+    "memory_formats": (
+        "tensors", "Tensors keep a row-major layout: `to(memory_format=torch.channels_last)`, `contiguous(memory_format=...)`, "
+        "`clone(memory_format=...)` and the factories' `memory_format=` give row-major strides, so `stride()` and "
+        "`is_contiguous(memory_format=...)` answer for that layout (a channels-last tensor made by permuting a copy answers "
+        "as torch's). Values, and every result computed from them, are torch's.",
+        "XLA picks its own layouts inside a program; a stride layout chosen per tensor would change no value, and "
+        "torchlike models strides for views only.",
+    ),
     "pinned_memory": (
         "devices", "`Tensor.pin_memory()` returns a copy (with a GPU present) and `is_pinned()` is always False.",
         "JAX manages host-device transfers itself; torchlike keeps no page-locked buffers.",

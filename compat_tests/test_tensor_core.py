@@ -34,6 +34,21 @@ def test_size_and_metadata():
     check(f, [A], grad=False)
 
 
+def test_is_contiguous_per_memory_format():
+    """``is_contiguous(memory_format=...)`` reads the geometry as torch does, for tensors whose strides are
+    channels-last (a permuted copy) or not, size-1 channels, other ranks, and the 3-d format."""
+
+    def f(t):
+        x = t.ones(2, 3, 4, 5)
+        cl = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+        geos = [x, cl, x.transpose(1, 2), t.ones(2, 1, 4, 5), t.ones(3, 4), t.ones(2, 3, 4, 5, 6),
+                t.ones(2, 3, 4, 5, 6).permute(0, 2, 3, 4, 1).contiguous().permute(0, 4, 1, 2, 3), x[:, :, ::2]]
+        fmts = [t.contiguous_format, t.channels_last, t.channels_last_3d, t.preserve_format]
+        return [[g.is_contiguous(memory_format=m) for m in fmts] + [g.is_contiguous(), g.stride()] for g in geos]
+
+    check(f, [], grad=False)
+
+
 def test_scalar_conversions():
     def f(t):
         x = t.tensor([2.5])

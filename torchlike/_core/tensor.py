@@ -198,6 +198,9 @@ _new = object.__new__
 _size_new = tuple.__new__
 
 
+_CHANNELS_LAST = {"channels_last": 4, "channels_last_3d": 5}  # memory format -> the rank it applies to
+
+
 class Tensor:
     """torch.Tensor."""
 
@@ -415,6 +418,8 @@ class Tensor:
         if memory_format is None and self._view is None and not self._buf.np_strides:  # a whole row-major buffer
             return True
         shape, stride, _ = self._geometry()
+        if memory_format is not None and memory_format.name in _CHANNELS_LAST:  # (a tensor of another rank: False)
+            return len(shape) == _CHANNELS_LAST[memory_format.name] and _views.is_channels_last(shape, stride)
         return _views.is_contiguous(shape, stride)
 
     def data_ptr(self) -> int:

@@ -33,6 +33,19 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def is_channels_last(shape: Sequence[int], stride: Sequence[int]) -> bool:
+    """torch's channels-last contiguity of a 4-D (N, C, H, W: C fastest, then W, H, N) or 5-D geometry; dims of
+    size 1 may have any stride."""
+    order = (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0)
+    expected = 1
+    for d in order:
+        if shape[d] != 1:
+            if stride[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
 def is_contiguous(shape: Sequence[int], stride: Sequence[int]) -> bool:
     # torch: dims of size 1 may have any stride; an empty tensor is contiguous.
     expected = 1
