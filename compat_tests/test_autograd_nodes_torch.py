@@ -206,8 +206,9 @@ def _scale_fn(t):
     return Scale
 
 
+@pytest.mark.parametrize("create_graph", [False, True], ids=["", "create_graph"])
 @pytest.mark.parametrize("case", list(_LAYOUT_CASES))
-def test_node_hook_grad_inputs_per_edge(case):
+def test_node_hook_grad_inputs_per_edge(case, create_graph):
     def f(t, x):
         x.requires_grad_()
         w = t.tensor(X * 2 - 0.25)
@@ -218,8 +219,13 @@ def test_node_hook_grad_inputs_per_edge(case):
             seen.append((list(gi), list(go)))
             return tuple(None if g is None else g * 3 for g in gi)
 
+        y.grad_fn.register_prehook(lambda go: seen.append(list(go)))
         y.grad_fn.register_hook(hook)
-        (y * t.arange(y.numel()).reshape(y.shape)).sum().backward()
+        loss = (y * t.arange(y.numel()).reshape(y.shape)).sum()
+        if create_graph:
+            (g,) = t.autograd.grad(loss, x, create_graph=True)
+            return seen, g, g.requires_grad, len(y.grad_fn.next_functions)
+        loss.backward()
         return seen, x.grad, len(y.grad_fn.next_functions)
 
     check(f, [X], grad=False, atol=1e-4)

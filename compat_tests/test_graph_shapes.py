@@ -276,15 +276,16 @@ _HOOK_CASES = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("create_graph", [False, True], ids=["", "create_graph"])
 @pytest.mark.parametrize("name", _HOOK_CASES)
-def test_hooks_on_every_shown_node(name: str) -> None:
+def test_hooks_on_every_shown_node(name: str, create_graph: bool) -> None:
     """torch's Node hooks on a fused op's node and on every node shown inside it (TBackward0, the mm/addmm/bmm,
     view/expand/clone/transpose chains) run in torch's engine order, see torch's gradients (one per
-    next_functions entry), and what they return flows on to the inputs."""
+    next_functions entry), and what they return flows on to the inputs (with create_graph, differentiably)."""
 
     def run(t):  # noqa: ANN001, ANN202
         out = _CASES[name](t)
-        seen = []
+        seen, handles = [], []
         for k, node in enumerate(_nodes(out.grad_fn)):
             def pre(go, k=k, name=node.name()):  # noqa: ANN001, ANN202
                 seen.append((k, name, "pre", [None if g is None else g.detach().numpy().copy() for g in go]))
@@ -294,11 +295,18 @@ def test_hooks_on_every_shown_node(name: str) -> None:
                 seen.append((k, name, "post", [None if g is None else g.detach().numpy().copy() for g in (*gi, *go)]))
                 return tuple(None if g is None else g + k for g in gi)
 
-            node.register_prehook(pre)
-            node.register_hook(post)
+            handles += [node.register_prehook(pre), node.register_hook(post)]
         inputs = [n.variable for n in _leaves(out.grad_fn)]
-        (out * t.arange(out.numel()).reshape(out.shape)).sum().backward()
-        return seen, [x.grad.numpy() for x in inputs]
+        loss = (out * t.arange(out.numel()).reshape(out.shape)).sum()
+        if not create_graph:
+            loss.backward()
+            return seen, [x.grad.numpy() for x in inputs]
+        grads = t.autograd.grad(loss, inputs, create_graph=True)
+        for h in handles:  # (torch's shown nodes whose outputs its formulas saved would run them again)
+            h.remove()
+        again = t.autograd.grad(sum((g * g).sum() for g in grads if g.requires_grad), inputs, allow_unused=True,
+                                materialize_grads=True) if any(g.requires_grad for g in grads) else ()  # fmt: skip
+        return seen, [g.detach().numpy() for g in (*grads, *again)] + [[g.requires_grad for g in grads]]
 
     ref, got = run(torch), run(torchlike)
     assert [e[:3] for e in got[0]] == [e[:3] for e in ref[0]] and ref[0]
@@ -307,6 +315,7 @@ def test_hooks_on_every_shown_node(name: str) -> None:
         for a, b in zip(r[3], g[3]):
             if a is not None:
                 np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-4, err_msg=str(r[:3]))
+    assert len(got[1]) == len(ref[1])
     for a, b in zip(ref[1], got[1]):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-4)
 

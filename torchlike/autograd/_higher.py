@@ -15,7 +15,7 @@ from .._core import tensor as T
 from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from . import anomaly_mode
+from . import _node_hooks, anomaly_mode
 
 _vjp_fns: LRU = LRU()
 
@@ -82,6 +82,9 @@ def run(prog: Any, grads: list) -> tuple:
             for w, tgt in enumerate(prog.wanted):
                 if tgt is not None and tgt[0] == "n" and tgt[1] == i:
                     wanted[w] = slot.get(tgt[2])
+        if node.prehooks_node:
+            outs = _node_hooks.call_hooks(node.prehooks_node, tuple(slot.get(k) for k in range(len(node.out_meta))))
+            slot = {k: o for k, o in enumerate(outs) if o is not None}
         if not slot:
             continue
         n_out = max(slot) + 1
@@ -121,6 +124,8 @@ def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
             outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
             _drop_constant_history(node, args, cts, outs)
             _reads_its_inputs(outs, _op_of(node), len(jax.tree_util.tree_leaves(args, is_leaf=_is_tensor)))
+    if node.hooks:
+        outs = _node_hooks.run(node, list(outs), cts, device, args if node.kernel is not None else [])
     if anomaly_mode.checking:
         anomaly_mode.check_grads(node, outs)
     return outs
@@ -155,7 +160,7 @@ _dependence: LRU = LRU(kernels=False)
 # torch's formulas for these select the gradient through a mask or indices of the input (no edge to the input):
 # their gradients depend only on what requires grad through floating-point values
 _MASK_FORMULAS = frozenset((
-    "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0", "MaxBackward0", "MaxBackward1", "MinBackward0",
+    "ClampBackward0", "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0", "MaxBackward0", "MaxBackward1", "MinBackward0",
     "MinBackward1", "AmaxBackward0", "AminBackward0", "MaximumBackward0", "MinimumBackward0", "FmaxBackward0",
     "FminBackward0", "SortBackward0", "TopkBackward0", "KthvalueBackward0", "ModeBackward0", "MedianBackward0",
     "MedianBackward1", "NanmedianBackward0", "NanmedianBackward1", "CummaxBackward0", "CumminBackward0",

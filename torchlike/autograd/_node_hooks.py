@@ -64,18 +64,27 @@ def _unwrap(t: Tensor | None) -> Any:
     return None if t is None else t._peek()
 
 
-def run(node: Node, grads: list, cts: tuple, device: Any) -> list:
+def run(node: Node, grads: list, cts: tuple, device: Any, args: list | None = None) -> list:
     """``node``'s post-hooks (and its shown nodes' hooks) on the gradients it passes on, aligned with
-    ``node.diff``; returns them as the hooks leave them."""
+    ``node.diff``; returns them as the hooks leave them. Arrays in and out, or with ``args`` (the node's
+    arguments, its differentiable ones as tensors wired to their producers: create_graph), tensors."""
     if _graph.replayable(type(node)):
-        return _run_shown(node, grads, cts, device)
+        return _run_shown(node, grads, cts, device, args)
     hooks = [h for h in node.hooks if h is not _graph.SHOWN_HOOKS]
     if not hooks:
         return grads
-    layout, slots = _layout(node, grads, cts)
-    grad_inputs = tuple(_wrap(g, device) for g in layout)
-    grad_inputs = call_hooks(hooks, grad_inputs, (tuple(_wrap(c, device) for c in cts),))
-    return [_unwrap(grad_inputs[s]) for s in slots]
+    unwrap = _keep if args is not None else _unwrap
+    arrays = [_unwrap(g) if isinstance(g, Tensor) else g for g in grads]
+    layout, slots = _layout(node, arrays, tuple(_unwrap(c) if isinstance(c, Tensor) else c for c in cts))
+    for s, g in zip(slots, grads):
+        layout[s] = g  # (with create_graph, the gradients with their history)
+    grad_inputs = tuple(g if isinstance(g, Tensor) else _wrap(g, device) for g in layout)
+    grad_inputs = call_hooks(hooks, grad_inputs, (tuple(c if isinstance(c, Tensor) else _wrap(c, device) for c in cts),))
+    return [unwrap(grad_inputs[s]) for s in slots]
+
+
+def _keep(a: Any) -> Any:
+    return a
 
 
 def _layout(node: Node, grads: list, cts: tuple) -> tuple[list, list]:
@@ -245,15 +254,19 @@ def _freeze(entries: list) -> tuple:
     return tuple((e[0], _freeze(e[1])) if isinstance(e, tuple) else e for e in entries)
 
 
-def _run_shown(owner: Node, grads: list, cts: tuple, device: Any) -> list:
+def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | None = None) -> list:
     """``owner``'s gradients through torch's chain of nodes, running the owner's hooks (on torch's grad_inputs
-    for it) and the shown nodes' pre- and post-hooks as torch's engine would."""
+    for it) and the shown nodes' pre- and post-hooks as torch's engine would. With ``args`` (create_graph), each
+    node's gradients are a recorded op, so they can be differentiated again."""
+    from .._ops import registry
+
     spec = type(owner)._spec
     root = (type(owner).__name__, _freeze(spec))
     by_input = {pos: g for (pos, _), g in zip(owner.diff, grads)}
     edges = owner.next_functions
-    args = owner.args
     out_shape = tuple(owner.out_meta[0][0])
+    tensors = args is not None
+    wrap, unwrap = (_keep, _keep) if tensors else (lambda a: _wrap(a, device), _unwrap)
     incoming = {(): cts[0]}
     final: dict = {}
     for path, entry in _run_order(root):
@@ -262,22 +275,31 @@ def _run_shown(owner: Node, grads: list, cts: tuple, device: Any) -> list:
             continue  # torch runs no node that no gradient reaches
         node = owner if not path else _shown_at(edges, path)
         kid_edges = edges if not path else node.next_functions
-        grad_out = (_wrap(g, device),)
+        grad_out = (wrap(g),)
         if path:
             grad_out = call_hooks(node._prehooks, grad_out)
             if grad_out[0] is None:
                 continue
         if path or root[0] in _graph.REPLAYABLE:
-            grads = lazy.call(_step(root, path, out_shape), (args, grad_out[0]._peek()))
+            step = _step(root, path, out_shape)
+            if tensors:
+                from . import _higher
+
+                grads = registry.apply_pure(entry[0], step, [args, grad_out[0]], device)
+                # as torch's formula records them: a gradient computed from nothing that requires grad has no history
+                _higher.detach_constant_outputs(step, [args, grad_out[0]], tuple(g_ for g_ in grads if g_ is not None))
+            else:
+                grads = lazy.call(step, (owner.args, grad_out[0]._peek()))
         else:  # a shown layout of the op's own inputs (a missing bias's empty edge): the fused node's gradients
             grads = [None if k is None else by_input.get(k) for k in entry[1]]
-        grad_in = tuple(None if e[0] is None or g_ is None else _wrap(g_, device) for g_, e in zip(grads, kid_edges))
+        grad_in = tuple(None if e[0] is None or g_ is None else g_ if isinstance(g_, Tensor) else wrap(g_)
+                        for g_, e in zip(grads, kid_edges))  # fmt: skip
         grad_in = call_hooks(owner.hooks if not path else node._hooks, grad_in, (grad_out,))
         for k, (kid, gi) in enumerate(zip(entry[1], grad_in)):
             if gi is None or kid is None:
                 continue
             if isinstance(kid, int):
-                final[kid] = gi._peek() if kid not in final else final[kid] + gi._peek()
+                final[kid] = unwrap(gi) if kid not in final else final[kid] + unwrap(gi)
             else:
-                incoming[(*path, k)] = gi._peek()
+                incoming[(*path, k)] = unwrap(gi)
     return [final.get(pos) for pos, _ in owner.diff]
