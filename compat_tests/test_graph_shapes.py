@@ -401,3 +401,23 @@ def test_clamp_tensor_and_number_bounds(form: str, bound: str) -> None:
     assert got[:2] == ref[:2]
     for a, b in zip(ref[2:], got[2:]):
         np.testing.assert_array_equal(b, a)
+
+
+def test_cross_entropy_node_refuses_post_hooks() -> None:
+    """torch's NllLossBackward0 inside cross_entropy passes on the gradient of the log-probabilities, which
+    torchlike's one node never forms: its post-hooks raise, its pre-hooks see torch's grad_outputs."""
+    out = torchlike.nn.functional.cross_entropy(_leaf(torchlike, 3, 5), torchlike.tensor([1, 2, 3]))
+    with pytest.raises(NotImplementedError, match="LogSoftmaxBackward0"):
+        out.grad_fn.register_hook(lambda *a: None)
+
+    def run(t):  # noqa: ANN001, ANN202
+        x = _leaf(t, 3, 5)
+        loss = t.nn.functional.cross_entropy(x, t.tensor([1, 2, 3]))
+        seen = []
+        loss.grad_fn.register_prehook(lambda go: (seen.append(go[0].numpy().copy()), (go[0] * 2,))[1])
+        loss.backward()
+        return seen, x.grad.numpy()
+
+    (ref_seen, ref_grad), (seen, grad) = run(torch), run(torchlike)
+    np.testing.assert_allclose(seen, ref_seen)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-5, atol=1e-6)

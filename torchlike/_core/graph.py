@@ -68,6 +68,12 @@ class Node:
         return self.input_edges
 
     def register_hook(self, fn: Callable) -> Any:
+        if type(self).__dict__.get("_spec") is not None and not replayable(type(self)):
+            inner = ", ".join(sorted(_shown_names(type(self)._spec)))
+            raise NotImplementedError(
+                f"torchlike runs this op as one node: {self.name()}'s grad_inputs would be the gradients that torch's "
+                f"{inner} compute, which it never forms; register the hook on the op's inputs or use register_prehook"
+            )
         if self.hooks is None:
             self.hooks = []
         self.hooks.append(fn)
@@ -195,6 +201,10 @@ def replayable(cls: type) -> bool:
         return all(not isinstance(e, tuple) or (e[0] in REPLAYABLE and ok(e[1])) for e in entries)
 
     return (cls.__name__ in REPLAYABLE or all(not isinstance(e, tuple) for e in spec)) and ok(spec)
+
+
+def _shown_names(entries: list) -> set:
+    return {n for e in entries if isinstance(e, tuple) for n in (e[0], *_shown_names(e[1]))}
 
 
 _shown_classes: dict[str, type] = {}
