@@ -11,7 +11,9 @@ elements differently at different lengths (measured: float32 ``exp``, ``log`` an
 last bit in the scalar tail of a vectorised loop, at 3-8 of 42 lengths; row sums and products change with
 the number of rows), so a signature that switched from its bucket to its own executable would change its
 results. A signature off the size classes therefore always runs bucketed, and one on them always runs
-exactly (the same executable). Only signatures whose padded arguments hold at most ``MAX_ELEMENTS`` are
+exactly (the same executable). Where padding changes no bit (``_pads_exactly``) history may choose: a
+kernel's first signature runs exact, and so does a signature whose padded calls have cost about a compile
+(``STAGE_CALL``). Only signatures whose padded arguments hold at most ``MAX_ELEMENTS`` are
 bucketed: larger ones compile for their shape, where the compile costs little next to the work and padding
 would not.
 
@@ -480,9 +482,10 @@ FIXED_SIGNATURES = 1  # signatures a kernel meets before its bit-exact paddings 
 # of its padded calls (pad, put, slice back) has cost about what compiling that executable costs (ski rental,
 # as the cold tier rents), it runs exact. Modelled from the work, not timed, so compile counts stay put.
 COMPILE_COST = 0.05  # seconds: one small executable's compile on this CPU (as ``cold_kernels.COMPILE_COST``)
-STAGE_CALL = 150e-6  # seconds a padded call costs beyond its exact call (host copies, put, the padded work)
-STAGE_ELEMENT = 4e-9  # ... per element staged (padded arguments in, sliced results out; measured: linear of
-# 40, 100 and 200 rows padded to 64, 128, 256: 0.30, 0.47, 0.45 ms a call above the exact call)
+# Measured beyond the exact call: x[idx]'s backward of 50-60 rows, 36 us; a linear of 40, 100 and 200 rows
+# (padded to 64, 128, 256), 0.30, 0.47 and 0.45 ms on a loaded CPU (its padded rows' work included).
+STAGE_CALL = 40e-6  # seconds a padded call costs beyond its exact call (host copies, puts, waiting for the result)
+STAGE_ELEMENT = 8e-9  # ... per element staged (padded arguments in, sliced results out, the padded work)
 _met: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel -> padded signatures met (a few)
 
 

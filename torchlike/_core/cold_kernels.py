@@ -8,7 +8,9 @@ NumPy, one lax primitive at a time. The signature turns *hot* (the
 jitted kernel compiles and runs from then on) when the time spent interpreting it passes what a
 compile is expected to cost (modelled from the work done, so the choice does not depend on the
 machine's load): the ski-rental rule, so a signature that recurs pays at most about
-twice what compiling at once would have, and one seen a few times never compiles.
+twice what compiling at once would have, and one seen a few times never compiles. From its second cold
+call a signature's program, bound to its sizes, is routed (``ColdKernel.routes``): later calls skip the
+signature tables until the rent is paid.
 
 Two tiers share the interpreter and its primitive table:
 
