@@ -68,7 +68,7 @@ class Node:
         return self.input_edges
 
     def register_hook(self, fn: Callable) -> Any:
-        if type(self).__dict__.get("_spec") is not None and not replayable(type(self)):
+        if type(self).__dict__.get("_spec") is not None and not _replayable(type(self)):
             inner = ", ".join(sorted(_shown_names(type(self)._spec)))
             raise NotImplementedError(
                 f"torchlike runs this op as one node: {self.name()}'s grad_inputs would be the gradients that torch's "
@@ -163,7 +163,7 @@ class ShownNode:
 
     def _add(self, hooks: list, fn: Callable) -> Any:
         owner = self._owner()
-        if owner is None or not replayable(type(owner)):
+        if owner is None or not _replayable(type(owner)):
             raise NotImplementedError(
                 f"torchlike runs this op as one node, and {type(self).__name__} is shown for torch's graph shape "
                 "between inner nodes that torchlike cannot replay: register the hook on the op's output tensor or "
@@ -171,8 +171,8 @@ class ShownNode:
             )
         if owner.hooks is None:
             owner.hooks = []
-        if SHOWN_HOOKS not in owner.hooks:
-            owner.hooks.append(SHOWN_HOOKS)  # sends the owner's backward through torch's chain
+        if _SHOWN_HOOKS not in owner.hooks:
+            owner.hooks.append(_SHOWN_HOOKS)  # sends the owner's backward through torch's chain
         hooks.append(fn)
         return _RemovableHandle(hooks, fn)
 
@@ -181,26 +181,26 @@ def _shown_marker(grad_inputs: tuple, grad_outputs: tuple) -> None:
     """Marks an owner node whose shown nodes have hooks (never called as a hook)."""
 
 
-SHOWN_HOOKS = _shown_marker
+_SHOWN_HOOKS = _shown_marker
 
 # The shown nodes autograd/_node_hooks.py can replay, each from its inputs' values.
-REPLAYABLE = frozenset((
+_REPLAYABLE = frozenset((
     "AddmmBackward0", "MmBackward0", "BmmBackward0", "AddBackward0", "TBackward0", "TransposeBackward0",
     "CloneBackward0", "ExpandBackward0", "UnsqueezeBackward0", "SqueezeBackward4", "ViewBackward0",
     "UnsafeViewBackward0",
 ))  # fmt: skip
 
 
-def replayable(cls: type) -> bool:
+def _replayable(cls: type) -> bool:
     """Whether the fused node class ``cls`` shows a graph whose nodes can all be replayed."""
     spec = getattr(cls, "_spec", None)
     if spec is None:
         return False
 
     def ok(entries: list) -> bool:
-        return all(not isinstance(e, tuple) or (e[0] in REPLAYABLE and ok(e[1])) for e in entries)
+        return all(not isinstance(e, tuple) or (e[0] in _REPLAYABLE and ok(e[1])) for e in entries)
 
-    return (cls.__name__ in REPLAYABLE or all(not isinstance(e, tuple) for e in spec)) and ok(spec)
+    return (cls.__name__ in _REPLAYABLE or all(not isinstance(e, tuple) for e in spec)) and ok(spec)
 
 
 def _shown_names(entries: list) -> set:

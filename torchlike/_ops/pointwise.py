@@ -1215,13 +1215,14 @@ def _clamp_front(fn: Callable, name: str, form: str) -> Callable:
     front.__doc__ = fn.__doc__
     front.__signature__ = inspect.signature(fn)
     front._op = OPS["clamp"]
+    front.__wrapped__ = OPS["clamp"].fn  # ("go to definition" lands on the spec entry)
     return front
 
 
 _clamp_op = OPS["clamp"]
 _clamp_table = _clamp_op.wrapper
 clamp = _clamp_op.wrapper = _clamp_front(_clamp_table, "clamp", "function")
-clamp.__module__, clamp.__wrapped__ = "torchlike", _clamp_table.__wrapped__
+clamp.__module__ = "torchlike"
 clip = expose("torch", "clip")(_clamp_front(_clamp_table, "clip", "function"))
 clamp_ = _clamp_front(_clamp_inplace_fn, "clamp_", "method")
 clip_ = _clamp_front(_clamp_inplace_fn, "clip_", "method")

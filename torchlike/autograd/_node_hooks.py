@@ -48,7 +48,7 @@ def checked(hook: Callable, result: Any, old: tuple) -> tuple:
 def call_hooks(hooks: list, args: tuple, rest: tuple = ()) -> tuple:
     """Run ``hook(args, *rest)`` for each hook in turn, each replacing ``args`` with what it returns."""
     for hook in hooks:
-        if hook is _graph.SHOWN_HOOKS:
+        if hook is _graph._SHOWN_HOOKS:
             continue
         r = hook(args, *rest)
         if r is not None:
@@ -68,9 +68,9 @@ def run(node: Node, grads: list, cts: tuple, device: Any, args: list | None = No
     """``node``'s post-hooks (and its shown nodes' hooks) on the gradients it passes on, aligned with
     ``node.diff``; returns them as the hooks leave them. Arrays in and out, or with ``args`` (the node's
     arguments, its differentiable ones as tensors wired to their producers: create_graph), tensors."""
-    if _graph.replayable(type(node)):
+    if _graph._replayable(type(node)):
         return _run_shown(node, grads, cts, device, args)
-    hooks = [h for h in node.hooks if h is not _graph.SHOWN_HOOKS]
+    hooks = [h for h in node.hooks if h is not _graph._SHOWN_HOOKS]
     if not hooks:
         return grads
     unwrap = _keep if args is not None else _unwrap
@@ -280,7 +280,7 @@ def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | N
             grad_out = call_hooks(node._prehooks, grad_out)
             if grad_out[0] is None:
                 continue
-        if path or root[0] in _graph.REPLAYABLE:
+        if path or root[0] in _graph._REPLAYABLE:
             step = _step(root, path, out_shape)
             if tensors:
                 from . import _higher
