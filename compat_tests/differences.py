@@ -21,9 +21,11 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "(torch's own type for the rest, as the fuzz suite checks).",
     ),
     "kernel_cache_flush": (
-        "speed", "Past `torchlike.set_kernel_cache_size(n)` compiled executables (default 512), JAX's compile caches "
-        "are cleared, and the kernels in use compile again on their next call.",
-        "JAX keeps one executable per input shape per kernel without bound; clearing is the only way to free them.",
+        "speed", "Past `torchlike.set_kernel_cache_size(n)` compiled executables (default 512), the executables of the "
+        "least recently used kernels are dropped until half the limit is free; such a kernel compiles again if it is "
+        "called again (from the persistent cache when that is on). torch compiles nothing.",
+        "JAX keeps one executable per input shape per kernel without bound; dropping the least recently used ones "
+        "keeps memory level under shapes that keep changing while the working set stays compiled (docs/caches.md).",
     ),
     "empty_values": (
         "creation", "`torch.empty` (and `empty_like`, `new_empty`) return zeros instead of uninitialised memory.",
