@@ -492,6 +492,7 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     node.saved = saved
     if not pr.needs_saved:
         node.needs_saved = False
+    # (a plan serves every shape of its inputs: the outputs' shapes are this call's, their dtypes the plan's)
     if type(outputs) is tuple:
         outs = outputs
         for i in pr.float_outs:
@@ -500,12 +501,12 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
             o._out_nr = i
             o._node_v = o._vc.v
             o._rg = True
+        node.out_meta = tuple([(o._shape, m[1]) for o, m in zip(outs, pr.out_meta)])
     else:  # one output (float: prepare checked), _out_nr 0 and version 0 as made
         outs = (outputs,)
         outputs._node = node
         outputs._rg = True
-    # (a plan serves every shape of its inputs: the outputs' shapes are this call's)
-    node.out_meta = tuple([(o._shape, o._dtype.np) for o in outs])
+        node.out_meta = ((outputs._shape, pr.out_meta[0][1]),)
     if pr.result:
         for o in outs:
             saved.append((o._vc, o._vc.v, _describe(o)))
