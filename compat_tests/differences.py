@@ -298,14 +298,14 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "autograd", "With `create_graph=True`, whether a gradient requires grad is decided from what its value is "
         "computed from, corrected by torch's formulas where they read an input structurally (pooling, padding, "
         "convolution, losses selecting through masks; compat_tests/test_create_graph_torch.py checks 36 ops at "
-        "first order and 29 more to second order, jvp and vhp). Of 120 ops measured, 5 still differ: a second-order gradient through a "
-        "convolution's input is a zero tensor where torch's is None (unused) when its weight requires grad or the "
-        "input reaches it through a view, and the second derivatives of `hardsigmoid`, `multi_margin_loss`, "
-        "`multilabel_margin_loss` and `cdist` are computed where torch raises 'derivative for ... is not "
-        "implemented'. Values, and gradients that flow through them, are torch's.",
+        "first order and 29 more to second order, jvp and vhp; the 4 whose second derivative torch lacks raise its "
+        "error). Of 120 ops measured, 1 still differs: a second-order gradient through a convolution's input is a "
+        "zero tensor (not requiring grad) where torch's is None (unused), when the convolution's weight requires "
+        "grad or its input is a view of the differentiated tensor. Values, and gradients that flow through them, "
+        "are torch's.",
         "A node's gradient graph is `jax.vjp` of its forward op, whose data dependence is read from the VJP's "
-        "jaxpr, with rules per op for torch's formulas (autograd/_higher.py); JAX differentiates every op to any "
-        "order, and its zeros have no 'undefined' form.",
+        "jaxpr, with rules per op for torch's formulas (autograd/_higher.py); JAX's zeros have no 'undefined' "
+        "form, and a recorded VJP keeps its edges to the op's inputs.",
     ),
     "func_transforms_detach": (
         "autograd", "Results of `torch.func` `grad`, `grad_and_value`, `jacrev`, `jacfwd`, `hessian`, `vmap` and `jvp` "

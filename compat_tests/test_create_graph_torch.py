@@ -205,3 +205,29 @@ def test_structural_formulas_requires_grad(name: str) -> None:
                 v.requires_grad)  # fmt: skip
 
     check(f, [X3, Y3], grad=False)
+
+
+_NO_SECOND_DERIVATIVE = {
+    "hardsigmoid": lambda t, x: t.nn.functional.hardsigmoid(x),
+    "multi_margin_loss": lambda t, x: t.nn.functional.multi_margin_loss(x, t.tensor([0, 1])),
+    "multilabel_margin_loss": lambda t, x: t.nn.functional.multilabel_margin_loss(x, t.tensor([[0, 1, -1],
+                                                                                                 [2, -1, 0]])),
+    "cdist": lambda t, x: t.cdist(x, x.detach() * 2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(_NO_SECOND_DERIVATIVE))
+def test_second_derivative_torch_does_not_have_raises(name: str) -> None:
+    """torch has no derivative for these backward functions: the create_graph gradient requires grad, and
+    differentiating it raises torch's error."""
+
+    def f(t, x):  # noqa: ANN001, ANN202
+        x.requires_grad_()
+        (g,) = t.autograd.grad(_NO_SECOND_DERIVATIVE[name](t, x).sum(), x, create_graph=True)
+        try:
+            t.autograd.grad(g.sum(), x)
+        except (RuntimeError, NotImplementedError) as e:
+            return g, g.requires_grad, type(e).__name__, str(e)
+        return g, g.requires_grad
+
+    check(f, [X], grad=False)

@@ -29,9 +29,33 @@ def _vjp_fn(kernel: Any, diff: tuple) -> Any:
             return tuple(_node_vjp(kernel, diff, args, cts))
 
         # named after the op: compile counts (and their warning) are per name, and every '<lambda>' was one
-        vjp.__name__ = f"{getattr(kernel, '__name__', 'node')}_vjp"
-        f = _vjp_fns[key] = jax.jit(vjp)
+        op = getattr(kernel, "__name__", "node")
+        vjp.__name__ = f"{op}_vjp"
+        missing = _NO_SECOND_DERIVATIVE.get(op)
+        f = _vjp_fns[key] = jax.jit(vjp if missing is None else _underivable(vjp, *missing))
     return f
+
+
+# torch has no derivative for these ops' backward functions: differentiating their gradient raises
+_NO_SECOND_DERIVATIVE: dict[str, tuple[type, str]] = {
+    "hardsigmoid": (RuntimeError, "derivative for aten::hardsigmoid_backward is not implemented"),
+    "_multi_margin_loss": (RuntimeError, "derivative for aten::multi_margin_loss_backward is not implemented"),
+    "_multilabel_margin_loss": (RuntimeError,
+                                "derivative for aten::multilabel_margin_loss_backward is not implemented"),
+    "cdist": (NotImplementedError, "the derivative for '_cdist_backward' is not implemented."),
+}  # fmt: skip
+
+
+def _underivable(fn: Callable, error: type, message: str) -> Callable:
+    """``fn``, whose own backward raises torch's error."""
+    g = jax.custom_vjp(fn)
+
+    def bwd(res: Any, ct: Any) -> Any:
+        raise error(message)
+
+    g.defvjp(lambda *args: (g(*args), None), bwd)
+    g.__name__ = fn.__name__
+    return g
 
 
 def _primal(node: Any, k: int, device: Any) -> Tensor:
