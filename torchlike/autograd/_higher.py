@@ -184,7 +184,8 @@ _dependence: LRU = LRU(kernels=False)
 # torch's formulas for these select the gradient through a mask or indices of the input (no edge to the input):
 # their gradients depend only on what requires grad through floating-point values
 _MASK_FORMULAS = frozenset((
-    "ClampBackward0", "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0", "MaxBackward0", "MaxBackward1", "MinBackward0",
+    "ClampBackward0", "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0", "MaxBackward0", "MaxBackward1",
+    "MinBackward0",
     "MinBackward1", "AmaxBackward0", "AminBackward0", "MaximumBackward0", "MinimumBackward0", "FmaxBackward0",
     "FminBackward0", "SortBackward0", "TopkBackward0", "KthvalueBackward0", "ModeBackward0", "MedianBackward0",
     "MedianBackward1", "NanmedianBackward0", "NanmedianBackward1", "CummaxBackward0", "CumminBackward0",

@@ -38,8 +38,9 @@ def checked(hook: Callable, result: Any, old: tuple) -> tuple:
         if was is None:
             raise RuntimeError("can't replace a None gradient with a non-None value")
         if new._dtype is not was._dtype:
-            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
-                               f"torch.{D.cpp_name(was._dtype)}Tensor got torch.{D.cpp_name(new._dtype)}Tensor)")  # fmt: skip
+            was_t, new_t = D.cpp_name(was._dtype), D.cpp_name(new._dtype)
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was torch.{was_t}Tensor got "
+                               f"torch.{new_t}Tensor)")  # fmt: skip
         if tuple(new._shape) != tuple(was._shape):
             raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
     return result
@@ -79,7 +80,8 @@ def run(node: Node, grads: list, cts: tuple, device: Any, args: list | None = No
     for s, g in zip(slots, grads):
         layout[s] = g  # (with create_graph, the gradients with their history)
     grad_inputs = tuple(g if isinstance(g, Tensor) else _wrap(g, device) for g in layout)
-    grad_inputs = call_hooks(hooks, grad_inputs, (tuple(c if isinstance(c, Tensor) else _wrap(c, device) for c in cts),))
+    grad_outputs = tuple(c if isinstance(c, Tensor) else _wrap(c, device) for c in cts)
+    grad_inputs = call_hooks(hooks, grad_inputs, (grad_outputs,))
     return [unwrap(grad_inputs[s]) for s in slots]
 
 
