@@ -604,3 +604,17 @@ def test_a_recurring_signature_turns_hot_when_its_modelled_cost_passes_a_compile
         x.masked_fill(mask, 0.5)
         cold.append(cold_kernels.stats["cold_calls"] - calls)
     assert cold == [1, 1, 1, 1, 0, 0, 0], cold  # 5 calls modelled past 4.5 calls' cost: then compiled
+
+
+def test_small_row_gathers_run_on_the_host_with_the_compiled_bits(monkeypatch):
+    # a row take is cheap in NumPy (general index arithmetic is not): small lookups skip XLA's dispatch
+    monkeypatch.setattr(cold_kernels, "_check", True)
+    x = torch.randn(40, 6) * 1.0
+    emb = torch.nn.Embedding(30, 8)
+    idx = torch.tensor([[3, 1, 4], [1, 5, 9]])
+    calls = cold_kernels.stats["host_calls"]
+    with torch.no_grad():
+        rows, looked_up = x[idx], emb(idx)
+    assert cold_kernels.stats["host_calls"] >= calls + 2
+    np.testing.assert_array_equal(rows.numpy(), x.numpy()[idx.numpy()])
+    np.testing.assert_array_equal(looked_up.numpy(), emb.weight.detach().numpy()[idx.numpy()])

@@ -596,6 +596,10 @@ def _build(jaxpr: Any, consts: list) -> Callable:
     n_steps = sum(getattr(f, "n_steps", 1) for f, *_ in steps)
     n_steps += sum((ROW_STEPS if _row_gather(eqn) else SLOW_STEPS) - 1 for eqn in jaxpr.eqns
                    if eqn.primitive.name in _HOST_SLOW)  # fmt: skip
+    # general index arithmetic (a gather that is not a row take, scatters, dynamic slices): slower in NumPy
+    # than a compiled call on small arrays, so ``host`` leaves the body to XLA
+    slow = any(eqn.primitive.name in _HOST_SLOW and not _row_gather(eqn) for eqn in jaxpr.eqns) or any(
+        getattr(f, "inner", (None,))[0] is not None and f.inner[0].slow for f, *_ in steps)
 
     def run(dims: dict, *args: Any) -> list:
         env: dict = dict(init)
@@ -616,6 +620,7 @@ def _build(jaxpr: Any, consts: list) -> Callable:
     run.n_steps = n_steps
     run.parts = (init, steps, outs, n_in, first_in)  # for ``_straight_line``
     run.prims = frozenset(prims)
+    run.slow = slow
     # exact: every result is XLA's bit for bit. A float product and a float sum in one kernel are not, even
     # where no product feeds a sum directly: XLA fuses the kernel and its CPU code contracts a*b+c to an FMA.
     run.exact, run.products, run.sums = exact and not (products and sums), products, sums
@@ -1339,7 +1344,7 @@ class ColdKernel:
             e = self._program(args, sig)
         except _Unsupported:
             e = None
-        if e is None or not e.program[0].exact or e.program[0].prims & _HOST_SLOW:
+        if e is None or not e.program[0].exact or getattr(e.program[0], "slow", True):
             # the body's primitives decide that, and the body is the same at every shape: not asked again
             self.nohost = True
             return False
