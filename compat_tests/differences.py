@@ -299,13 +299,12 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "computed from, corrected by torch's formulas where they read an input structurally (pooling, padding, "
         "convolution, losses selecting through masks; compat_tests/test_create_graph_torch.py checks 36 ops at "
         "first order and 29 more to second order, jvp and vhp; the 4 whose second derivative torch lacks raise its "
-        "error). Of 120 ops measured, 1 still differs: a second-order gradient through a convolution's input is a "
-        "zero tensor (not requiring grad) where torch's is None (unused), when the convolution's weight requires "
-        "grad or its input is a view of the differentiated tensor. Values, and gradients that flow through them, "
-        "are torch's.",
+        "error). Of 120 ops measured, 1 still differs: when a convolution's weight requires grad, a second-order "
+        "gradient through its input alone is a zero tensor (not requiring grad) where torch's is None (unused). "
+        "Values, and gradients that flow through them, are torch's.",
         "A node's gradient graph is `jax.vjp` of its forward op, whose data dependence is read from the VJP's "
-        "jaxpr, with rules per op for torch's formulas (autograd/_higher.py); JAX's zeros have no 'undefined' "
-        "form, and a recorded VJP keeps its edges to the op's inputs.",
+        "jaxpr, with rules per op for torch's formulas (autograd/_higher.py); torch leaves that gradient undefined "
+        "only when the weight's gradient is not differentiated, which a recorded VJP, made before, cannot know.",
     ),
     "func_transforms_detach": (
         "autograd", "Results of `torch.func` `grad`, `grad_and_value`, `jacrev`, `jacfwd`, `hessian`, `vmap` and `jvp` "

@@ -182,6 +182,8 @@ _STRUCTURAL = {
     "replication_pad2d": lambda t, x, y: t.nn.functional.pad(x, (1, 1, 1, 1), mode="replicate"),
     "circular_pad": lambda t, x, y: t.nn.functional.pad(x, (1, 1), mode="circular"),
     "conv1d": lambda t, x, y: t.nn.functional.conv1d(x, y[:2, :, :2], y[0, 0, :2]),
+    "conv1d_of_a_view": lambda t, x, y: t.nn.functional.conv1d(x[None][0].transpose(1, 2).transpose(1, 2),
+                                                                y[:2, :, :2]),
     "conv_transpose1d": lambda t, x, y: t.nn.functional.conv_transpose1d(x, y[0, :, :2, None].expand(3, 2, 2)),
 }  # fmt: skip
 

@@ -248,6 +248,15 @@ def _drop_constant_history(node: Any, args: list, cts: tuple, outs: Any) -> None
         if isinstance(o, Tensor) and not dep:
             o._node = None
             o._rg = False
+    rec = next((o._node for o in outs if isinstance(o, Tensor) and o._node is not None), None)
+    if not recorded and rec is not None:
+        # an input none of the gradients is computed from gets no gradient through them: torch's formula does not
+        # take it (None where JAX's VJP would give zeros: a view's backward, a linear map's)
+        n = len(jax.tree_util.tree_leaves(args, is_leaf=_is_tensor))
+        for pos in [p for p, _ in rec.diff if p < n]:
+            only = tuple(i == pos for i in range(len(leaves)))
+            if not any(_dependence_of(node, leaves, treedef, only, False)):
+                _forget_input(rec, pos)
 
 
 def _forget_input(node: Any, pos: int) -> None:
