@@ -257,14 +257,14 @@ class _Plan:
     changes no bit (None: not asked yet); ``staged``: the modelled seconds this signature's host staging has
     cost, for one whose padding is exact (see ``STAGE_CALL``)."""
 
-    __slots__ = ("shapes", "outs", "tree", "fills", "exact", "staged", "cuts", "name", "key")
+    __slots__ = ("shapes", "outs", "tree", "fills", "exact", "staged", "cuts", "key")
 
     def __init__(self, shapes: tuple, outs: list, tree: Any, fills: tuple = ()) -> None:
         self.shapes, self.outs, self.tree, self.fills = shapes, outs, tree, fills
         self.exact = None
         self.staged = 0.0
         self.cuts = [tuple(slice(0, n) for n in o) for o in outs]  # each result's exact block
-        self.name = self.key = None  # (stats' key, made on the first call)
+        self.key = None  # (stats' key, made on the first call)
 
 
 _EXACT = "exact"
