@@ -618,3 +618,23 @@ def test_small_row_gathers_run_on_the_host_with_the_compiled_bits(monkeypatch):
     assert cold_kernels.stats["host_calls"] >= calls + 2
     np.testing.assert_array_equal(rows.numpy(), x.numpy()[idx.numpy()])
     np.testing.assert_array_equal(looked_up.numpy(), emb.weight.detach().numpy()[idx.numpy()])
+
+
+def test_a_host_op_builds_its_straight_line_function_when_its_signature_recurs(monkeypatch):
+    # a size met once (a growing context meets each once a run) runs its bound program; generating the
+    # straight-line function (about 0.2 ms) waits for the signature's second call
+    monkeypatch.setattr(cold_kernels, "_check", True)
+    built = []
+    real = cold_kernels._straight_line
+    monkeypatch.setattr(cold_kernels, "_straight_line", lambda *a: built.append(1) or real(*a))
+    x = torch.randn(3, 97)  # a size no other test uses
+    y = torch.randn(3, 97)
+    calls = cold_kernels.stats["host_calls"]
+    outs, builds = [], []
+    for _ in range(3):
+        outs.append(torch.maximum(x, y).numpy().copy())
+        builds.append(len(built))
+    assert cold_kernels.stats["host_calls"] == calls + 3
+    assert builds[0] == 0 and builds[1] == builds[2] > 0, builds  # (an inner jit's body builds its own)
+    np.testing.assert_array_equal(outs[0], np.maximum(x.numpy(), y.numpy()))
+    assert all(np.array_equal(o, outs[0]) for o in outs)

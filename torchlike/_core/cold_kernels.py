@@ -1303,14 +1303,18 @@ class ColdKernel:
         key = tuple(key)
         hosted = self.hosted
         plan = hosted.get(key)
-        if plan is None:
+        fresh = plan is None
+        if fresh:
             plan = self._host_plan(tuple(args))
             if len(hosted) > _ROUTES:
                 hosted.clear()
             hosted[key] = plan
         if plan is False:
             return None
-        run, single, quiet = plan
+        run, single, quiet, upgrade = plan
+        if upgrade is not None and not fresh:  # the signature recurs: its straight-line function from now on
+            plan[0] = _straight_line(*upgrade)
+            plan[3] = None
         try:
             if quiet:
                 outs = run(*leaves)
@@ -1339,7 +1343,7 @@ class ColdKernel:
             return False
         if self.numpy is not None:  # the body written in NumPy (``cold(numpy=)``): data movement, exact
             run = self.numpy[0]
-            return (lambda *xs: run(None, *xs)), True, True
+            return [(lambda *xs: run(None, *xs)), True, True, None]
         try:
             e = self._program(args, sig)
         except _Unsupported:
@@ -1349,12 +1353,14 @@ class ColdKernel:
             self.nohost = True
             return False
         run, out_tree = e.program
-        straight = _straight_line(run, e.dims)
+        # first its program bound to these sizes; from the signature's second call the straight-line function,
+        # whose generated code costs about 0.2 ms to build (a growing context meets each size once a run)
+        bound = _bound(run, e.dims)
         stats["host_plans"] += 1
         # NumPy warns of floating-point overflow and division by zero where XLA is silent: a program with a
         # float result or a float division is run quieted (the context manager costs about a microsecond)
         quiet = not (run.products or run.sums or any(np.dtype(dt).kind in "fc" for *_, dt in _out_dtypes(run)))
-        return straight, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet
+        return [bound, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet, (run, e.dims)]
 
     def _compiled(self, args: tuple, key: tuple | None = None) -> Any:
         """The compiled result: on the signature's bucketed executable where it has one (a function of the
