@@ -978,6 +978,7 @@ _MODE_KEY = "mode"  # the routes table's entry for the switches it was filled un
 # primitives whose NumPy forms here are general index arithmetic, slower than a compiled call on small arrays
 _HOST_SLOW = frozenset(("gather", "scatter", "scatter-add", "scatter_add", "scatter-mul", "scatter_mul", "scatter-min",
                         "scatter_min", "scatter-max", "scatter_max", "dynamic_slice", "dynamic_update_slice"))
+STRAIGHT_AFTER = 2  # calls of a host signature after its first before its straight-line function is built
 HOST_ELEMENTS = 4096  # the largest argument ``host`` runs with NumPy (past that XLA's fused loops win)
 _ROUTES = 1024  # routes kept per kernel (shapes a kernel meets; past that the table starts again)
 
@@ -1312,9 +1313,11 @@ class ColdKernel:
         if plan is False:
             return None
         run, single, quiet, upgrade = plan
-        if upgrade is not None and not fresh:  # the signature recurs: its straight-line function from now on
-            plan[0] = _straight_line(*upgrade)
-            plan[3] = None
+        if upgrade is not None and not fresh:
+            upgrade[2] += 1
+            if upgrade[2] >= STRAIGHT_AFTER:  # the signature recurs: its straight-line function from now on
+                plan[0] = _straight_line(upgrade[0], upgrade[1])
+                plan[3] = None
         try:
             if quiet:
                 outs = run(*leaves)
@@ -1353,14 +1356,15 @@ class ColdKernel:
             self.nohost = True
             return False
         run, out_tree = e.program
-        # first its program bound to these sizes; from the signature's second call the straight-line function,
-        # whose generated code costs about 0.2 ms to build (a growing context meets each size once a run)
+        # first its program bound to these sizes; from the signature's third call the straight-line function,
+        # whose generated code costs about 0.2 ms to build (a growing context meets each size once a run: a
+        # second run of it would pay for them all)
         bound = _bound(run, e.dims)
         stats["host_plans"] += 1
         # NumPy warns of floating-point overflow and division by zero where XLA is silent: a program with a
         # float result or a float division is run quieted (the context manager costs about a microsecond)
         quiet = not (run.products or run.sums or any(np.dtype(dt).kind in "fc" for *_, dt in _out_dtypes(run)))
-        return [bound, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet, (run, e.dims)]
+        return [bound, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet, [run, e.dims, 0]]
 
     def _compiled(self, args: tuple, key: tuple | None = None) -> Any:
         """The compiled result: on the signature's bucketed executable where it has one (a function of the
