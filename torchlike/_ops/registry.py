@@ -615,7 +615,10 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     if out is None and not lazy._on and autocast is None and T.hook is None:
         plan_key = _plan_key(op, dyn, static)
         if plan_key is not None:
-            plan = op.plans.get(plan_key)
+            try:
+                plan = op.plans.get(plan_key)
+            except TypeError:  # a list among the static arguments: not planned
+                plan = plan_key = None
             if plan is not None and plan.default is D._default_float:
                 if op.check is not None:  # (here: warnings it gives count their stack levels from this frame)
                     op.check(plan.cdt, dyn, static)
@@ -865,12 +868,7 @@ def _plan_key(op: OpDef, dyn: tuple, static: tuple) -> tuple | None:
                 key.append((t, a) if a else (t, a, repr(a)))
             else:
                 key.append(t)
-    key = tuple(key)
-    try:
-        hash(key)
-    except TypeError:  # a list among the static arguments
-        return None
-    return key
+    return tuple(key)  # (unhashable when a static argument is a list: the caller's lookup tells)
 
 
 def _keep_plan(op: OpDef, plan_key: tuple, dyn: tuple, arrays: list, kernel: Callable, kkey: tuple, cdt: Any,
