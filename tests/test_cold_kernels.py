@@ -139,3 +139,24 @@ def test_compile_warning_points_at_the_users_line(monkeypatch):
     hits = [w for w in caught if "'expm1' has compiled 3 times" in str(w.message)]
     assert hits, [str(w.message) for w in caught]
     assert hits[0].filename == __file__
+
+
+def test_a_recurring_row_take_leaves_the_host_for_its_compiled_kernel(monkeypatch):
+    """``x[idx]`` runs on the host path (no compile for a new size); at a size that keeps coming it costs about
+    twice its compiled call there, so after ``HOST_TAKES`` calls that size goes to the compiled kernel, with the
+    same bits. Another size starts on the host again."""
+    torch.manual_seed(0)
+    idx = torch.tensor([1, 3, 5, -1])
+
+    def host_calls(rows, limit):  # host calls of 12 x[idx] at a size met for the first time (and the results)
+        monkeypatch.setattr(cold_kernels, "HOST_TAKES", limit)
+        a = torch.randn(rows, 8)
+        before = cold_kernels.stats["host_calls"]
+        outs = [a[idx] for _ in range(12)]
+        assert all(np.array_equal(o.numpy(), a.numpy()[[1, 3, 5, -1]]) for o in outs)
+        return cold_kernels.stats["host_calls"] - before
+
+    unlimited = host_calls(8, 10**9)
+    limited = host_calls(9, 5)  # (the index's own small ops are counted in both)
+    assert unlimited - limited in (6, 7), (unlimited, limited)
+    assert host_calls(10, 10**9) == unlimited  # a new size: the host path again

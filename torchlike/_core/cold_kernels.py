@@ -52,6 +52,10 @@ __all__ = ["ColdKernel", "Rental", "cold", "signature", "to_jax", "stats", "set_
 # a clock made which kernels compiled depend on the machine's load, and a compiled kernel may round
 # differently from NumPy in the last bit, so a script's results changed from run to run.
 COMPILE_COST = 0.05
+# A body with a row take (``x[idx]``, an embedding) costs on the host about twice its compiled call at a size that
+# recurs (x[idx] on 8x8 floats: 34 against 15 us), while sizes met a few times each run without any compile: after
+# this many host calls at one size, that size goes to the compiled kernel
+HOST_TAKES = 1000
 # The model: CALL_COST + STEP_COST * equations + ELEMENT_COST * elements (the call's larger side, inputs or
 # outputs). Fitted to 9,900 interpreted calls of the sampling, masked-loss and padded-GRU benchmarks (2-core
 # CPU, inputs ready; view reads and writes, embeddings, index arithmetic, masked_fill, products): 31 us a call,
@@ -1312,12 +1316,18 @@ class ColdKernel:
             hosted[key] = plan
         if plan is False:
             return None
-        run, single, quiet, upgrade = plan
+        run, single, quiet, upgrade, takes = plan
         if upgrade is not None and not fresh:
             upgrade[2] += 1
             if upgrade[2] >= STRAIGHT_AFTER:  # the signature recurs: its straight-line function from now on
                 plan[0] = _straight_line(upgrade[0], upgrade[1])
                 plan[3] = None
+        if takes is not None:
+            plan[4] = takes = takes + 1
+            if takes > HOST_TAKES:  # this size keeps coming: the compiled kernel from the next call (same bits)
+                hosted[key] = False
+                # (the call puts host arguments on the device for it, so the same sizes come back as JAX arrays)
+                hosted[tuple((k[0], k[1], False) if type(k) is tuple and k[2] is None else k for k in key)] = False
         try:
             if quiet:
                 outs = run(*leaves)
@@ -1346,7 +1356,7 @@ class ColdKernel:
             return False
         if self.numpy is not None:  # the body written in NumPy (``cold(numpy=)``): data movement, exact
             run = self.numpy[0]
-            return [(lambda *xs: run(None, *xs)), True, True, None]
+            return [(lambda *xs: run(None, *xs)), True, True, None, None]
         try:
             e = self._program(args, sig)
         except _Unsupported:
@@ -1364,7 +1374,8 @@ class ColdKernel:
         # NumPy warns of floating-point overflow and division by zero where XLA is silent: a program with a
         # float result or a float division is run quieted (the context manager costs about a microsecond)
         quiet = not (run.products or run.sums or any(np.dtype(dt).kind in "fc" for *_, dt in _out_dtypes(run)))
-        return [bound, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet, [run, e.dims, 0]]
+        takes = 0 if "gather" in run.prims else None  # (see HOST_TAKES)
+        return [bound, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet, [run, e.dims, 0], takes]
 
     def _compiled(self, args: tuple, key: tuple | None = None) -> Any:
         """The compiled result: on the signature's bucketed executable where it has one (a function of the
