@@ -6,9 +6,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import jax
-import jax.numpy as jnp
-import numpy as np
-from jax.extend import core as jcore
 
 from .._core import lazy
 from .._core import tensor as T
@@ -16,6 +13,7 @@ from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import _node_hooks, anomaly_mode
+from ._reach import _reaches, _shaped
 
 _vjp_fns: LRU = LRU()
 
@@ -280,12 +278,6 @@ def _dependence_of(node: Any, leaves: list, treedef: Any, marks: tuple, floats_o
     return deps
 
 
-def _shaped(x: Any) -> tuple | None:
-    if isinstance(x, Tensor):
-        return tuple(x._shape), x._dtype.np
-    return (tuple(x.shape), np.dtype(x.dtype)) if hasattr(x, "shape") else None
-
-
 def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple, floats_only: bool = False) -> tuple:
     """Per output of the node's VJP: whether it is computed from an input marked in ``marks``."""
     abstract = [jax.ShapeDtypeStruct(*_shaped(x)) if _shaped(x) else x for x in leaves]
@@ -302,41 +294,6 @@ def _output_dependence(node: Any, leaves: list, treedef: Any, marks: tuple, floa
     if len(jaxpr.invars) != len(marks):
         return (True,) * len(node.diff)
     return tuple(_reaches(jaxpr, marks, floats_only or type(node).__name__ in _MASK_FORMULAS))
-
-
-def detach_constant_outputs(fn: Callable, args: Any, outs: tuple) -> None:
-    """Drop the history of the outputs of ``fn(*args)`` (just recorded as one op) that are not computed from
-    an argument that requires grad (torch.func's results, whose graph torch records op by op)."""
-    leaves, treedef = jax.tree_util.tree_flatten(args, is_leaf=lambda x: isinstance(x, Tensor))
-    marks = tuple(isinstance(x, Tensor) and x._rg for x in leaves)
-    abstract = [jax.ShapeDtypeStruct(*_shaped(x)) if _shaped(x) else x for x in leaves]
-    try:
-        closed = jax.make_jaxpr(lambda *xs: fn(*jax.tree_util.tree_unflatten(treedef, xs)))(*abstract)
-    except Exception:  # noqa: BLE001 - what cannot be traced abstractly keeps its history
-        return
-    if len(closed.jaxpr.invars) != len(marks) or len(closed.jaxpr.outvars) != len(outs):
-        return
-    for o, dep in zip(outs, _reaches(closed.jaxpr, marks, False)):
-        if isinstance(o, Tensor) and not dep:
-            o._node = None
-            o._rg = False
-
-
-def _reaches(jaxpr: Any, marks: Any, floats_only: bool) -> list:
-    live = {v for v, m in zip(jaxpr.invars, marks) if m}
-    for eqn in jaxpr.eqns:
-        ins = [isinstance(v, jcore.Var) and v in live for v in eqn.invars]
-        if not any(ins):
-            continue
-        sub = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
-        sub = getattr(sub, "jaxpr", sub)
-        if isinstance(sub, jcore.Jaxpr) and len(sub.invars) == len(ins) and len(sub.outvars) == len(eqn.outvars):
-            outs = _reaches(sub, ins, floats_only)  # a call (jit, custom_jvp): through its body
-        else:
-            outs = [True] * len(eqn.outvars)
-        live.update(v for v, m in zip(eqn.outvars, outs)
-                    if m and not (floats_only and not jnp.issubdtype(v.aval.dtype, jnp.inexact)))  # fmt: skip
-    return [isinstance(v, jcore.Var) and v in live for v in jaxpr.outvars]
 
 
 # --- torch's backward formulas, for the most common ops --------------------------------------------------------

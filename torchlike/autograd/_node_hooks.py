@@ -17,6 +17,7 @@ from .._core import lazy
 from .._core import tensor as T
 from .._core.graph import Node, _conj, _node_vjp
 from .._core.tensor import Tensor
+from ._reach import detach_constant_outputs
 
 
 def _hook_name(hook: Any) -> str:
@@ -285,11 +286,9 @@ def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | N
         if path or root[0] in _graph._REPLAYABLE:
             step = _step(root, path, out_shape)
             if tensors:
-                from . import _higher
-
                 grads = registry.apply_pure(entry[0], step, [args, grad_out[0]], device)
                 # as torch's formula records them: a gradient computed from nothing that requires grad has no history
-                _higher.detach_constant_outputs(step, [args, grad_out[0]], tuple(g_ for g_ in grads if g_ is not None))
+                detach_constant_outputs(step, [args, grad_out[0]], tuple(g_ for g_ in grads if g_ is not None))
             else:
                 grads = lazy.call(step, (owner.args, grad_out[0]._peek()))
         else:  # a shown layout of the op's own inputs (a missing bias's empty edge): the fused node's gradients

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core import tensor as T
 from .._core.tensor import Tensor
-from ..autograd import _higher, grad_mode
+from ..autograd import _reach, grad_mode
 
 __all__ = ["grad", "grad_and_value", "vmap", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize",
            "functional_call", "stack_module_state", "functionalize", "to_jax", "replace_all_batch_norm_modules_"]  # fmt: skip
@@ -120,7 +120,7 @@ def _recorded(transform: Callable, args: tuple, kwargs: dict, name: str, capture
     inputs = [list(args), dict(kwargs), list(captured)]
     outs = registry.apply_pure(name, flat, inputs, device)
     outs = outs if isinstance(outs, tuple) else (outs,)
-    _higher.detach_constant_outputs(flat, inputs, outs)
+    _reach.detach_constant_outputs(flat, inputs, outs)
     return jax.tree_util.tree_unflatten(tree[0], list(outs))
 
 
