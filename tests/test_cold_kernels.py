@@ -160,3 +160,15 @@ def test_a_recurring_row_take_leaves_the_host_for_its_compiled_kernel(monkeypatc
     limited = host_calls(9, 5)  # (the index's own small ops are counted in both)
     assert unlimited - limited in (6, 7), (unlimited, limited)
     assert host_calls(10, 10**9) == unlimited  # a new size: the host path again
+
+
+def test_a_kernel_whose_result_holds_no_array_recurs():
+    """A cold kernel whose result has no array in it (a gradient that is None) keeps returning that as its
+    signature recurs and is routed (a None result is a pytree leaf holding no value)."""
+    k = cold_kernels.cold(lambda x, y: None, "nothing")
+    k2 = cold_kernels.cold(lambda x: (x + 1, None), "pair_with_none")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(6):
+        assert k(x, x) is None
+        a, b = k2(x)
+        assert b is None and np.array_equal(np.asarray(a), x + 1)

@@ -1251,7 +1251,7 @@ class ColdKernel:
         run, out_tree = e.program
         # (not ``_straight_line``: generating its code costs about 0.5 ms, and many signatures recur only a few times)
         straight = e.bound()
-        single = jax.tree_util.treedef_is_leaf(out_tree)
+        single = out_tree.num_nodes == 1 and out_tree.num_leaves == 1  # (a None result is a leaf with no value)
         n_steps = run.n_steps
         entries = self.entries
 
@@ -1375,7 +1375,8 @@ class ColdKernel:
         # float result or a float division is run quieted (the context manager costs about a microsecond)
         quiet = not (run.products or run.sums or any(np.dtype(dt).kind in "fc" for *_, dt in _out_dtypes(run)))
         takes = 0 if "gather" in run.prims else None  # (see HOST_TAKES)
-        return [bound, True if jax.tree_util.treedef_is_leaf(out_tree) else out_tree, quiet, [run, e.dims, 0], takes]
+        single = out_tree.num_nodes == 1 and out_tree.num_leaves == 1  # (a None result is a leaf with no value)
+        return [bound, True if single else out_tree, quiet, [run, e.dims, 0], takes]
 
     def _compiled(self, args: tuple, key: tuple | None = None) -> Any:
         """The compiled result: on the signature's bucketed executable where it has one (a function of the
