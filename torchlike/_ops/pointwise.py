@@ -186,12 +186,24 @@ def _div_check(cdt: D.dtype, dyn: tuple, static: tuple) -> None:
         _int_division(f"div_{mode}_cpu")(cdt, dyn, static)
 
 
+def _true_divide(a: Any, b: Any) -> Any:
+    """``a / b``, kept a division where ``b`` is broadcast: XLA's simplifier rewrites ``a / broadcast(b)`` as
+    ``a * broadcast(1 / b)``, a product by a rounded reciprocal that is one ulp off torch's quotient in about a
+    sixth of float32 elements (seen in fused lazy programs). The barrier hides the broadcast from that rule;
+    XLA drops it after simplification, so the division still fuses and nothing is materialised."""
+    if hasattr(b, "shape"):
+        shape = jnp.broadcast_shapes(jnp.shape(a), b.shape)
+        if b.shape != shape:
+            b = lax.optimization_barrier(jnp.broadcast_to(b, shape))
+    return a / b
+
+
 @defop(promote=_div_promote, inplace=True, out=True, grad_name=_div_name, check=_div_check,
        aliases=("divide", "true_divide"), saves=(("input", "other"), "other"))  # fmt: skip
 def div(input: TensorOrScalar, other: TensorOrScalar, *, rounding_mode: str | None = None) -> Any:
     """torch.div. True division promotes integers to the default float dtype."""
     if rounding_mode is None:
-        return input / other
+        return _true_divide(input, other)
     if rounding_mode == "trunc":
         if _is_int_array(input):
             return lax.div(*jnp.broadcast_arrays(input, other))
