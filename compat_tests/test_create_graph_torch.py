@@ -233,3 +233,40 @@ def test_second_derivative_torch_does_not_have_raises(name: str) -> None:
         return g, g.requires_grad
 
     check(f, [X], grad=False)
+
+
+# torch's convolution double backward (ConvolutionBackwardBackward0) gives the input a gradient only through the
+# gradient of the weight's gradient, and the weight one only through that of the input's: differentiating one of
+# them alone leaves the other None (no .grad after backward), where JAX's VJP gives zeros.
+_CONVS = {  # (the op, its weight taken from y): input and weight are leaves
+    "conv1d": (lambda t, x, w: t.nn.functional.conv1d(x, w), lambda y: y[:2, :, :2]),
+    "conv1d_bias": (lambda t, x, w: t.nn.functional.conv1d(x, w, t.ones(2)), lambda y: y[:2, :, :2]),
+    "conv2d": (lambda t, x, w: t.nn.functional.conv2d(x, w, padding=1), lambda y: y[:2, :, :2, None]),
+    "conv_transpose1d": (
+        lambda t, x, w: t.nn.functional.conv_transpose1d(x, w, stride=2),
+        lambda y: y.transpose(0, 1)[:, :2, :2],
+    ),
+}
+
+
+@pytest.mark.parametrize("loss", ["sum", "square"])
+@pytest.mark.parametrize("name", list(_CONVS))
+def test_convolution_second_order_undefined_gradients(name: str, loss: str) -> None:
+    def f(t, x, y):  # noqa: ANN001, ANN202
+        op, weight = _CONVS[name]
+        x = (x[..., None] if name == "conv2d" else x).detach().requires_grad_()
+        w = weight(y).detach().requires_grad_()
+        out = op(t, x, w)
+        gx, gw = t.autograd.grad(out.sum() if loss == "sum" else (out * out).sum(), (x, w), create_graph=True)
+        results = [gx.grad_fn.name(), gw.grad_fn.name()]
+        for g in (gx, gw):
+            for inputs in ((x,), (w,), (x, w)):
+                got = t.autograd.grad(g.sum(), inputs, allow_unused=True, retain_graph=True)
+                results += [None if r is None else (r, r.requires_grad) for r in got]
+        gx.sum().backward(retain_graph=True)
+        results += [x.grad, w.grad]
+        x.grad = w.grad = None
+        h = t.autograd.grad((gw * gw).sum(), (x, w), create_graph=True, allow_unused=True)
+        return results + [None if r is None else (r, r.requires_grad) for r in h]
+
+    check(f, [X3, Y3], grad=False, rtol=1e-4, atol=1e-5)

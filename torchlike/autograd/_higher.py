@@ -13,7 +13,7 @@ from .._core.graph import AccumulateGrad, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import _node_hooks, anomaly_mode
-from ._reach import _reaches, _shaped
+from ._reach import _reaches, _shaped, drop_undefined, undefined_when
 
 _vjp_fns: LRU = LRU()
 
@@ -143,9 +143,15 @@ def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
         formula = _FORMULAS.get(name)
         outs = formula(node, args, cts, device) if formula is not None and _formula_applies(node, args, cts) else None
         if outs is None:
-            outs = registry.apply_pure(name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
+            op = _op_of(node)
+            first = "recorded_vjp" not in node.__dict__
+            rec_name = "ConvolutionBackwardBackward0" if first and op in _INPUT_ONLY_THROUGH_WEIGHT else name
+            outs = registry.apply_pure(rec_name, _vjp_fn(node.kernel, node.diff), [args, cts], device)
             _drop_constant_history(node, args, cts, outs)
-            _reads_its_inputs(outs, _op_of(node), len(jax.tree_util.tree_leaves(args, is_leaf=_is_tensor)))
+            _reads_its_inputs(outs, op, len(jax.tree_util.tree_leaves(args, is_leaf=_is_tensor)))
+            if rec_name != name:
+                _input_and_weight_through_each_other(node, outs)
+        outs = drop_undefined(node, node.diff, outs, cts)
     if node.hooks:
         outs = _node_hooks.run(node, list(outs), cts, device, args if node.kernel is not None else [])
     if anomaly_mode.checking:
@@ -216,6 +222,15 @@ _SECOND_ORDER: dict[str, tuple[bool, bool, int | None]] = {
 # torch's convolution double backward gives the input a gradient only through the weight's gradient (ggW): with a
 # weight that needs none, the recorded VJP keeps no edge to the input (its gradient is None, where JAX's is zeros)
 _INPUT_ONLY_THROUGH_WEIGHT = frozenset(("_convolution",))
+
+
+def _input_and_weight_through_each_other(node: Any, outs: Any) -> None:
+    """torch's convolution double backward: the input's gradient is defined only where the weight's gradient
+    gets one (ggW), the weight's only where the input's does (ggI)."""
+    rec = next((o._node for o in outs if isinstance(o, Tensor) and o._node is not None), None)
+    out_of = {pos: k for k, (pos, _) in enumerate(node.diff)}  # the recorded VJP's output per op input
+    if rec is not None and 0 in out_of and 1 in out_of:  # (the op's input and weight are its first arguments)
+        undefined_when[rec] = ((0, out_of[1]), (1, out_of[0]))
 
 
 def _drop_constant_history(node: Any, args: list, cts: tuple, outs: Any) -> None:

@@ -4,6 +4,7 @@ through the bodies of the calls in it. The autograd layers use it to give a reco
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 import jax
@@ -12,6 +13,23 @@ import numpy as np
 from jax.extend import core as jcore
 
 from .._core.tensor import Tensor
+
+# recorded VJP node -> ((flat input position, output index), ...): the node's gradient at that input is undefined
+# (None, where JAX's VJP gives zeros) when no gradient reaches that output (torch's convolution double backward)
+undefined_when: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def drop_undefined(node: Any, diff: tuple, grads: Any, cts: tuple) -> Any:
+    """``grads`` (aligned with ``diff``) with those ``undefined_when`` leaves undefined for ``cts`` set to None."""
+    rule = undefined_when.get(node)
+    if rule is None:
+        return grads
+    grads = list(grads)
+    for k, (pos, _) in enumerate(diff):
+        for p, c in rule:
+            if pos == p and (c >= len(cts) or cts[c] is None):
+                grads[k] = None
+    return grads
 
 
 def _shaped(x: Any) -> tuple | None:

@@ -29,7 +29,7 @@ from .._core import tensor as T
 from .._core.graph import AccumulateGrad, Node, _node_vjp
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
-from . import _node_hooks, anomaly_mode
+from . import _node_hooks, _reach, anomaly_mode
 
 FUSE_AFTER = 2  # compile the fused program the second time a structure is seen
 CACHE_SIZE = 64
@@ -542,6 +542,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
         _has_intermediate_hooks(nodes)
         or any(l.hooks or l.variable._hooks for l in prog.leaves)
         or any(e[0] is None for e in prog.entries)
+        or (_reach.undefined_when and any(n in _reach.undefined_when for n in nodes))
     )
     fuse = not hooks and not anomaly_mode._enabled  # anomaly mode checks (and reports) node by node
     # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
@@ -584,6 +585,8 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
             grads = run_backward(nodes[i], cts, device)
         else:
             grads = _per_node_vjp(i, kernel, diff, args, cts)
+            if _reach.undefined_when:
+                grads = _reach.drop_undefined(nodes[i], diff, grads, cts)
         if anomaly_mode.checking:
             anomaly_mode.check_grads(nodes[i], grads)
         return grads
