@@ -503,6 +503,19 @@ def _exactness(eqn: Any) -> tuple:
     return exact, product, flt and name in _SUMS
 
 
+def _keep_first(x: Any, one: Any) -> Any:
+    return x
+
+
+def _keep_second(one: Any, x: Any) -> Any:
+    return x
+
+
+def _is_real(eqn: Any) -> bool:
+    """Whether the equation's result is real (bool, integer or floating point; not complex)."""
+    return all(np.dtype(v.aval.dtype).kind in "biuf" for v in eqn.outvars)
+
+
 def _times_one(eqn: Any) -> bool:
     """``x * 1``: XLA's simplifier drops it, so it forms no FMA (add's baked alpha=1 is such a product)."""
     return any(type(v).__name__ == "Literal" and np.ndim(v.val) == 0 and v.val == 1 for v in eqn.invars)
@@ -558,6 +571,7 @@ def _build(jaxpr: Any, consts: list) -> Callable:
         slots[v] = len(slots)
     exact, products, sums = True, False, False
     prims = set()
+    outvars = {v for v in jaxpr.outvars if type(v).__name__ != "Literal"}
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         prims.add(name)
@@ -568,6 +582,9 @@ def _build(jaxpr: Any, consts: list) -> Callable:
             e, p, q = _exactness(eqn)
             exact, products, sums = exact and e, products or p, sums or q
         sym = False  # f takes this call's dims first
+        if name == "mul" and _times_one(eqn) and eqn.outvars[0] not in outvars and _is_real(eqn):
+            # XLA's simplifier drops ``x * 1`` (add's baked alpha=1): the value passes through (not as a result)
+            f = _keep_second if type(eqn.invars[0]).__name__ == "Literal" else _keep_first
         if f is None:
             g = _STRUCTURAL.get(name)
             if g is not None:
@@ -649,6 +666,9 @@ def _straight_line(run: Callable, dims: dict) -> Callable:
             for (o, dt), x in zip(outv, r) if multi else ((outv[0], r),):
                 if o is not None:
                     ns[f"s{o}"] = _fix(x, dt)
+            continue
+        if f is _keep_first or f is _keep_second:  # ``x * 1``: the same array under the result's name
+            lines.append(f"    s{outv[0][0]} = s{ins[0] if f is _keep_first else ins[1]}")
             continue
         ns[f"f{k}"] = f
         args = ", ".join(f"s{i}" for i in ins)
@@ -1000,7 +1020,8 @@ def _route_key(args: tuple) -> tuple | None:
     for a in args:
         c = a.__class__
         if c is arr:
-            key.append((a.shape, a.dtype, a.weak_type))
+            v = a.aval  # (the array's own properties each read it)
+            key.append((v.shape, v.dtype, v.weak_type))
         elif c is np.ndarray:  # a host array (``host``'s results): never weak
             key.append((a.shape, a.dtype, None))
         elif a is None:
@@ -1029,9 +1050,10 @@ def _host_leaves(args: Any, key: list, leaves: list) -> bool:
             key.append((a.shape, a.dtype, None))
             leaves.append(a)
         elif c is arr:
-            if a.size > HOST_ELEMENTS:
+            v = a.aval
+            if v.size > HOST_ELEMENTS:
                 return False
-            key.append((a.shape, a.dtype, a.weak_type))
+            key.append((v.shape, v.dtype, v.weak_type))
             leaves.append(np.asarray(a))
         elif a is None:
             key.append(None)
@@ -1176,7 +1198,8 @@ class ColdKernel:
         key = _route_key(args)
         if key is not None:
             routes = self.routes
-            if routes.get(_MODE_KEY) != _mode():
+            mode = routes.get(_MODE_KEY)
+            if mode is None or mode[0] != _on or mode[1] != _exact_on or mode[2] != buckets._on:  # (``_mode()``)
                 routes.clear()
                 routes[_MODE_KEY] = _mode()
             route = routes.get(key)
@@ -1303,8 +1326,29 @@ class ColdKernel:
             return None
         key: list = []
         leaves: list = []
-        if not _host_leaves(args, key, leaves):
-            return None
+        arr = _ARRAY or _array_type()
+        for a in args:  # (``_host_leaves`` written out for the arguments at the top: this runs per small op)
+            c = a.__class__
+            if c is np.ndarray:
+                if a.size > HOST_ELEMENTS:
+                    return None
+                key.append((a.shape, a.dtype, None))
+                leaves.append(a)
+            elif a is None:
+                key.append(None)
+            elif c is arr:
+                v = a.aval  # (the array's own properties each read it: ~0.1 us apiece)
+                if v.size > HOST_ELEMENTS:
+                    return None
+                key.append((v.shape, v.dtype, v.weak_type))
+                leaves.append(np.asarray(a))
+            elif c is list:
+                key.append(list)
+                if not _host_leaves(a, key, leaves):
+                    return None
+                key.append(None)
+            else:
+                return None
         key = tuple(key)
         hosted = self.hosted
         plan = hosted.get(key)
