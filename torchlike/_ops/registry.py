@@ -613,7 +613,8 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     below keeps the plan of a call it runs (one frame either way: warnings' stack levels count on it)."""
     plan_key = None
     if out is None and not lazy._on and autocast is None and T.hook is None:
-        plan_key = _plan_key(op, dyn, static)
+        arrays = []
+        plan_key = _plan_key(op, dyn, static, arrays)
         if plan_key is not None:
             try:
                 plan = op.plans.get(plan_key)
@@ -622,7 +623,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
             if plan is not None and plan.default is D._default_float:
                 if op.check is not None:  # (here: warnings it gives count their stack levels from this frame)
                     op.check(plan.cdt, dyn, static)
-                result = _run_plan(plan, op, dyn, static)
+                result = _run_plan(plan, op, dyn, static, arrays)
                 if result is not _MISS:
                     return result
     if lazy._on and out is None:
@@ -843,23 +844,45 @@ def _host_scalar(v: Any) -> Any:
 
 
 class _Plan:
-    __slots__ = ("kernel", "kkey", "cdt", "device", "dtypes", "multi", "actions", "default", "prep")
+    __slots__ = ("kernel", "kkey", "cdt", "device", "dtypes", "multi", "actions", "default", "prep", "cold", "numbers",
+                 "any_rg")  # fmt: skip
 
 
-def _plan_key(op: OpDef, dyn: tuple, static: tuple) -> tuple | None:
+def _plan_key(op: OpDef, dyn: tuple, static: tuple, arrays: list) -> tuple | None:
+    """The call's plan key, or None where it is not planned; ``arrays`` gets the kernel's arguments on the way
+    (a number as it is: its plan decides what it becomes, see ``_run_plan``)."""
     key = [static]
     for kind, a in zip(op.kind_seq, dyn):
         if isinstance(a, Tensor):
-            key.append((a.__class__, a._dtype, a._buf.device, not a._shape, a._rg))
+            buf = a._buf
+            dev = buf.device  # (its type and index: a device's own hash is a Python call)
+            key.append((a.__class__, a._dtype, dev.type, dev.index, not a._shape, a._rg))
+            if a._view is None and buf.np is None:
+                arr = buf.array
+                if arr.__class__ is _LazyArray:
+                    if arr.graph is not None:  # pending work of a lazy region now closed: the full path
+                        return None
+                    arr = buf.array = arr.value
+            else:
+                arr = a._peek()
+            arrays.append(arr)
         elif a is None:
             key.append(None)
+            arrays.append(None)
         elif kind is TENSOR_LIST and (a.__class__ is list or a.__class__ is tuple):
             items = []
+            arrs = []
             for x in a:
                 if not isinstance(x, Tensor):
                     return None
-                items.append((x.__class__, x._dtype, x._buf.device, not x._shape, x._rg))
+                dev = x._buf.device
+                items.append((x.__class__, x._dtype, dev.type, dev.index, not x._shape, x._rg))
+                arr = x._peek()
+                if arr.__class__ is _LazyArray:
+                    return None
+                arrs.append(arr)
             key.append((a.__class__, tuple(items)))
+            arrays.append(arrs)
         else:
             t = a.__class__
             if t is not float and t is not int and t is not bool and t is not complex:
@@ -868,6 +891,7 @@ def _plan_key(op: OpDef, dyn: tuple, static: tuple) -> tuple | None:
                 key.append((t, a) if a else (t, a, repr(a)))
             else:
                 key.append(t)
+            arrays.append(a)
     return tuple(key)  # (unhashable when a static argument is a list: the caller's lookup tells)
 
 
@@ -885,12 +909,19 @@ def _keep_plan(op: OpDef, plan_key: tuple, dyn: tuple, arrays: list, kernel: Cal
             actions.append(2)  # a number passed as a cached 0-d array
     plan = _Plan()
     plan.kernel = kernel
+    plan.cold = kernel.__class__ is _Cold
     plan.kkey = kkey
     plan.cdt = cdt
     plan.device = device
     plan.multi = type(outputs) is tuple
     plan.dtypes = tuple(o._dtype for o in outputs) if plan.multi else outputs._dtype
     plan.actions = tuple(actions)
+    # the numbers among the arguments: (position, baked in (None) or passed as a cached 0-d array)
+    plan.numbers = tuple((i, action == 2) for i, (a, action) in enumerate(zip(dyn, actions))
+                         if action != 0 and action != 3 and a is not None) or None  # fmt: skip
+    # whether a tensor argument requires grad (the key holds that): the call is then recorded where grad mode is on
+    rg = [a._rg if action == 0 else action == 3 and any(t._rg for t in a) for a, action in zip(dyn, actions)]
+    plan.any_rg = any(rg)
     plan.default = D._default_float
     # how the autograd node is built, where this call recorded one (the key holds which inputs require grad)
     plan.prep = graph.prepare(op, recorded, outputs) if recorded is not None else None
@@ -900,61 +931,39 @@ def _keep_plan(op: OpDef, plan_key: tuple, dyn: tuple, arrays: list, kernel: Cal
     plans[plan_key] = plan
 
 
-def _run_plan(plan: _Plan, op: OpDef, dyn: tuple, static: tuple) -> Any:
-    device = plan.device
-    host = plan.kernel.__class__ is _Cold and (_host or (_host is None and _host_on()))
-    arrays = []
-    any_rg = False
-    for action, a in zip(plan.actions, dyn):
-        if action == 0:
-            buf = a._buf
-            if a._view is None and buf.np is None:
-                arr = buf.array
-                if arr.__class__ is _LazyArray:
-                    if arr.graph is not None:  # pending work of a lazy region now closed: the full path
-                        return _MISS
-                    arr = buf.array = arr.value
-            else:
-                arr = a._peek()
-            arrays.append(arr)
-            if a._rg:
-                any_rg = True
-        elif action == 1:
-            arrays.append(None)
-        elif action == 3:
-            items = []
-            for t in a:
-                arr = t._peek()
-                if arr.__class__ is _LazyArray:
-                    return _MISS
-                items.append(arr)
-                if t._rg:
-                    any_rg = True
-            arrays.append(items)
-        else:
-            arrays.append(_host_scalar(a) if host else _scalar_array(a, device))
+def _run_plan(plan: _Plan, op: OpDef, dyn: tuple, static: tuple, arrays: list) -> Any:
+    """``call``'s plan path: ``arrays`` are ``_plan_key``'s."""
+    host = plan.cold and (_host or (_host is None and _host_on()))
+    if plan.numbers is not None:
+        for i, passed in plan.numbers:
+            a = arrays[i]
+            arrays[i] = (_host_scalar(a) if host else _scalar_array(a, plan.device)) if passed else None
     # the kernel table's bookkeeping, as its ``get`` does: which executables an eviction drops first
     if kernel_cache._pending:
         kernel_cache._evict()
     used = op.kernels.used
-    if plan.kkey not in used:  # the table dropped the kernel: the full path builds it again
+    kkey = plan.kkey
+    if kkey not in used:  # the table dropped the kernel: the full path builds it again
         return _MISS
-    used[plan.kkey] = kernel_cache._tick()
+    used[kkey] = kernel_cache._tick()
     kernel = plan.kernel
     try:
-        result = kernel.host(arrays) if host else None
-        if result is None:
-            if host:
+        if host:
+            result = kernel.host(arrays)
+            if result is None:
                 _onto_device(arrays, dyn)
+                result = kernel(*arrays)
+        else:
             result = kernel(*arrays)
     except Exception:  # noqa: BLE001 - the full path raises it with torch's message
         return _MISS
     make = T.make if T.grad_state.inference else T.make_fresh  # (make tags inference tensors' storage)
     if plan.multi:
+        device = plan.device
         outputs = tuple([make(r, device, dt) for r, dt in zip(result, plan.dtypes)])
     else:
-        outputs = make(result, device, plan.dtypes)
-    if any_rg and op.differentiable and grad_mode._state.enabled:
+        outputs = make(result, plan.device, plan.dtypes)
+    if plan.any_rg and op.differentiable and grad_mode._state.enabled:
         if plan.prep is not None:
             graph.record_prepared(plan.prep, op, kernel, static, arrays, outputs, dyn)
         else:
