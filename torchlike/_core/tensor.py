@@ -33,6 +33,7 @@ LazyArray = _lazy.LazyArray
 # that state living in pre-existing buffers becomes explicit inputs and outputs of the program.
 hook: Any = None
 _DTYPE_OF = {d.np: d for d in _dtype.ALL}
+_ROW_MAJOR: dict = {}  # shape -> its row-major strides (``Tensor._geometry``)
 
 
 class _ThreadState(threading.local):
@@ -403,7 +404,15 @@ class Tensor:
         if view is not None:
             return view.shape, view.stride, view.offset
         strides = self._buf.np_strides
-        return self._shape, strides or _views.contiguous_strides(self._shape), 0
+        if strides:
+            return self._shape, strides, 0
+        shape = self._shape
+        strides = _ROW_MAJOR.get(shape)
+        if strides is None:  # (every view and stride() of a whole tensor asks: a few shapes recur)
+            if len(_ROW_MAJOR) >= 1024:
+                _ROW_MAJOR.clear()
+            strides = _ROW_MAJOR[shape] = _views.contiguous_strides(shape)
+        return shape, strides, 0
 
     def stride(self, dim: int | None = None) -> Any:
         st = self._geometry()[1]
