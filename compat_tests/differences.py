@@ -215,18 +215,19 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "XLA sizes its thread pool when JAX starts; set `XLA_FLAGS` before importing torchlike.",
     ),
     "fused_graph_nodes": (
-        "autograd", "Fused ops (linear, matmul, conv) show torch's inner nodes in `next_functions`, and Node hooks on "
-        "the op's node and on every node shown inside a linear or matmul (`AddmmBackward0`/`MmBackward0`/"
-        "`BmmBackward0`, `TBackward0`, the view/expand/clone/transpose chains) run in torch's engine order on torch's "
-        "gradients, replacements flowing on (with `create_graph` too: compat_tests/test_graph_shapes.py, 20 graph "
-        "shapes), with two exceptions. `cross_entropy`'s node (`NllLossBackward0`) and the `LogSoftmaxBackward0` "
-        "shown under it refuse post-hooks (`register_hook`) with NotImplementedError; pre-hooks on the loss's node "
-        "work. And in a backward through `create_graph` gradients, torch runs the hooks of shown nodes whose outputs "
-        "its formulas saved (the unsqueezed or viewed input of an mm) a second time; torchlike runs them once. The "
-        "gradients a hooked op passes on are computed node by node, as torch's: within 1e-5 of the fused ones.",
+        "autograd", "Fused ops (linear, matmul, conv, cross_entropy) show torch's inner nodes in `next_functions`, and "
+        "Node hooks on the op's node and on every node shown inside a linear, matmul or cross_entropy "
+        "(`AddmmBackward0`/`MmBackward0`/`BmmBackward0`, `TBackward0`, the view/expand/clone/transpose chains, "
+        "`NllLossBackward0`/`NllLoss2DBackward0` over `LogSoftmaxBackward0`) run in torch's engine order on torch's "
+        "gradients, replacements flowing on (with `create_graph` too: compat_tests/test_graph_shapes.py, 35 graph "
+        "shapes), with one exception: in a backward through `create_graph` gradients, torch runs the hooks of shown "
+        "nodes whose outputs its formulas saved (the viewed or unsqueezed input of an mm, the `t()` of a weight) "
+        "again, on the gradient that reaches them through those formulas as well; torchlike's see the gradient of "
+        "the first-order path only (and do not run where only the formulas' path reaches them). The gradients a hooked op passes on are computed node by node, as "
+        "torch's: within 1e-5 of the fused ones.",
         "torchlike runs such an op as one kernel with one backward node; the chain is replayed from the op's "
-        "arguments only when hooks ask for it. cross_entropy's kernel never forms the log-probabilities' gradient, "
-        "and the replayed chain's recorded ops take the op's inputs, not the shown nodes' outputs, as saved values.",
+        "arguments only when hooks ask for it, and the replayed chain's recorded ops take the op's inputs, not the "
+        "shown nodes' outputs, as saved values.",
     ),
     "memory_formats": (
         "tensors", "Tensors keep a row-major layout: `to(memory_format=torch.channels_last)`, `contiguous(memory_format=...)`, "

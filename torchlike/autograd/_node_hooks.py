@@ -133,6 +133,30 @@ def _vjp_fn(kernel: Any, diff: tuple) -> Any:
 # of its inputs' values, and its gradients are the vjp of that function. The nodes run in torch's engine order, the
 # reverse of the order torch creates them in.
 
+# NOTE: which shown nodes can be replayed is graph._REPLAYABLE, a table of the tape's room that this room extends at
+# import time with the ones it has learned since (cross_entropy's)
+_graph._REPLAYABLE = _graph._REPLAYABLE | {"LogSoftmaxBackward0", "NllLossBackward0", "NllLoss2DBackward0"}
+
+
+@functools.lru_cache(maxsize=64)
+def _shape_name(shape: int) -> str:
+    return next(name for name, spec in _graph._SHAPES.items() if id(spec) == shape)
+
+
+def _nll(shape: int) -> Callable:
+    """The forward of cross_entropy's nll_loss node (``(args, logp)``, ``args`` the op's): the nll_loss op's body
+    over the op's target, weight and ignore_index, with the reduction its graph shape's name ends in."""
+    from .._ops import registry
+
+    body, reduction = registry.OPS["_nll_loss"].fn, _shape_name(shape).rpartition("_")[2]
+
+    def forward(args: list, logp: Any) -> Any:
+        target = args[1] if logp.ndim == 1 else args[1].reshape(logp.shape[:1] + logp.shape[2:])  # (as logp's view)
+        return body(logp, target, args[2], reduction, args[3])
+
+    return forward
+
+
 _PRODUCTS: dict[str, Callable] = {
     "MmBackward0": lambda a, b: a @ b,
     "BmmBackward0": lambda a, b: a @ b,
@@ -141,9 +165,11 @@ _PRODUCTS: dict[str, Callable] = {
 }
 
 
-def _forward(name: str, parent: str | None, want: tuple | None) -> Callable:
+def _forward(name: str, parent: str | None, want: tuple | None, shape: int = 0, args: Any = None) -> Callable:
     """The forward of shown node ``name`` (under ``parent``); ``want``: the shape its output has, where the
-    op's output shape decides it."""
+    op's output shape decides it; ``shape`` and ``args``: the graph shape's id and the op's arguments."""
+    if name in ("NllLossBackward0", "NllLoss2DBackward0"):
+        return functools.partial(_nll(shape), args)
     if name in _PRODUCTS:
         return _PRODUCTS[name]
     if name == "TBackward0":
@@ -154,6 +180,10 @@ def _forward(name: str, parent: str | None, want: tuple | None) -> Callable:
         return lambda a: a
     if name == "UnsqueezeBackward0":
         return lambda a: a[None]
+    if name == "LogSoftmaxBackward0":  # (cross_entropy's, over the class dim)
+        return lambda a: jax.nn.log_softmax(a, axis=0 if a.ndim == 1 else 1)
+    if parent == "NllLoss2DBackward0":  # torch's nll_loss_nd: a 3-d or 5-d and up input viewed as (N, C, 1, -1)
+        return lambda a: a.reshape(a.shape[0], a.shape[1], 1, -1)
     if parent in ("MmBackward0", "AddmmBackward0"):  # a reshape of an operand into a matrix
         return lambda a: a.reshape(-1, a.shape[-1])
     if parent == "BmmBackward0":
@@ -169,18 +199,20 @@ def _kid_want(name: str, want: tuple | None) -> tuple | None:
     return want if name in ("CloneBackward0", "ExpandBackward0", "AddBackward0") else None
 
 
-def _value(entry: Any, parent: str, want: tuple | None, args: list) -> Any:
+def _value(entry: Any, parent: str, want: tuple | None, args: list, shape: int) -> Any:
     if isinstance(entry, int):
         return args[entry]
     if entry is None:
         return None
     name, kids = entry
-    return _forward(name, parent, want)(*(_value(k, name, _kid_want(name, want), args) for k in kids))
+    return _forward(name, parent, want, shape, args)(*(_value(k, name, _kid_want(name, want), args, shape)
+                                                       for k in kids))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)
-def _step(root: tuple, path: tuple, out_shape: tuple) -> Any:
-    """The jitted ``(args, ct) -> grads of the node's inputs`` of the shown node at ``path`` under ``root``."""
+def _step(root: tuple, path: tuple, out_shape: tuple, shape: int) -> Any:
+    """The jitted ``(args, ct) -> grads of the node's inputs`` of the shown node at ``path`` under ``root`` (in
+    graph shape ``shape``)."""
     entry, parent, want = root, None, out_shape
     for k in path:
         want = _kid_want(entry[0], want)
@@ -188,14 +220,14 @@ def _step(root: tuple, path: tuple, out_shape: tuple) -> Any:
     name, kids = entry
 
     def step(args: list, ct: Any) -> list:
-        vals = [_value(k, name, _kid_want(name, want), args) for k in kids]
+        vals = [_value(k, name, _kid_want(name, want), args, shape) for k in kids]
         live = [i for i, v in enumerate(vals) if v is not None]
 
         def f(*xs: Any) -> Any:
             full = list(vals)
             for i, x in zip(live, xs):
                 full[i] = x
-            return _forward(name, parent, want)(*full)
+            return _forward(name, parent, want, shape, args)(*full)
 
         out, vjp = jax.vjp(f, *(vals[i] for i in live))
         grads = vjp(_conj(ct.astype(out.dtype)))  # (torch's complex convention, as graph._node_vjp)
@@ -284,7 +316,7 @@ def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | N
             if grad_out[0] is None:
                 continue
         if path or root[0] in _graph._REPLAYABLE:
-            step = _step(root, path, out_shape)
+            step = _step(root, path, out_shape, id(spec))
             if tensors:
                 grads = registry.apply_pure(entry[0], step, [args, grad_out[0]], device)
                 # as torch's formula records them: a gradient computed from nothing that requires grad has no history

@@ -198,13 +198,19 @@ def _ce_name(static: tuple, dyn: tuple) -> str:
         return "DivBackward1" if reduction == "mean" else "NegBackward0"
     if smoothing > 0:
         return "AddBackward0"
-    return _nll_name(static, dyn) + ("@ce_index_3d" if dyn[0].dim() == 3 else "@ce_index")
+    if dyn[0].dim() == 3 or dyn[0].dim() > 4:  # torch's nll_loss_nd: viewed as 4-d, the unreduced loss viewed back
+        return f"ViewBackward0@ce_nd_{reduction}" if reduction == "none" else f"NllLoss2DBackward0@ce_nd_{reduction}"
+    return f"{_nll_name(static, dyn)}@ce_{reduction}"
 
 
-# torch's cross_entropy with class indices is nll_loss over log_softmax (target and weight have no edges), a
-# 3-d input viewed as 4-d in between
-show_as("ce_index", [("LogSoftmaxBackward0", [0])])
-show_as("ce_index_3d", [("ViewBackward0", [("LogSoftmaxBackward0", [0])])])
+# torch's cross_entropy with class indices is nll_loss over log_softmax (target and weight have no edges), a 3-d or
+# 5-d and up input viewed as 4-d in between and, unreduced, the loss viewed back to the target's shape
+# (a shape's name ends in the reduction: the nll_loss node's forward, which hooks there replay, reads it:
+# autograd/_node_hooks.py)
+for _r in ("mean", "sum", "none"):
+    show_as(f"ce_{_r}", [("LogSoftmaxBackward0", [0])])
+    _nd = [("ViewBackward0", [("LogSoftmaxBackward0", [0])])]
+    show_as(f"ce_nd_{_r}", [("NllLoss2DBackward0", _nd)] if _r == "none" else _nd)
 
 
 def _wrapped(v: Any, dt: Any) -> Any:
