@@ -718,7 +718,7 @@ def call(op: OpDef, dyn: tuple, static: tuple, out: Tensor | None) -> Any:
     else:
         if type(promote) is not str:
             promote = promote(static)
-        pkey = (promote, tuple(promo))
+        pkey = (promote, tuple(promo), D._default_float)  # (an integer division's result is the default dtype)
         cdt = _promo_cache.get(pkey)
         if cdt is None:
             cdt = _promote_key(op, pkey[1])

@@ -1,0 +1,166 @@
+"""The eager fast path (registry.call's plans, ColdKernel.host, Tensor._geometry's stride table): a recurring
+small call must give what its first call (the full path) gives, bit for bit, with the same dtype and autograd
+record, whatever changed between the calls."""
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+from torchlike._core import cold_kernels, kernel_cache
+from torchlike._core.views import contiguous_strides
+from torchlike._ops import registry
+
+pytestmark = pytest.mark.skipif(torch.lazy.enabled(), reason="plans and the host path serve eager mode")
+
+rng = np.random.RandomState(0)
+X = rng.randn(4, 5).astype(np.float32)
+Y = rng.randn(4, 5).astype(np.float32)
+
+
+def _same(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert np.array_equal(a.numpy().view(np.uint8), b.numpy().view(np.uint8))
+
+
+CASES = {
+    "add": lambda x, y: x + y,
+    "sub_alpha": lambda x, y: torch.sub(x, y, alpha=2),
+    "add_alpha_float": lambda x, y: torch.add(x, y, alpha=0.5),
+    "mul_number": lambda x, y: x * 1.01,
+    "mul_one": lambda x, y: x * 1,
+    "minus_zero": lambda x, y: x + -0.0,
+    "int_number": lambda x, y: x + 3,
+    "compare": lambda x, y: x > y,
+    "where": lambda x, y: torch.where(x > y, x, y),
+    "cat": lambda x, y: torch.cat((x, y)),
+    "exp": lambda x, y: x.exp(),
+    "sum": lambda x, y: x.sum(1),
+    "matmul": lambda x, y: x @ y.t(),
+    "view_arg": lambda x, y: x[1:3] + y[2:4],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_recurring_call_gives_its_first_calls_bits(name):
+    f = CASES[name]
+    x, y = torch.tensor(X), torch.tensor(Y)
+    first = f(x, y)
+    for _ in range(6):  # the plan, then the host path's bound program, then its straight-line program
+        _same(f(x, y), first)
+
+
+@pytest.mark.parametrize("name", ["add", "mul_number", "exp", "cat", "sub_alpha"])
+def test_a_recurring_call_records_the_same_gradients(name):
+    f = CASES[name]
+    grads = []
+    for _ in range(5):
+        x, y = torch.tensor(X, requires_grad=True), torch.tensor(Y, requires_grad=True)
+        out = f(x, y)
+        out.sum().backward()
+        grads.append((type(out.grad_fn).__name__, x.grad, y.grad))
+    for name_, gx, gy in grads[1:]:
+        assert name_ == grads[0][0]
+        _same(gx, grads[0][1])
+        if gy is not None or grads[0][2] is not None:
+            _same(gy, grads[0][2])
+
+
+def test_a_plan_made_without_grad_mode_records_once_it_is_on():
+    x, y = torch.tensor(X, requires_grad=True), torch.tensor(Y)
+    with torch.no_grad():
+        for _ in range(3):
+            assert (x * y).grad_fn is None
+    z = x * y
+    assert type(z.grad_fn).__name__ == "MulBackward0"
+    z.sum().backward()
+    _same(x.grad, torch.tensor(Y))
+
+
+def test_requires_grad_toggled_between_calls():
+    x, y = torch.tensor(X), torch.tensor(Y)
+    for _ in range(3):
+        assert (x + y).grad_fn is None
+    x.requires_grad_(True)
+    for _ in range(3):
+        assert type((x + y).grad_fn).__name__ == "AddBackward0"
+    x.requires_grad_(False)
+    assert (x + y).grad_fn is None and not (x + y).requires_grad
+
+
+def test_default_dtype_change_between_calls():
+    i = torch.tensor([1, 2, 3])
+    old = torch.get_default_dtype()
+    try:
+        for _ in range(3):
+            assert (i / 2).dtype == torch.float32
+        torch.set_default_dtype(torch.float64)
+        for _ in range(3):
+            assert (i / 2).dtype == torch.float64
+    finally:
+        torch.set_default_dtype(old)
+    assert (i / 2).dtype == torch.float32
+
+
+def test_a_planned_call_whose_kernel_was_evicted_builds_it_again():
+    x, y = torch.tensor(X), torch.tensor(Y)
+    first = x - y
+    for _ in range(3):
+        x - y
+    size = kernel_cache.get_kernel_cache_size()
+    try:
+        kernel_cache.set_kernel_cache_size(1)
+        for k in range(3):  # other kernels of sub's table push its kernel out
+            torch.sub(x, y, alpha=k + 2)
+        _same(x - y, first)
+    finally:
+        kernel_cache.set_kernel_cache_size(size)
+    _same(x - y, first)
+
+
+def test_host_results_are_fresh_read_only_arrays():
+    # ``x * 1`` passes its value through on the host (XLA drops it): never as the result itself
+    k = cold_kernels.cold(lambda x: x * 1)
+    k2 = cold_kernels.cold(lambda x, y: x + y * 1)
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a.setflags(write=False)
+    if not (cold_kernels.host_enabled() and cold_kernels._exact_on):
+        pytest.skip("the host path runs in a CPU-only process")
+    for _ in range(4):  # bound program, then straight-line function
+        r = k.host([a])
+        assert r is not a and not r.flags.writeable and np.array_equal(r, a)
+        r2 = k2.host([a, a])
+        assert np.array_equal(r2, a + a) and not r2.flags.writeable
+        assert np.array_equal(np.asarray(k2.hot(a, a)), r2)
+
+
+def test_host_signatures_of_jax_and_numpy_arrays():
+    if not (cold_kernels.host_enabled() and cold_kernels._exact_on):
+        pytest.skip("the host path runs in a CPU-only process")
+    import jax.numpy as jnp
+
+    k = cold_kernels.cold(lambda x, y: x - y)
+    a = np.ones((3, 2), np.float32)
+    a.setflags(write=False)
+    j = jnp.full((3, 2), 2.0, jnp.float32)
+    for _ in range(4):
+        assert np.array_equal(k.host([a, j]), np.full((3, 2), -1.0, np.float32))
+        assert np.array_equal(k.host([j, [j][0]]), np.zeros((3, 2), np.float32))
+    assert k.host([np.ones(cold_kernels.HOST_ELEMENTS + 1, np.float32), a[0, :1]]) is None  # too big: XLA's
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 4), (4, 5), (2, 3, 1, 4)])
+def test_row_major_strides(shape):
+    t = torch.zeros(shape)
+    assert t.stride() == contiguous_strides(shape)
+    assert t.stride() == t.stride()  # the table's answer the second time
+    assert t.is_contiguous()
+
+
+def test_plan_key_reads_the_arguments_arrays():
+    x = torch.tensor(X)
+    v = x[1:3]  # a view: its array is read through the view
+    arrays = []
+    key = registry._plan_key(torch.add._op, (v, x[0:2], 1), (), arrays)
+    assert key is not None and len(arrays) == 3 and arrays[2] == 1
+    assert np.array_equal(np.asarray(arrays[0]), X[1:3])
+    assert registry._plan_key(torch.add._op, (x, object(), 1), (), []) is None
