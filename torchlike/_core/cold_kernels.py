@@ -1195,8 +1195,22 @@ class ColdKernel:
         return jax.tree_util.tree_unflatten(out_tree, [put(np.asarray(o)) for o in outs])
 
     def _eager(self, args: tuple) -> Any:
-        key = _route_key(args)
+        arr = _ARRAY or _array_type()
+        key = []
+        for a in args:  # (``_route_key`` written out for the arguments at the top: this runs per compiled op)
+            c = a.__class__
+            if c is arr:
+                v = a.aval
+                key.append((v.shape, v.dtype, v.weak_type))
+            elif c is np.ndarray:
+                key.append((a.shape, a.dtype, None))
+            elif a is None:
+                key.append(None)
+            else:
+                key = _route_key(args)
+                break
         if key is not None:
+            key = tuple(key)
             routes = self.routes
             mode = routes.get(_MODE_KEY)
             if mode is None or mode[0] != _on or mode[1] != _exact_on or mode[2] != buckets._on:  # (``_mode()``)

@@ -949,7 +949,7 @@ def _run_plan(plan: _Plan, op: OpDef, dyn: tuple, static: tuple, arrays: list) -
     kernel = plan.kernel
     try:
         if host:
-            result = kernel.host(arrays)
+            result = None if kernel.nohost else kernel.host(arrays)
             if result is None:
                 _onto_device(arrays, dyn)
                 result = kernel(*arrays)
