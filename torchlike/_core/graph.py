@@ -628,16 +628,28 @@ def undefined_gradient(t: Tensor) -> None:
         node.edges = ()
 
 
+_FIRST = ((0, None),)  # the diff of a node whose one source gets a gradient
+
+
 def _attach(out: Tensor, name: str, kernel: Callable, args: list, sources: tuple) -> None:
     """Give ``out`` a one-output node ``kernel(*args)`` whose first ``len(sources)`` arguments come
     from the tensors ``sources`` (those that require grad get gradients); nothing is saved."""
     node = node_class(name)()
     node.kernel = kernel
     node.args = args
-    edges = [edge_of(src) for src in sources]
-    node.diff = tuple((pos, None) for pos, e in enumerate(edges) if e is not None)
-    node.edges = tuple(e for e in edges if e is not None)
-    node.input_edges = tuple(e or (None, 0) for e in edges)
+    if len(sources) == 1:  # (a view's node: one source, recorded per view op)
+        e = edge_of(sources[0])
+        if e is None:
+            node.diff = node.edges = ()
+            node.input_edges = ((None, 0),)
+        else:
+            node.diff = _FIRST
+            node.edges = node.input_edges = (e,)
+    else:
+        edges = [edge_of(src) for src in sources]
+        node.diff = tuple((pos, None) for pos, e in enumerate(edges) if e is not None)
+        node.edges = tuple(e for e in edges if e is not None)
+        node.input_edges = tuple(e or (None, 0) for e in edges)
     node.out_meta = ((out._shape, out._dtype.np),)
     node.saved = []
     node.needs_saved = False
