@@ -268,3 +268,80 @@ def test_node_hook_results_are_checked(bad, kind):
         return x.grad
 
     check(f, [X], grad=False)
+
+
+# A backward with `inputs` (autograd.grad, backward(inputs=...)) runs only the nodes that lead to them (torch's
+# exec_info): a node that does not is not run, nor its hooks; a node that does leaves the gradients of its other
+# edges undefined, so its post-hooks see None there (a linear's bias, a product's other factor), shown nodes too.
+def _two_paths(t, x, b):
+    y = x * b * 2
+    return (y.tanh() + (b * 3).exp()).sum()
+
+
+def _nonleaf(t, x, b):
+    y = x * 2
+    return ((y.tanh() * b).sum(), y)  # (the input is y, read where its node is; that node is not run)
+
+
+_INPUTS_CASES = {
+    "mul_x": (_two_paths, "x"),
+    "mul_b": (_two_paths, "b"),
+    "mul_both": (_two_paths, "xb"),
+    "linear_x": (lambda t, x, b: t.nn.functional.linear(x, b[:2] * 1, b[0, :2]).pow(2).sum(), "x"),
+    "linear_b": (lambda t, x, b: t.nn.functional.linear(x, b[:2] * 1, b[0, :2]).pow(2).sum(), "b"),
+    "linear_3d_x": (lambda t, x, b: t.nn.functional.linear(x.reshape(1, 3, 4), b[:2] * 1, b[0, :2]).sum(), "x"),
+    "matmul_b": (lambda t, x, b: (x.reshape(1, 3, 4) @ b.t()).sum(), "b"),
+    "cross_entropy_b": (lambda t, x, b: t.nn.functional.cross_entropy(x * b, t.tensor([0, 3, 1])), "b"),
+    "nonleaf_input": (_nonleaf, "y"),
+}
+
+
+def _all_nodes(fn, found):
+    if fn is not None and not hasattr(fn, "variable") and all(f is not fn for f in found):
+        found.append(fn)
+        for f, _ in fn.next_functions:
+            _all_nodes(f, found)
+    return found
+
+
+@pytest.mark.parametrize("how", ["grad", "grad_create_graph", "backward_inputs"])
+@pytest.mark.parametrize("case", list(_INPUTS_CASES))
+def test_node_hooks_with_inputs_see_torch_gradients(case, how):
+    def f(t, x):
+        x.requires_grad_()
+        b = t.tensor(X * 2 - 0.25, requires_grad=True)
+        fn, which = _INPUTS_CASES[case]
+        loss = fn(t, x, b)
+        inputs = [v for v, name in ((x, "x"), (b, "b")) if name in which]
+        if which == "y":
+            loss, y = loss
+            inputs = [y]
+        seen = []
+        for k, node in enumerate(_all_nodes(loss.grad_fn, [])):
+            node.register_prehook(lambda go, k=k, n=node.name(): seen.append((k, n, "pre")))
+            node.register_hook(lambda gi, go, k=k, n=node.name(): seen.append((k, n, [None if g is None else
+                                                                                       g.detach() for g in gi])))
+        if how == "backward_inputs":
+            loss.backward(inputs=inputs)
+            return seen, x.grad, b.grad, [v.grad for v in inputs]
+        grads = t.autograd.grad(loss, inputs, create_graph=how == "grad_create_graph")
+        return seen, [g.detach() for g in grads]
+
+    check(f, [X], grad=False, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("create_graph", [False, True], ids=["", "create_graph"])
+def test_tensor_hooks_run_before_node_pre_hooks(create_graph):
+    """torch's engine calls a node's tensor hooks, then retain_grad, then the node's pre-hooks."""
+
+    def f(t, x):
+        x.requires_grad_()
+        y = x * 2
+        seen = []
+        y.register_hook(lambda g: (seen.append(("tensor", g.detach())), g * 10)[1])
+        y.retain_grad()
+        y.grad_fn.register_prehook(lambda go: (seen.append(("node", go[0].detach())), (go[0] + 1,))[1])
+        y.tanh().sum().backward(create_graph=create_graph)
+        return seen, x.grad.detach(), y.grad.detach()
+
+    check(f, [X], grad=False)

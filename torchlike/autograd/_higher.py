@@ -88,8 +88,13 @@ def run(prog: Any, grads: list) -> tuple:
     for tgt, g in zip(prog.roots, grads):
         send(tgt, g)
     step = anomaly_mode.reporting(_step, nodes) if anomaly_mode._enabled else _step
+    live, runs = prog.live, prog.runs
+    captured = {t[1] for t in prog.wanted or () if t is not None and t[0] == "n"}
     for i, node in enumerate(nodes):
         slot = slots[i]
+        run = runs is None or runs[i]
+        if not run and i not in captured:
+            continue  # torch: a node no input is reached from is not run (nor its hooks)
         for nr, hooks in (node.pre_hooks or {}).items():
             if nr in slot:
                 for hook in hooks:
@@ -104,14 +109,14 @@ def run(prog: Any, grads: list) -> tuple:
             for w, tgt in enumerate(prog.wanted):
                 if tgt is not None and tgt[0] == "n" and tgt[1] == i:
                     wanted[w] = slot.get(tgt[2])
-        if node.prehooks_node:
+        if node.prehooks_node and run:
             outs = _node_hooks.call_hooks(node.prehooks_node, tuple(slot.get(k) for k in range(len(node.out_meta))))
             slot = {k: o for k, o in enumerate(outs) if o is not None}
-        if not slot:
+        if not slot or not run:
             continue
         n_out = max(slot) + 1
         cts = tuple(slot.get(k) for k in range(n_out))
-        for tgt, g in zip(prog.entries[i][2], step(i, node, cts, device)):
+        for tgt, g in zip(prog.entries[i][2], step(i, node, cts, device, None if live is None else live[i])):
             if g is not None:
                 send(tgt, g)
         slots[i] = None
@@ -122,8 +127,9 @@ def run(prog: Any, grads: list) -> tuple:
     return leaf, wanted
 
 
-def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
-    """The gradients ``node`` passes on (aligned with ``node.diff``), computed as recorded ops."""
+def _step(i: int, node: Any, cts: tuple, device: Any, live: tuple | None = None) -> Any:
+    """The gradients ``node`` passes on (aligned with ``node.diff``), computed as recorded ops; ``live``: which of
+    its edges lead to the backward's inputs (``engine._needed``)."""
     from .._ops import registry
 
     if node.kernel is None:  # a custom autograd.Function
@@ -153,7 +159,7 @@ def _step(i: int, node: Any, cts: tuple, device: Any) -> Any:
                 _input_and_weight_through_each_other(node, outs)
         outs = drop_undefined(node, node.diff, outs, cts)
     if node.hooks:
-        outs = _node_hooks.run(node, list(outs), cts, device, args if node.kernel is not None else [])
+        outs = _node_hooks.run(node, list(outs), cts, device, args if node.kernel is not None else [], live)
     if anomaly_mode.checking:
         anomaly_mode.check_grads(node, outs)
     return outs

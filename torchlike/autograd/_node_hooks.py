@@ -66,12 +66,16 @@ def _unwrap(t: Tensor | None) -> Any:
     return None if t is None else t._peek()
 
 
-def run(node: Node, grads: list, cts: tuple, device: Any, args: list | None = None) -> list:
+def run(node: Node, grads: list, cts: tuple, device: Any, args: list | None = None, live: tuple | None = None) -> list:
     """``node``'s post-hooks (and its shown nodes' hooks) on the gradients it passes on, aligned with
     ``node.diff``; returns them as the hooks leave them. Arrays in and out, or with ``args`` (the node's
-    arguments, its differentiable ones as tensors wired to their producers: create_graph), tensors."""
+    arguments, its differentiable ones as tensors wired to their producers: create_graph), tensors. ``live``
+    (aligned with ``node.diff``): which edges lead to a backward's ``inputs`` (torch leaves the others' undefined)."""
+    if live is not None:
+        grads = [g if ok else None for g, ok in zip(grads, live)]
     if _graph._replayable(type(node)):
-        return _run_shown(node, grads, cts, device, args)
+        dead = frozenset() if live is None else frozenset(pos for (pos, _), ok in zip(node.diff, live) if not ok)
+        return _run_shown(node, grads, cts, device, args, dead)
     hooks = [h for h in node.hooks if h is not _graph._SHOWN_HOOKS]
     if not hooks:
         return grads
@@ -289,7 +293,15 @@ def _freeze(entries: list) -> tuple:
     return tuple((e[0], _freeze(e[1])) if isinstance(e, tuple) else e for e in entries)
 
 
-def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | None = None) -> list:
+def _leads_to(entry: Any, dead: frozenset) -> bool:
+    """Whether shown entry ``entry`` leads to one of the op's inputs not in ``dead``."""
+    if entry is None or isinstance(entry, int):
+        return entry is not None and entry not in dead
+    return any(_leads_to(k, dead) for k in entry[1])
+
+
+def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | None = None,
+               dead: frozenset = frozenset()) -> list:  # fmt: skip
     """``owner``'s gradients through torch's chain of nodes, running the owner's hooks (on torch's grad_inputs
     for it) and the shown nodes' pre- and post-hooks as torch's engine would. With ``args`` (create_graph), each
     node's gradients are a recorded op, so they can be differentiated again."""
@@ -325,8 +337,9 @@ def _run_shown(owner: Node, grads: list, cts: tuple, device: Any, args: list | N
                 grads = lazy.call(step, (owner.args, grad_out[0]._peek()))
         else:  # a shown layout of the op's own inputs (a missing bias's empty edge): the fused node's gradients
             grads = [None if k is None else by_input.get(k) for k in entry[1]]
-        grad_in = tuple(None if e[0] is None or g_ is None else g_ if isinstance(g_, Tensor) else wrap(g_)
-                        for g_, e in zip(grads, kid_edges))  # fmt: skip
+        grad_in = tuple(None if e[0] is None or g_ is None or (dead and not _leads_to(k, dead))
+                        else g_ if isinstance(g_, Tensor) else wrap(g_)
+                        for g_, e, k in zip(grads, kid_edges, entry[1]))  # fmt: skip
         grad_in = call_hooks(owner.hooks if not path else node._hooks, grad_in, (grad_out,))
         for k, (kid, gi) in enumerate(zip(entry[1], grad_in)):
             if gi is None or kid is None:

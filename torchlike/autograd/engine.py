@@ -78,9 +78,9 @@ def _make_grads(roots: Sequence[Tensor], grads: Sequence[Any], create_graph: boo
 class _Program:
     """A graph flattened into index form: what the fused trace and the per-node loop both run."""
 
-    __slots__ = ("nodes", "leaves", "entries", "key", "roots", "wanted")
+    __slots__ = ("nodes", "leaves", "entries", "key", "roots", "wanted", "live", "runs")
 
-    def __init__(self, root_edges: list, wanted_edges: list | None) -> None:
+    def __init__(self, root_edges: list, wanted_edges: list | None, run_captured: bool = False) -> None:
         # Depth-first post-order from the roots; reversed it is a topological order. NOTE: this runs on every
         # backward, so it is written for speed: type() instead of isinstance (AccumulateGrad has no
         # subclasses), one dict per kind of target, no helper calls per edge.
@@ -136,6 +136,24 @@ class _Program:
 
         self.wanted = None if wanted_edges is None else tuple(maybe_target(e) for e in wanted_edges)
         self.key = (tuple(entries), self.roots, self.wanted)
+        self.live = self.runs = None
+        if self.wanted is not None:
+            self.live, self.runs = _needed(entries, self.wanted, run_captured)
+
+
+def _needed(entries: list, wanted: tuple, run_captured: bool) -> tuple[list, list]:
+    """torch's exec_info for a backward with ``inputs``: per node, which of its edges lead to an input (the
+    gradients of the others are undefined), and whether it runs: when one does (or, ``run_captured``, when an
+    input's gradient is read at it: backward(inputs=...) runs a non-leaf input's node, autograd.grad does not)."""
+    leaves = {t[1] for t in wanted if t is not None and t[0] == "l"}
+    captured = {t[1] for t in wanted if t is not None and t[0] == "n"}
+    runs = [False] * len(entries)
+    live: list = [()] * len(entries)
+    for i in range(len(entries) - 1, -1, -1):  # (a node's targets come after it)
+        edges = tuple(t[1] in leaves if t[0] == "l" else runs[t[1]] or t[1] in captured for t in entries[i][2])
+        live[i] = edges
+        runs[i] = any(edges) or (run_captured and i in captured)
+    return live, runs
 
 
 class _Spent:
@@ -224,10 +242,11 @@ def _add(a: Any, b: Any) -> Any:
 
 
 def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple, root_cts: Sequence,
-             wanted: tuple | None, vjp: Any, on_node: Any = None, after_node: Any = None) -> tuple:
+             wanted: tuple | None, vjp: Any, on_node: Any = None, after_node: Any = None,
+             runs: list | None = None) -> tuple:  # fmt: skip
     """Run the program. ``vjp(i, kernel, diff, args, cts)`` computes one node's input grads;
-    ``on_node`` may rewrite a node's output cotangents first (tensor hooks), ``after_node`` its
-    input gradients (node hooks)."""
+    ``on_node(i, slot, runs)`` may rewrite a node's output cotangents first (tensor hooks), ``after_node`` its
+    input gradients (node hooks); with ``runs`` (``_needed``), only those nodes run."""
     slots: list[dict] = [dict() for _ in entries]
     leaf_cts: list = [None] * n_leaves
     wanted_cts: dict = {}
@@ -243,13 +262,17 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
         send(t, g)
     for i, (kernel, diff, targets, _) in enumerate(entries):
         slot = slots[i]
+        captured = wanted is not None and any(t is not None and t[0] == "n" and t[1] == i for t in wanted)
+        run = runs is None or runs[i]
+        if not run and not captured:
+            continue  # torch: a node no input is reached from is not run (nor its hooks)
         if on_node is not None:
-            slot = on_node(i, slot)
-        if wanted is not None:
+            slot = on_node(i, slot, run)
+        if captured:
             for w, tgt in enumerate(wanted):
                 if tgt is not None and tgt[0] == "n" and tgt[1] == i:
                     wanted_cts[w] = slot.get(tgt[2])
-        if not slot:
+        if not slot or not run:
             continue
         n_out = max(slot) + 1
         cts = tuple(slot.get(k) for k in range(n_out))
@@ -330,12 +353,9 @@ def _has_intermediate_hooks(nodes: list) -> bool:
 
 
 def _hooks_on_node(nodes: list) -> Any:
-    def on_node(i: int, slot: dict) -> dict:
+    def on_node(i: int, slot: dict, run: bool = True) -> dict:
+        # torch: the tensors' hooks, retain_grad, then (on a node that runs) the node's pre-hooks
         node = nodes[i]
-        if node.prehooks_node:
-            outs = tuple(_as_tensor(slot.get(k), node, k) for k in range(len(node.out_meta)))
-            outs = _node_hooks.call_hooks(node.prehooks_node, outs)
-            slot = {k: o._peek() for k, o in enumerate(outs) if o is not None}
         if node.pre_hooks:
             for nr, hooks in node.pre_hooks.items():
                 if nr in slot:
@@ -349,6 +369,10 @@ def _hooks_on_node(nodes: list) -> Any:
                 if t is not None and nr in slot:
                     g = _as_tensor(slot[nr], node, nr)
                     t._grad = g if t._grad is None else T.make(t._grad._peek() + g._peek(), g._buf.device)
+        if node.prehooks_node and run:
+            outs = tuple(_as_tensor(slot.get(k), node, k) for k in range(len(node.out_meta)))
+            outs = _node_hooks.call_hooks(node.prehooks_node, outs)
+            slot = {k: o._peek() for k, o in enumerate(outs) if o is not None}
         return slot
 
     return on_node
@@ -433,7 +457,7 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         from .._core.graph import edge_of
 
         wanted_edges = [edge_of(t) for t in inputs]
-    prog = _Program(root_edges, wanted_edges)
+    prog = _Program(root_edges, wanted_edges, accumulate)
     _check_versions(prog.nodes)
     frames = _unpack_checkpoints(prog.nodes) if _graph.checkpoint_frames else ()
     for n in prog.nodes:
@@ -597,7 +621,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     t0 = cold_kernels.interpreted()  # modelled, not clocked: which programs compile must not depend on load
     leaf_cts, wanted = _execute(
         prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node,
-        _node_post_hooks(nodes, device) if hooks else None,
+        _node_post_hooks(nodes, device, prog.live) if hooks else None, prog.runs if hooks else None,
     )
     if cold_key is not None:
         _fused_rental.spend(cold_key, cold_kernels.interpreted() - t0 + _NODE_COST * len(nodes), len(nodes))
@@ -625,14 +649,14 @@ def _churning(key: Any, node_args: list, root_cts: list) -> bool:
     return True
 
 
-def _node_post_hooks(nodes: list, device: Any) -> Any:
+def _node_post_hooks(nodes: list, device: Any, live: list | None) -> Any:
     """torch's Node.register_hook: ``hook(grad_inputs, grad_outputs)`` may replace the grad_inputs."""
 
     def after(i: int, grads: Any, cts: tuple) -> Any:
         node = nodes[i]
         if not node.hooks:
             return grads
-        return _node_hooks.run(node, list(grads), cts, device)
+        return _node_hooks.run(node, list(grads), cts, device, live=None if live is None else live[i])
 
     return after
 
