@@ -594,7 +594,7 @@ def _build(jaxpr: Any, consts: list) -> Callable:
                     f, sym = (lambda g, p: lambda dims, *xs: g(*xs, **{k: _resolve(v, dims) for k, v in p.items()}))(g, params), True
                     f.bind = (g, params)  # (``_straight_line`` binds the sizes once)
                 else:
-                    f = (lambda g, p: lambda *xs: g(*xs, **p))(g, params)
+                    f = functools.partial(g, **params)
             elif name == "dim_as_value":
                 dt = np.dtype(eqn.outvars[0].aval.dtype)
                 f, sym = (lambda d, dt: lambda dims: np.asarray(_resolve(d, dims), dt))(params["dim"], dt), True
@@ -660,7 +660,11 @@ def _straight_line(run: Callable, dims: dict) -> Callable:
     lines = [f"def straight({params}):"]
     for k, (f, sym, ins, multi, outv) in enumerate(steps):
         if sym:
-            f = _at_sizes(f, dims)
+            inner = getattr(f, "inner", None)
+            if inner is not None and inner[1] == len(ins):  # a call of a sub-jaxpr on all its step's arguments
+                f = _straight_line(inner[0], dims)
+            else:
+                f = _at_sizes(f, dims)
         if all(f"s{i}" in ns for i in ins):  # constants in, constants out (a literal broadcast to a shape)
             r = f(*(ns[f"s{i}"] for i in ins))
             for (o, dt), x in zip(outv, r) if multi else ((outv[0], r),):
