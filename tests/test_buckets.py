@@ -86,7 +86,8 @@ def test_padded_results_match_and_do_not_depend_on_history(name, monkeypatch):
     for n, k in ((13, 7), (37, 11), (100, 3)):
         x, y = _inputs(n, k, n)
         monkeypatch.setattr(buckets, "_on", False)
-        exact = _run(fn, x, y, grad)
+        # (a backward runs per node at the first two sightings of a shape, its fused program from the third)
+        exact = [_run(fn, x, y, grad) for _ in range(3)][-1]
         monkeypatch.setattr(buckets, "_on", True)
         before = buckets.stats["bucketed_calls"]
         first = _run(fn, x, y, grad)

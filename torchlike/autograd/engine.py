@@ -572,6 +572,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
     # about what compiling the fused program would: changing shapes then compile nothing.
     cold_key = _fused_rental.key(prog.key, (node_args, root_cts)) if fuse and not lazy._on else None
+    seen = _meet(prog.key, node_args, root_cts) if fuse and not lazy._on else 0
     if fuse and cold_key is None:
         entry = _programs.get(prog.key)
         # Lazily the backward is one node of the step's program either way: fuse it from the start, so the
@@ -590,7 +591,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
                 entry = _fused_fn(tuple(prog.entries), prog.roots, prog.wanted, len(prog.leaves))
                 stats["fused_compiles"] += 1
             _programs[prog.key] = entry
-        if not isinstance(entry, int) and not _churning(prog.key, node_args, root_cts):
+        if not isinstance(entry, int) and not _churning(prog.key, node_args, root_cts, seen):
             olds = [
                 (l.variable._grad._peek() if accumulate and l.variable._grad is not None else None)
                 for l in prog.leaves
@@ -629,6 +630,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
 
 
 _fused_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes its fused program has met
+_met_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes it has met at all (eager mode)
 
 
 def _shape_sig(x: Any) -> Any:
@@ -638,13 +640,34 @@ def _shape_sig(x: Any) -> Any:
     return (shape, x.dtype) if shape is not None else type(x)
 
 
-def _churning(key: Any, node_args: list, root_cts: list) -> bool:
-    """Whether this call's shapes are new to a structure that has met CHURN_SHAPES shapes already (eager mode):
-    then it runs per node rather than compiling the fused program for one more shape."""
+def _meet(key: Any, node_args: list, root_cts: list) -> int:
+    """Record this call's shapes among those its structure has met; how many times they have been met before
+    (-1 where the structure has met too many shapes to record more)."""
+    sig = _shape_sig((node_args, root_cts))
+    met = _met_shapes.get(key)
+    if met is None:
+        met = _met_shapes[key] = {}
+    seen = met.get(sig, 0)
+    if seen or len(met) <= CHURN_SHAPES:
+        met[sig] = seen + 1
+        return seen
+    return -1
+
+
+def _churning(key: Any, node_args: list, root_cts: list, seen: int) -> bool:
+    """Whether this call runs per node rather than compiling the fused program for one more shape (eager mode).
+    A shape compiles at its third sighting, unless its structure has met more than CHURN_SHAPES shapes by then:
+    a padded batch's longest length recurs a few times, and each of those compiled a program of a GRU's scans
+    (1-3 s each, 4 of them, each run about 10 times; issue 40). Shapes already compiled stay fused."""
     if lazy._on or any(isinstance(c, jax.core.Tracer) for c in root_cts):
         return False  # traced (torchlike.compile): the enclosing program compiles once per shape anyway
-    if kernel_cache.admit(_fused_shapes, key, _shape_sig((node_args, root_cts)), CHURN_SHAPES):
+    sig = _shape_sig((node_args, root_cts))
+    compiled = _fused_shapes.get(key)
+    if compiled is not None and sig in compiled:
         return False
+    if seen >= 2 and len(_met_shapes.get(key, ())) <= CHURN_SHAPES:
+        if kernel_cache.admit(_fused_shapes, key, sig, CHURN_SHAPES):
+            return False
     stats["churn_per_node"] += 1
     return True
 
