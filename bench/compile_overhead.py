@@ -88,7 +88,7 @@ def _bare(step):
     back = [changed[id(b)] for b in e.changed]
 
     def call():
-        out, new_state, escaped, key = e.jitted(box["mut"], box["ro"], [], scalars, box["key"])
+        new_state, out, escaped, key = e.jitted(box["mut"], box["ro"], [], scalars, box["key"])
         mut = list(box["mut"])
         for i, a in zip(back, new_state):
             if i < n:

@@ -456,8 +456,11 @@ class CompiledFunction:
                         effects.append((weakref.ref(t), t._grad))
                 info.update(out_tree=out_tree, out_static=out_static, escaped=escaped, effects=effects,
                             has_random=rng.count > 0, owners=owners, changed=changed, used=set(hook.used))  # fmt: skip
-                # no draws: no key output (returning the input would cost a copy kernel per call)
-                return out_arrays, new_state, escaped_arrays, rng.next_key() if rng.count else None
+                # no draws: no key output (returning the input would cost a copy kernel per call). The new state
+                # comes first: jit gives each output, in order, the first donated input of its shape and dtype
+                # not yet taken, so state k reuses its own buffer; a result first (a loss) took the first
+                # step counter's, each step counter the next one's, and XLA copied all of them each call.
+                return new_state, out_arrays, escaped_arrays, rng.next_key() if rng.count else None
             finally:
                 T.hook, random.trace_rng = prev_hook, prev_rng
                 for b, a, n in saved:
@@ -488,7 +491,9 @@ class CompiledFunction:
                     state_arrays[k] = a = jax.device_put(a, device)
                     state[k].set(a)
         donate = (0,) if getattr(self, "training_step", False) and self.options.get("donate", True) else ()
-        jitted = jax.jit(pure, donate_argnums=donate)
+        # keep_unused: a donated array the step overwrites without reading (a .grad zeroed in place) stays an
+        # argument, so its output reuses its buffer rather than the next donated buffer of that shape
+        jitted = jax.jit(pure, donate_argnums=donate, keep_unused=bool(donate))
         args = (state_arrays[:n_mut], state_arrays[n_mut:], input_arrays, scalar_values, self._key_state(device))
         entry = _Entry()
         entry.jitted = entry.compiled = jitted
@@ -596,7 +601,7 @@ class CompiledFunction:
             mut = [jnp.copy(a) for a in mut]
         key = self._key_state(entry.device)
         try:
-            out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+            new_state, out_arrays, escaped_arrays, new_key = entry.compiled(
                 mut, state_arrays[n:], input_arrays, scalar_values, key)
         except (TypeError, ValueError):
             if entry.training and len({id(a) for a in mut}) != n:
@@ -611,7 +616,7 @@ class CompiledFunction:
                 # than jit does: e.g. a placement it was not compiled for), before running: use jit's
                 entry.compiled = entry.jitted
                 entry.failed = True
-            out_arrays, new_state, escaped_arrays, new_key = entry.compiled(
+            new_state, out_arrays, escaped_arrays, new_key = entry.compiled(
                 mut, state_arrays[n:], input_arrays, scalar_values, key)
         if new_key is not None:
             self._rng_key = new_key
@@ -789,7 +794,7 @@ def _forward_only(entry: _Entry) -> Callable:
     def fwd(s: list, i: list, v: list, k: Any) -> tuple:
         owners = [(t, t._grad) for t in (ref() for ref, _, _ in entry.state_tensors) if t is not None]
         try:
-            return tuple(pure(s[:n], s[n:], i, v, k)[0])
+            return tuple(pure(s[:n], s[n:], i, v, k)[1])
         finally:
             for t, g in owners:
                 t._grad = g
