@@ -345,3 +345,21 @@ def test_tensor_hooks_run_before_node_pre_hooks(create_graph):
         return seen, x.grad.detach(), y.grad.detach()
 
     check(f, [X], grad=False)
+
+
+@pytest.mark.parametrize("create_graph", [False, True], ids=["", "create_graph"])
+def test_leaf_input_tensor_hooks_run_in_autograd_grad(create_graph):
+    """autograd.grad runs an input leaf's tensor hooks (once, however often it is listed) on the gradient it
+    returns, and what they return is that gradient; the hooks of a leaf that is not an input do not run."""
+
+    def f(t, x):
+        x.requires_grad_()
+        w = t.tensor(X + 1, requires_grad=True)
+        seen = []
+        x.register_hook(lambda g: (seen.append(("x", g.detach())), g * 10)[1])
+        w.register_hook(lambda g: (seen.append(("w", g.detach())), None)[1])
+        loss = (x * 3 * w).sum() + (w * 2).sum()
+        grads = t.autograd.grad(loss, [x, x], create_graph=create_graph)
+        return seen, [g.detach() for g in grads], [g.requires_grad for g in grads]
+
+    check(f, [X], grad=False)

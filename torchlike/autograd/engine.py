@@ -517,7 +517,12 @@ def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retai
                 n._freed = True
 
     if not accumulate:
-        return [_wrap_grad(w, device, create_graph) for w in (wanted.get(i) for i in range(len(inputs)))]
+        out = [_wrap_grad(w, device, create_graph) for w in (wanted.get(i) for i in range(len(inputs)))]
+        hooked: dict = {}  # torch: a leaf input's tensor hooks run (once) on the gradient autograd.grad reads for it
+        for i, (t, g) in enumerate(zip(inputs, out)):
+            if g is not None and t._node is None and t._hooks:
+                out[i] = hooked[id(t)] if id(t) in hooked else hooked.setdefault(id(t), _leaf_hooks(t, g))
+        return out
     only = None
     if inputs is not None:
         only = {id(e[0]) for e in wanted_edges if e is not None and isinstance(e[0], AccumulateGrad)}
@@ -552,6 +557,14 @@ def queue_callback(callback: Any) -> None:
 def _run_callbacks() -> None:
     while _callbacks:
         _callbacks.pop(0)()
+
+
+def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
+    for hook in t._hooks:
+        r = hook(g)
+        if r is not None:
+            g = r
+    return g
 
 
 def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
