@@ -468,8 +468,10 @@ def record_prepared(pr: Prepared, op: Any, kernel: Callable, static: tuple, args
     for k in pr.rg:
         item = dyn[k]
         n = item._node
-        if n is None:
-            edges.append((accumulator(item), 0))
+        if n is None:  # a leaf: its AccumulateGrad (``accumulator`` written out: a call per op)
+            acc = item.__dict__.get("_acc")
+            acc = acc() if acc is not None else None
+            edges.append((acc if acc is not None else accumulator(item), 0))
         elif item._base_t is not None and item._node_v != item._vc.v:
             edges.append(edge_of(item))
         else:
