@@ -363,3 +363,26 @@ def test_leaf_input_tensor_hooks_run_in_autograd_grad(create_graph):
         return seen, [g.detach() for g in grads], [g.requires_grad for g in grads]
 
     check(f, [X], grad=False)
+
+
+@pytest.mark.parametrize("create_graph", [False, True], ids=["", "create_graph"])
+def test_leaf_hooks_run_when_their_gradient_is_in(create_graph):
+    """A leaf's tensor hooks and post-accumulate-grad hooks run as soon as the nodes that feed it have run (torch's
+    AccumulateGrad, between other nodes' hooks), on every backward of a retained graph and with inputs=."""
+
+    def f(t, x):
+        x.requires_grad_()
+        w = t.tensor([0.5, -1.0, 0.25, 2.0], requires_grad=True)
+        b = t.tensor([0.1, 0.2, 0.3, 0.4], requires_grad=True)
+        loss = (((x * w).tanh() * b).exp() + w.sin() * 2).sum()
+        seen = []
+        for k, node in enumerate(_all_nodes(loss.grad_fn, [])):
+            node.register_hook(lambda gi, go, k=k, n=node.name(): seen.append((k, n)))
+        for name, v in (("x", x), ("w", w), ("b", b)):
+            v.register_hook(lambda g, name=name: seen.append((name, g.detach().clone())))  # (torch's .grad is g)
+            v.register_post_accumulate_grad_hook(lambda v, name=name: seen.append((name, "in .grad", v.grad is not None)))
+        loss.backward(retain_graph=True, create_graph=create_graph)
+        loss.backward(inputs=[w, b], create_graph=create_graph)
+        return seen, x.grad.detach(), w.grad.detach(), b.grad.detach()
+
+    check(f, [X[0]], grad=False)

@@ -71,7 +71,9 @@ def _primal(node: Any, k: int, device: Any) -> Tensor:
     return t
 
 
-def run(prog: Any, grads: list) -> tuple:
+def run(prog: Any, grads: list, on_leaf: Any = None, leaves_ready: Any = None) -> tuple:
+    """The backward of ``prog`` from ``grads`` as recorded ops; ``on_leaf(j, g)`` takes a leaf's gradient as
+    soon as the nodes that feed it (``leaves_ready``) have run."""
     nodes = prog.nodes
     device = grads[0]._buf.device
     slots: list[dict] = [dict() for _ in nodes]
@@ -90,7 +92,11 @@ def run(prog: Any, grads: list) -> tuple:
     step = anomaly_mode.reporting(_step, nodes) if anomaly_mode._enabled else _step
     live, runs = prog.live, prog.runs
     captured = {t[1] for t in prog.wanted or () if t is not None and t[0] == "n"}
+    ready = leaves_ready(prog.entries, len(leaf)) if on_leaf is not None else None
     for i, node in enumerate(nodes):
+        if ready is not None:
+            for j in ready.get(i - 1, ()):
+                on_leaf(j, leaf[j])
         slot = slots[i]
         run = runs is None or runs[i]
         if not run and i not in captured:
@@ -120,6 +126,9 @@ def run(prog: Any, grads: list) -> tuple:
             if g is not None:
                 send(tgt, g)
         slots[i] = None
+    if ready is not None:
+        for j in ready.get(len(nodes) - 1, ()):
+            on_leaf(j, leaf[j])
     if prog.wanted is not None:
         for w, tgt in enumerate(prog.wanted):
             if tgt is not None and tgt[0] == "l":

@@ -243,10 +243,11 @@ def _add(a: Any, b: Any) -> Any:
 
 def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple, root_cts: Sequence,
              wanted: tuple | None, vjp: Any, on_node: Any = None, after_node: Any = None,
-             runs: list | None = None) -> tuple:  # fmt: skip
+             runs: list | None = None, on_leaf: Any = None) -> tuple:  # fmt: skip
     """Run the program. ``vjp(i, kernel, diff, args, cts)`` computes one node's input grads;
     ``on_node(i, slot, runs)`` may rewrite a node's output cotangents first (tensor hooks), ``after_node`` its
-    input gradients (node hooks); with ``runs`` (``_needed``), only those nodes run."""
+    input gradients (node hooks); with ``runs`` (``_needed``), only those nodes run; ``on_leaf(j, g)`` takes a
+    leaf's gradient as soon as the nodes that feed it have run."""
     slots: list[dict] = [dict() for _ in entries]
     leaf_cts: list = [None] * n_leaves
     wanted_cts: dict = {}
@@ -260,7 +261,11 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
 
     for t, g in zip(roots, root_cts):
         send(t, g)
+    ready = leaves_ready(entries, n_leaves) if on_leaf is not None else None
     for i, (kernel, diff, targets, _) in enumerate(entries):
+        if ready is not None:
+            for j in ready.get(i - 1, ()):
+                on_leaf(j, leaf_cts[j])
         slot = slots[i]
         captured = wanted is not None and any(t is not None and t[0] == "n" and t[1] == i for t in wanted)
         run = runs is None or runs[i]
@@ -283,11 +288,27 @@ def _execute(entries: Sequence, node_args: Sequence, n_leaves: int, roots: tuple
             if g is not None and getattr(g, "dtype", None) != jax.dtypes.float0:
                 send(tgt, g)
         slots[i] = None
+    if ready is not None:
+        for j in ready.get(len(entries) - 1, ()):
+            on_leaf(j, leaf_cts[j])
     if wanted is not None:
         for w, tgt in enumerate(wanted):
             if tgt is not None and tgt[0] == "l":
                 wanted_cts[w] = leaf_cts[tgt[1]]
     return leaf_cts, wanted_cts
+
+
+def leaves_ready(entries: Sequence, n_leaves: int) -> dict:
+    """{node index: leaves whose last feeding node it is} (-1: leaves only the roots feed)."""
+    last = [-1] * n_leaves
+    for i, e in enumerate(entries):
+        for t in e[2]:
+            if t[0] == "l":
+                last[t[1]] = i
+    ready: dict = {}
+    for j, i in enumerate(last):
+        ready.setdefault(i, []).append(j)
+    return ready
 
 
 # --- the fused path ----------------------------------------------------------------------------
@@ -494,15 +515,29 @@ _grad_lock = threading.RLock()
 
 def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retain_graph: bool, create_graph: bool,
                 inputs: Sequence[Tensor] | None, wanted_edges: list | None, accumulate: bool) -> list:  # fmt: skip
+    only = None
+    if accumulate and inputs is not None:
+        only = {id(e[0]) for e in wanted_edges if e is not None and isinstance(e[0], AccumulateGrad)}
+    done: set = set()
+    on_leaf = None
+    if accumulate and any(l.hooks or l.variable._hooks or "_post_acc_hooks" in l.variable.__dict__
+                          for l in prog.leaves):  # fmt: skip
+
+        def on_leaf(j: int, g: Any) -> None:  # torch: a leaf's AccumulateGrad runs once its gradients are in
+            leaf = prog.leaves[j]
+            if g is not None and (only is None or id(leaf) in only):
+                _accumulate(leaf, g, create_graph)
+                done.add(j)
+
     _with_inputs.append(inputs is not None)
     try:
         if create_graph:
             from . import _higher
 
-            leaf_grads, wanted = _higher.run(prog, grads)
+            leaf_grads, wanted = _higher.run(prog, grads, on_leaf, leaves_ready)
         else:
             root_cts = [g._peek() for g in grads]
-            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate, device)
+            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate, device, on_leaf)
     finally:
         _with_inputs.pop()
 
@@ -523,16 +558,14 @@ def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retai
             if g is not None and t._node is None and t._hooks:
                 out[i] = hooked[id(t)] if id(t) in hooked else hooked.setdefault(id(t), _leaf_hooks(t, g))
         return out
-    only = None
     if inputs is not None:
-        only = {id(e[0]) for e in wanted_edges if e is not None and isinstance(e[0], AccumulateGrad)}
         # non-leaf inputs to backward(inputs=...) get their .grad like retain_grad
         for i, t in enumerate(inputs):
             if t._node is not None and wanted.get(i) is not None:
                 g = _wrap_grad(wanted[i], device, create_graph)
                 t._grad = g if t._grad is None else t._grad + g
-    for leaf, g in zip(prog.leaves, leaf_grads):
-        if g is None or (only is not None and id(leaf) not in only):
+    for j, (leaf, g) in enumerate(zip(prog.leaves, leaf_grads)):
+        if g is None or j in done or (only is not None and id(leaf) not in only):
             continue
         _accumulate(leaf, g, create_graph)
     _run_callbacks()
@@ -573,7 +606,8 @@ def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
     return T.make(g, device)
 
 
-def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool, device: Any) -> tuple:
+def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool, device: Any,
+                on_leaf: Any = None) -> tuple:  # fmt: skip
     nodes = prog.nodes
     hooks = (
         _has_intermediate_hooks(nodes)
@@ -636,6 +670,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     leaf_cts, wanted = _execute(
         prog.entries, node_args, len(prog.leaves), prog.roots, root_cts, prog.wanted, vjp, on_node,
         _node_post_hooks(nodes, device, prog.live) if hooks else None, prog.runs if hooks else None,
+        on_leaf if hooks else None,
     )
     if cold_key is not None:
         _fused_rental.spend(cold_key, cold_kernels.interpreted() - t0 + _NODE_COST * len(nodes), len(nodes))
@@ -721,6 +756,7 @@ def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
             if r is not None:
                 gt = r
         t._grad = gt if t._grad is None else t._grad + gt
+        _after_accumulate(leaf, t)
         return
     if t._hooks:
         gt = T.make(arr, t._buf.device)
@@ -738,6 +774,10 @@ def _accumulate(leaf: AccumulateGrad, g: Any, create_graph: bool) -> None:
         old._assign(arr)
     else:
         old._assign(old._peek() + arr)
+    _after_accumulate(leaf, t)
+
+
+def _after_accumulate(leaf: AccumulateGrad, t: Tensor) -> None:
     for hook in t.__dict__.get("_post_acc_hooks", ()):
         hook(t)
     if leaf.hooks:
