@@ -223,7 +223,9 @@ DIFFERENCES: dict[str, tuple[str, str, str]] = {
         "shapes), with one exception: in a backward through `create_graph` gradients, torch runs the hooks of shown "
         "nodes whose outputs its formulas saved (the viewed or unsqueezed input of an mm, the `t()` of a weight) "
         "again, on the gradient that reaches them through those formulas as well; torchlike's see the gradient of "
-        "the first-order path only (and do not run where only the formulas' path reaches them). The gradients a hooked op passes on are computed node by node, as "
+        "the first-order path only (and do not run where only the formulas' path reaches them). A leaf's hooks "
+        "(tensor, post-accumulate-grad) run after all of the op's shown nodes where torch runs its AccumulateGrad "
+        "between them (a linear's weight before the input's view). The gradients a hooked op passes on are computed node by node, as "
         "torch's: within 1e-5 of the fused ones.",
         "torchlike runs such an op as one kernel with one backward node; the chain is replayed from the op's "
         "arguments only when hooks ask for it, and the replayed chain's recorded ops take the op's inputs, not the "
