@@ -1,5 +1,5 @@
 """torch's Node hooks on the per-node backward path: ``register_hook`` hooks see one gradient per
-``next_functions`` entry (None where no gradient flows), and a fused op (linear, matmul) whose hooked
+``next_functions`` entry (None where no gradient flows), and a fused op (linear, matmul, cross_entropy) whose hooked
 node or shown inner nodes ask for it runs torch's chain of nodes, each node's gradients from ``jax.vjp``
 of that node's forward, so every hook sees what torch's node would and a replacement flows on."""
 
