@@ -261,12 +261,73 @@ def test_only_unreferenced_leaves_are_donated(lazy_on):
     p.mul_(2)  # p's old array: held by nothing but the pending graph
     keep = q._buf.peek()
     q.mul_(2)  # q's old array: still held by `keep`
-    leaves = L._graph.leaves
-    live = [z for z in (r() for r in L._graph.outs) if z is not None]  # p's and q's new values
-    donated = L._donatable(leaves, _FakeGpu(), live)
+    g = L._graph
+    leaves = g.leaves
+    slots = tuple(s for s, r in enumerate(g.outs) if r() is not None)
+    live = [g.outs[s]() for s in slots]  # p's and q's new values
+    plan = L._donation_plan(g.nodes, leaves, slots, live)
+    donated = L._donatable(leaves, _FakeGpu(), live, plan)
     assert donated == (leaves.index(next(x for x in leaves if x is not keep and x.shape == (10,))),)
-    assert L._donatable(leaves, None, live) == ()  # never on the CPU
+    assert L._donatable(leaves, None, live, plan) == ()  # never on the CPU
     L.flush()
+
+
+def test_donated_leaves_pair_with_the_outputs_that_replace_them(lazy_on, monkeypatch):
+    """JAX gives each output, in order, the first donated input of its shape: the program's outputs are ordered
+    so that each parameter's (and moment's) new value takes a buffer its own node reads, not a gradient made
+    earlier from the parameter (XLA then copied the parameters every step)."""
+    monkeypatch.setattr(L, "_DONATE_CPU", True)
+    seen = []
+    plan_of = L._donation_plan
+
+    def spy(nodes, leaves, live, live_objs):
+        plan = plan_of(nodes, leaves, live, live_objs)
+        classes = [(tuple(x.shape), np.dtype(x.dtype)) if hasattr(x, "shape") else None for x in leaves]
+        seen.append((list(live_objs), plan, classes))
+        return plan
+
+    monkeypatch.setattr(L, "_donation_plan", spy)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3))
+    opt = torch.optim.Adam(model.parameters(), lr=0.1)
+    x = torch.randn(8, 4)
+    losses = []
+    checked = 0
+    for _ in range(4):
+        made = len(seen)
+        opt.zero_grad()
+        loss = model(x).square().mean()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+        if len(seen) == made:  # (a replayed step reuses its structure's plan)
+            continue
+        checked += 1
+        grads = {id(p.grad._buf.array) for p in model.parameters()}
+        news = {id(p._buf.array) for p in model.parameters()}
+        live_objs, (cands, _, order), classes = seen[-1]
+        live = live_objs if order is None else [live_objs[j] for j in order]
+        taken: dict = {}
+        for k, z in enumerate(live):  # JAX's rule, as the compiled call applies it
+            cls = (tuple(z.shape), np.dtype(z.dtype))
+            free = [i for i, _ in cands if i not in taken.values() and classes[i] == cls]
+            if free:
+                taken[k] = free[0]
+        got = {id(live[k]) for k in taken}
+        assert news <= got and not (grads & got)  # each parameter's new value reuses a buffer; no gradient does
+    assert checked
+    monkeypatch.setattr(L, "_DONATE_CPU", False)
+    with torch.lazy.mode(False):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3))
+        opt = torch.optim.Adam(model.parameters(), lr=0.1)
+        x = torch.randn(8, 4)
+        for want in losses:
+            opt.zero_grad()
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            assert float(loss) == want
 
 
 def test_compiled_calls_take_numbers_as_device_arrays(lazy_on, monkeypatch):

@@ -303,10 +303,15 @@ def test_donation_takes_only_unheld_leaves_an_output_can_reuse():
     outs = [L.LazyArray.__new__(L.LazyArray) for _ in range(2)]
     for z, shape in zip(outs, [(3,), (5,)]):
         z.shape, z.dtype = shape, np.dtype("float32")
-    # leaf 0 is held by the list only and matches an output; leaf 1 is held here; leaf 2 matches no output;
-    # leaf 3 would match, but the one (3,) output is taken
-    assert L._donatable(leaves, _Gpu(), outs) == (0,)
-    assert L._donatable(leaves, None, outs) == ()
+    # one node reads leaves 0, 1, 2 and 3 and makes both outputs: the (3,) output pairs with the first (3,) leaf
+    # it reads, leaf 0, held by the list only; leaf 1 is held here; leaf 2 matches no output; leaf 3 would
+    # match, but the one (3,) output is taken
+    plan = L._donation_plan([(None, None, (~0, ~1, ~2, ~3), 0, 2, False)], leaves, (0, 1), outs)
+    assert L._donatable(leaves, _Gpu(), outs, plan) == (0,)
+    assert L._donatable(leaves, None, outs, plan) == ()
+    # read in another order, the (3,) output pairs with leaf 1, which is held: nothing is donated
+    plan = L._donation_plan([(None, None, (~1, ~0, ~3), 0, 2, False)], leaves, (0, 1), outs)
+    assert L._donatable(leaves, _Gpu(), outs, plan) == ()
     assert held is leaves[1]
 
 

@@ -75,6 +75,7 @@ _COMPILE_AFTER = int(os.environ.get("TORCHLIKE_LAZY_COMPILE_AFTER", "0"))
 _BACKGROUND = _env_flag("TORCHLIKE_LAZY_BACKGROUND", "1") not in ("0", "false", "no", "off")
 _TRACE = _env_flag("TORCHLIKE_LAZY_TRACE", "0") in ("1", "true", "yes", "on")
 _DONATE = _env_flag("TORCHLIKE_LAZY_DONATE", "1") not in ("0", "false", "no", "off")
+_DONATE_CPU = False  # (tests: donate on the CPU too, to check the pairing there; XLA's CPU backend copies instead)
 _AOT = _env_flag("TORCHLIKE_LAZY_AOT", "0") in ("1", "true", "yes", "on")
 _REPLAY = _env_flag("TORCHLIKE_LAZY_REPLAY", "1") not in ("0", "false", "no", "off")
 # Programs of one skeleton (the graph's ops and wiring, shapes and static arguments left out) made before it
@@ -665,32 +666,59 @@ _getrefcount = sys.getrefcount
 _OWN_REFS = 3
 
 
-def _donation_plan(leaves: list, live_objs: list) -> tuple:
-    """The leaf positions that could give their buffer to an output of the same shape and dtype, each with
-    its (shape, dtype) bucket, and how many outputs each bucket has: fixed by a graph's structure."""
-    wanted = collections.Counter((z.shape, z.dtype) for z in live_objs)
+def _donation_plan(nodes: list, leaves: list, live: tuple, live_objs: list) -> tuple:
+    """Which leaves give their buffer to which outputs: fixed by a graph's structure. A leaf pairs with an output
+    of the same shape and dtype made by the last node that reads it and makes one (a parameter's old value and the
+    optimizer's new one, not the gradient the backward made from it earlier; a moment and its update). JAX gives each output, in order, the first donated input of its shape and dtype not
+    yet taken, so the outputs are reordered to put each paired one first, in its leaf's order; a pairing by
+    position instead (a gradient took a parameter's buffer while the parameter was still to be read) made XLA
+    copy 117 of a small GPT's parameters every step. Returns the donation candidates (leaf position, its
+    (shape, dtype) bucket), the outputs per bucket, and the output order (None: as recorded)."""
+    live_pos = {s: j for j, s in enumerate(live)}
+    pairs: dict = {}  # output position -> leaf position
+    taken: set = set()
+    for _, _, refs, first, n_out, _ in reversed(nodes):
+        outs = [live_pos[s] for s in range(first, first + n_out) if s in live_pos]
+        if not outs:
+            continue
+        by_class: dict = {}
+        for r in refs:
+            if r is None or r >= 0 or ~r in taken:
+                continue
+            x = leaves[~r]
+            if type(x) in _SCALARS or x is None:
+                continue
+            cands = by_class.setdefault((tuple(x.shape), np.dtype(x.dtype)), [])
+            if ~r not in cands:
+                cands.append(~r)
+        if not by_class:
+            continue
+        for j in outs:
+            z = live_objs[j]
+            cands = by_class.get((tuple(z.shape), np.dtype(z.dtype)))
+            if cands:
+                i = cands.pop(0)
+                taken.add(i)
+                pairs[j] = i
     buckets: dict = {}
     cands = []
-    for i, x in enumerate(leaves):
-        if type(x) in _SCALARS or x is None:
-            continue
-        k = (tuple(x.shape), np.dtype(x.dtype))
-        if wanted[k] > 0:
-            cands.append((i, buckets.setdefault(k, len(buckets))))
+    for i in sorted(taken):
+        x = leaves[i]
+        cands.append((i, buckets.setdefault((tuple(x.shape), np.dtype(x.dtype)), len(buckets))))
     caps = [0] * len(buckets)
-    for k, b in buckets.items():
-        caps[b] = wanted[k]
-    return tuple(cands), caps
+    for _, b in cands:
+        caps[b] += 1
+    order = sorted(pairs, key=pairs.__getitem__) + [j for j in range(len(live)) if j not in pairs]
+    return tuple(cands), caps, (None if order == list(range(len(live))) else tuple(order))
 
 
-def _donatable(leaves: list, device: Any, live_objs: list, plan: tuple | None = None) -> tuple:
-    """Positions of leaf arrays the program may overwrite: held by nothing but this graph, and of the shape and
-    dtype of an output that can take the buffer over (XLA warns about a donation it cannot use). Off the CPU
-    only (XLA's CPU backend does not reuse donated buffers). ``plan``: ``_donation_plan``'s answer for this
-    structure, kept from an earlier step (only the reference counts change)."""
-    if device is None or device.platform == "cpu" or not _DONATE:
+def _donatable(leaves: list, device: Any, live_objs: list, plan: tuple) -> tuple:
+    """Positions of leaf arrays the program may overwrite: held by nothing but this graph, and paired with an
+    output that takes the buffer over (``_donation_plan``'s answer for this structure, kept from an earlier step:
+    only the reference counts change). Off the CPU only (XLA's CPU backend does not reuse donated buffers)."""
+    if device is None or (device.platform == "cpu" and not _DONATE_CPU) or not _DONATE:
         return ()
-    cands, caps = plan if plan is not None else _donation_plan(leaves, live_objs)
+    cands, caps, _ = plan
     left = list(caps)
     arr_types = _ARRAY_TYPES
     out = []
@@ -874,14 +902,18 @@ def _run_graph(g: _Graph, reason: str) -> _Program | None:
     leaves = g.leaves
     gkey = tuple(g.key)
     device = g.device
-    if device is None or device.platform == "cpu" or not _DONATE:
+    if device is None or (device.platform == "cpu" and not _DONATE_CPU) or not _DONATE:
         donate = ()
     else:
         plan = _donation_plans.get((gkey, live))
         if plan is None:
             if len(_donation_plans) >= PROGRAM_CACHE_SIZE:
                 _donation_plans.clear()
-            plan = _donation_plans[(gkey, live)] = _donation_plan(leaves, live_objs)
+            plan = _donation_plans[(gkey, live)] = _donation_plan(g.nodes, leaves, live, live_objs)
+        order = plan[2]
+        if order is not None:  # (the program returns its outputs in the order that pairs them with their leaves)
+            live = tuple([live[j] for j in order])
+            live_objs = [live_objs[j] for j in order]
         donate = _donatable(leaves, device, live_objs, plan)
     key = (gkey, live, donate)
     prog = _programs.get(key)
