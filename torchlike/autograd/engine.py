@@ -36,6 +36,7 @@ CACHE_SIZE = 64
 # A structure met with this many argument shapes is churning (growing contexts, dynamic padding, varying
 # batch sizes): it compiles no fused program for a further shape, and runs per node on bucketed kernels.
 CHURN_SHAPES = 4
+_tree_leaves = jax.tree_util.tree_leaves
 
 _ERR_FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -619,7 +620,8 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
     # about what compiling the fused program would: changing shapes then compile nothing.
     cold_key = _fused_rental.key(prog.key, (node_args, root_cts)) if fuse and not lazy._on else None
-    seen = _meet(prog.key, node_args, root_cts) if fuse and not lazy._on else 0
+    sig = _shape_sig((node_args, root_cts)) if fuse and not lazy._on else None
+    seen = _meet(prog.key, sig) if sig is not None else 0
     if fuse and cold_key is None:
         entry = _programs.get(prog.key)
         # Lazily the backward is one node of the step's program either way: fuse it from the start, so the
@@ -638,7 +640,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
                 entry = _fused_fn(tuple(prog.entries), prog.roots, prog.wanted, len(prog.leaves))
                 stats["fused_compiles"] += 1
             _programs[prog.key] = entry
-        if not isinstance(entry, int) and not _churning(prog.key, node_args, root_cts, seen):
+        if not isinstance(entry, int) and not _churning(prog.key, root_cts, sig, seen):
             olds = [
                 (l.variable._grad._peek() if accumulate and l.variable._grad is not None else None)
                 for l in prog.leaves
@@ -681,17 +683,14 @@ _fused_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes its 
 _met_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes it has met at all (eager mode)
 
 
-def _shape_sig(x: Any) -> Any:
-    if type(x) is list or type(x) is tuple:
-        return tuple(_shape_sig(y) for y in x)
-    shape = getattr(x, "shape", None)
-    return (shape, x.dtype) if shape is not None else type(x)
+def _shape_sig(x: Any) -> tuple:
+    # (one flat pass: the arguments' structure is the graph structure's, already in the key)
+    return tuple([(a.shape, a.dtype) if hasattr(a, "shape") else type(a) for a in _tree_leaves(x)])
 
 
-def _meet(key: Any, node_args: list, root_cts: list) -> int:
+def _meet(key: Any, sig: tuple) -> int:
     """Record this call's shapes among those its structure has met; how many times they have been met before
     (-1 where the structure has met too many shapes to record more)."""
-    sig = _shape_sig((node_args, root_cts))
     met = _met_shapes.get(key)
     if met is None:
         met = _met_shapes[key] = {}
@@ -702,14 +701,13 @@ def _meet(key: Any, node_args: list, root_cts: list) -> int:
     return -1
 
 
-def _churning(key: Any, node_args: list, root_cts: list, seen: int) -> bool:
+def _churning(key: Any, root_cts: list, sig: tuple | None, seen: int) -> bool:
     """Whether this call runs per node rather than compiling the fused program for one more shape (eager mode).
     A shape compiles at its third sighting, unless its structure has met more than CHURN_SHAPES shapes by then:
     a padded batch's longest length recurs a few times, and each of those compiled a program of a GRU's scans
     (1-3 s each, 4 of them, each run about 10 times; issue 40). Shapes already compiled stay fused."""
     if lazy._on or any(isinstance(c, jax.core.Tracer) for c in root_cts):
         return False  # traced (torchlike.compile): the enclosing program compiles once per shape anyway
-    sig = _shape_sig((node_args, root_cts))
     compiled = _fused_shapes.get(key)
     if compiled is not None and sig in compiled:
         return False
