@@ -187,7 +187,7 @@ _SHOWN_HOOKS = _shown_marker
 _REPLAYABLE = frozenset((
     "AddmmBackward0", "MmBackward0", "BmmBackward0", "AddBackward0", "TBackward0", "TransposeBackward0",
     "CloneBackward0", "ExpandBackward0", "UnsqueezeBackward0", "SqueezeBackward4", "ViewBackward0",
-    "UnsafeViewBackward0",
+    "UnsafeViewBackward0", "LogSoftmaxBackward0", "NllLossBackward0", "NllLoss2DBackward0",
 ))  # fmt: skip
 
 

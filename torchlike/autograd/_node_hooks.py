@@ -137,10 +137,6 @@ def _vjp_fn(kernel: Any, diff: tuple) -> Any:
 # of its inputs' values, and its gradients are the vjp of that function. The nodes run in torch's engine order, the
 # reverse of the order torch creates them in.
 
-# NOTE: which shown nodes can be replayed is graph._REPLAYABLE, a table of the tape's room that this room extends at
-# import time with the ones it has learned since (cross_entropy's)
-_graph._REPLAYABLE = _graph._REPLAYABLE | {"LogSoftmaxBackward0", "NllLossBackward0", "NllLoss2DBackward0"}
-
 
 @functools.lru_cache(maxsize=64)
 def _shape_name(shape: int) -> str:
