@@ -164,3 +164,57 @@ def test_plan_key_reads_the_arguments_arrays():
     assert key is not None and len(arrays) == 3 and arrays[2] == 1
     assert np.array_equal(np.asarray(arrays[0]), X[1:3])
     assert registry._plan_key(torch.add._op, (x, object(), 1), (), []) is None
+
+
+# view writes: (the view of a NumPy array, the same view of a tensor); each runs the host's NumPy write
+# (through a NumPy view of the base's copy, or through positions where a step copies) from its first call
+WRITES = {
+    "rows": lambda x: x[1:3],
+    "columns": lambda x: x[:, 1:4],
+    "step": lambda x: x[::2, 1::2],
+    "view_of_view": lambda x: x[1:][:, 2:][1:2],
+    "transposed": lambda x: x.T[1:4] if isinstance(x, np.ndarray) else x.t()[1:4],
+    "row": lambda x: x[2],
+    "element": lambda x: x[2, 3],
+    "flat": lambda x: x.reshape(-1)[3:11] if isinstance(x, np.ndarray) else x.view(-1)[3:11],
+    "flat_element": lambda x: x.reshape(-1)[7] if isinstance(x, np.ndarray) else x.view(-1)[7],
+}
+
+
+@pytest.mark.parametrize("name", WRITES)
+def test_view_writes_on_the_host(name):
+    view = WRITES[name]
+    for i in range(4):
+        expect = X.copy()
+        value = np.asarray(view(expect)).copy() * 0 + np.float32(i + 1.5)
+        if np.ndim(value):
+            value = value + np.arange(np.size(value), dtype=np.float32).reshape(np.shape(value))
+        expect_view = view(expect)
+        if np.ndim(expect_view):
+            expect_view[...] = value
+        else:
+            expect.reshape(-1)[view(np.arange(X.size).reshape(X.shape))] = value
+        base = torch.tensor(X)
+        shared = base.numpy()  # a NumPy array sharing the base's memory sees the write
+        target = view(base)
+        target.copy_(torch.tensor(value))
+        _same(base, torch.tensor(expect))
+        assert np.array_equal(shared, expect)
+        assert np.array_equal(target.numpy(), np.asarray(view(expect)))
+
+
+def test_slice_writes_run_on_the_host_and_keep_aliasing():
+    c = torch.zeros(8, 8)
+    v = torch.ones(3, 8)
+    before = cold_kernels.stats["host_calls"]
+    for i in range(3):
+        c[2:5] = v * i
+        rows = c[2:5]
+        rows[:, 1:3] = v[:, :2] * 10
+        assert isinstance(c._buf.array, np.ndarray) and not c._buf.array.flags.writeable
+        assert float(c.sum()) == 24 * i + 6 * 10 - 6 * i
+    assert cold_kernels.stats["host_calls"] > before
+    c[2:5] = torch.ones(3, 8, dtype=torch.float64)  # a cast: the compiled write
+    assert float(c.sum()) == 24
+    with pytest.raises(RuntimeError):
+        c[0].expand(3, 8)[:] = v

@@ -1365,6 +1365,9 @@ class ColdKernel:
                 if not _host_leaves(a, key, leaves):
                     return None
                 key.append(None)
+            elif c is int and self.numpy is not None:  # (a view write's offsets: a NumPy body reads them as numbers)
+                key.append(int)
+                leaves.append(a)
             else:
                 return None
         key = tuple(key)

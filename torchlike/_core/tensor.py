@@ -295,7 +295,14 @@ class Tensor:
             return
         if _views.has_internal_overlap(view.shape, view.stride):
             self._assign(value)  # raises torch's overlap error
-        new_base = _lazy.call(_views.write_kernel(view.steps), (self._buf.peek(), value, *view.dyn))
+        kernel = _views.write_kernel(view.steps)
+        args = (self._buf.peek(), value, *view.dyn)
+        new_base = None
+        # a small write on the host, as small ops run (an array value: a number is cast in the compiled write)
+        if value.__class__ is not int and not _lazy._on and hook is None and _cold.host_enabled():
+            new_base = kernel.host(args)
+        if new_base is None:
+            new_base = _lazy.call(kernel, args)
         self._buf.set_view(new_base, view, value)
         self._cache_src = None
         self._vc.v += 1

@@ -328,8 +328,12 @@ def _numpy_write(steps: tuple) -> Any:
     def write(base, value, *dyn):
         if value.dtype != base.dtype:
             raise cold_kernels._Unsupported("a cast in a view write")
-        (idx,) = read(np.arange(base.size).reshape(base.shape), *dyn)
         out = np.array(base)
+        (region,) = read(out, *dyn)
+        if region.base is out:  # the steps kept a NumPy view of the copy (no reshape copied): write through it
+            region[...] = value
+            return [out]
+        (idx,) = read(np.arange(base.size).reshape(base.shape), *dyn)
         out.reshape(-1)[idx.reshape(-1)] = np.broadcast_to(value, idx.shape).reshape(-1)
         return [out]
 
