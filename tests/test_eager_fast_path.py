@@ -218,3 +218,16 @@ def test_slice_writes_run_on_the_host_and_keep_aliasing():
     assert float(c.sum()) == 24
     with pytest.raises(RuntimeError):
         c[0].expand(3, 8)[:] = v
+
+
+@pytest.mark.parametrize(
+    "shape,new", [((8, 8), (-1,)), ((8, 8), (1, 64, 1)), ((2, 3, 4), (6, 1, 4)), ((0, 3), (3, 0)), ((0, 3), (0, 3)),
+                  ((1, 5), (5, 1)), ((4,), (2, 1, 2))],
+)  # fmt: skip
+def test_a_whole_tensors_view_has_computestrides_strides(shape, new):
+    from torchlike._core.views import view_strides
+
+    t = torch.zeros(*shape)
+    v = t.view(*new)
+    assert v.stride() == view_strides(tuple(t.shape), t.stride(), tuple(v.shape))
+    assert v.stride() == t.view(-1).view(*new).stride()  # (a view's view: computeStride itself)

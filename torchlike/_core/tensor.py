@@ -415,10 +415,8 @@ class Tensor:
             return self._shape, strides, 0
         shape = self._shape
         strides = _ROW_MAJOR.get(shape)
-        if strides is None:  # (every view and stride() of a whole tensor asks: a few shapes recur)
-            if len(_ROW_MAJOR) >= 1024:
-                _ROW_MAJOR.clear()
-            strides = _ROW_MAJOR[shape] = _views.contiguous_strides(shape)
+        if strides is None:
+            strides = row_major(shape)
         return shape, strides, 0
 
     def stride(self, dim: int | None = None) -> Any:
@@ -860,6 +858,17 @@ def make_on(array: Any, device: _device.device, dtype: _dtype.dtype | None = Non
     if device.type != "cpu" and not isinstance(array, jax.core.Tracer):  # traced: XLA places it
         array = _lazy.put(array, _device.jax_device(device))
     return make(array, device, dtype)
+
+
+def row_major(shape: tuple) -> tuple:
+    """``contiguous_strides(shape)``, from a table (every view and stride() of a whole tensor asks: a few shapes
+    recur)."""
+    strides = _ROW_MAJOR.get(shape)
+    if strides is None:
+        if len(_ROW_MAJOR) >= 1024:
+            _ROW_MAJOR.clear()
+        strides = _ROW_MAJOR[shape] = _views.contiguous_strides(shape)
+    return strides
 
 
 def make_view(base: Tensor, view: _views.View) -> Tensor:

@@ -11,10 +11,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtype as D
+from .._core import grad_mode, graph
 from .._core import views as V
 from .._core.size import Size
-from .._core.tensor import Tensor, wrap_dim
-from .._core import grad_mode, graph
+from .._core.tensor import Tensor, row_major, wrap_dim
 from . import registry
 from .registry import defview, expose
 
@@ -66,6 +66,8 @@ def infer_size(shape: tuple, numel: int) -> tuple:
 
 def _reshape_step(t: Tensor, shape: tuple) -> tuple | None:
     sh, st, off = t._geometry()
+    if t._view is None and not t._buf.np_strides and sh:  # a whole row-major tensor: torch's computeStride gives
+        return ("reshape", (shape,), (), shape, row_major(shape), off)  # the new shape's row-major strides
     new_st = V.view_strides(sh, st, shape) if sh else (1,) * len(shape)
     if new_st is None:
         return None
