@@ -231,3 +231,24 @@ def test_a_whole_tensors_view_has_computestrides_strides(shape, new):
     v = t.view(*new)
     assert v.stride() == view_strides(tuple(t.shape), t.stride(), tuple(v.shape))
     assert v.stride() == t.view(-1).view(*new).stride()  # (a view's view: computeStride itself)
+
+
+def test_a_single_slice_key_is_the_first_dims_view():
+    x = torch.tensor(X)
+    for key in (slice(1, 3), slice(None), slice(None, None, 2), slice(-2, None), slice(5, 9), slice(3, 1)):
+        got = x[key]
+        assert got._base is x and got.shape == X[key].shape and got.stride() == (5 * (key.step or 1), 1)
+        assert np.array_equal(got.numpy(), X[key])
+        y = torch.tensor(X)
+        y[key] = torch.tensor(-np.ones_like(X[key]))
+        expect = X.copy()
+        expect[key] = -1
+        assert np.array_equal(y.numpy(), expect)
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1] = 0.0
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
+        torch.tensor(1.0)[1:]
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
+        torch.tensor(1.0)[1:] = 0.0

@@ -138,7 +138,7 @@ def view_strides(old_shape: Sequence[int], old_stride: Sequence[int], new_shape:
 
 
 def has_internal_overlap(shape: Sequence[int], stride: Sequence[int]) -> bool:
-    return any(st == 0 and sz > 1 for sz, st in zip(shape, stride))
+    return 0 in stride and any(st == 0 and sz > 1 for sz, st in zip(shape, stride))
 
 
 # --- steps: (kind, static) pairs; each consumes `ndyn` dynamic ints ---------------------------

@@ -117,6 +117,14 @@ def _to_index_tensor(k: Any, device: Any) -> Tensor:
     return t
 
 
+def _first_slice(t: Tensor, k: slice, record: bool, always_view: bool) -> Tensor:
+    """``_basic`` for a key that is one slice (``t`` has a dim): the view of the first dim it takes."""
+    start, size, step = _slice_bounds(k, t._shape[0])
+    if always_view or not (start == 0 and size == t._shape[0] and step == 1):
+        return _view(t, slice_spec(t, 0, start, size, step), "SliceBackward0", record)
+    return t
+
+
 def _basic(self: Tensor, key: tuple, record: bool, single_slice_view: bool) -> tuple[Tensor, list]:
     """Apply the view part of ``key``. Returns the view and the advanced entries left, each
     ``(dim, index)`` where ``index`` is a Tensor or a Python bool, addressing dims of the view."""
@@ -316,6 +324,8 @@ def getitem(self: Tensor, key: Any) -> Tensor:
         # fast path for x[idx]: one integer index tensor on the first dim
         nonneg = _check_bounds(self, [key], [0], tuple(key._shape))
         return _index(self, [key], (("a", 0, "+") if nonneg else ("a", 0),))
+    if type(key) is slice and self._shape:
+        return _first_slice(self, key, self._rg and grad_mode._state.enabled, True)
     key = _as_tuple(key)
     record = self._rg and grad_mode._state.enabled
     t, advanced = _basic(self, key, record, single_slice_view=len(key) == 1)
@@ -483,9 +493,11 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         return
     if not isinstance(value, Tensor):
         value = _scalar_value(self, value)
-    key = _as_tuple(key)
     track = grad_mode._state.enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
-    t, advanced = _basic(self, key, track, single_slice_view=False)
+    if type(key) is slice and self._shape:
+        t, advanced = _first_slice(self, key, track, False), None
+    else:
+        t, advanced = _basic(self, _as_tuple(key), track, single_slice_view=False)
     if grad_mode._state.enabled and (track or t._base_t is not None):
         graph.check_inplace(t)
     if not advanced:
