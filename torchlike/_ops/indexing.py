@@ -19,11 +19,11 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from .._core import cold_kernels, grad_mode, graph
 from .._core import dtype as D
 from .._core import tensor as T
 from .._core import views as V
 from .._core.tensor import Tensor
-from .._core import cold_kernels, grad_mode, graph
 from . import registry
 from ._common import _to_dtype, check_overlap, convert, type_name
 from .registry import RawTensor, TensorList, TensorOrScalar, defop, expose
