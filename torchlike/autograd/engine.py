@@ -49,6 +49,10 @@ stats = collections.Counter()  # observable counters: fused_calls, fused_compile
 
 
 def _make_grads(roots: Sequence[Tensor], grads: Sequence[Any], create_graph: bool) -> list:
+    """The roots' gradients as Tensors; an implicit one (``1`` for a scalar) of an eager CPU backward without
+    create_graph is None: the fused program takes it as a NumPy array (``jnp.ones`` costs ~35 us of dispatch),
+    the per-node path makes it as before (``_ones``)."""
+    defer = not create_graph and not lazy._on
     out = []
     for i, (t, g) in enumerate(zip(roots, grads)):
         if not isinstance(t, Tensor):
@@ -62,6 +66,9 @@ def _make_grads(roots: Sequence[Tensor], grads: Sequence[Any], create_graph: boo
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {t._dtype}"
                 )
+            if defer and t._buf.device.type == "cpu" and not isinstance(t._peek(), jax.core.Tracer):
+                out.append(None)
+                continue
             g = T.make_on(jnp.ones(t._shape, t._dtype.np), t._buf.device)
         elif not isinstance(g, Tensor):
             from .._ops import creation
@@ -320,6 +327,13 @@ _fused_rental = cold_kernels.Rental(0.05)
 _NODE_COST = 30e-6  # seconds of Python and dispatch per node on the per-node path
 
 
+def _ones(root_cts: list, ones: list | None) -> list:
+    """``root_cts`` with the implicit ones (NumPy arrays) made JAX arrays, as ``_make_grads`` made them."""
+    if ones is None:
+        return root_cts
+    return [jnp.ones(c.shape, c.dtype) if o else c for c, o in zip(root_cts, ones)]
+
+
 def _fused_fn(entries: tuple, roots: tuple, wanted: tuple | None, n_leaves: int) -> lazy.PerNode:
     """One structure's backward as one jitted function; in a lazy structure whose shapes keep changing, node
     by node on the per-node kernels, whose bucketed executables serve every size."""
@@ -486,14 +500,14 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
         if n.freed and n.args is not None:
             n.args = _revive(n.args)
     node_args = [n.args for n in prog.nodes]
-    device = grads[0]._buf.device if grads else _device.CPU
+    device = (roots[0] if grads[0] is None else grads[0])._buf.device if grads else _device.CPU
 
     # torch: accumulation into .grad is atomic across threads. The old .grad is read before the backward
     # runs (the fused program adds it inside the jit), so the read and the write hold one lock
     try:
         with _grad_lock if accumulate else contextlib.nullcontext():
-            return _run_locked(prog, node_args, grads, device, retain_graph, create_graph, inputs, wanted_edges,
-                               accumulate)  # fmt: skip
+            return _run_locked(prog, node_args, roots, grads, device, retain_graph, create_graph, inputs,
+                               wanted_edges, accumulate)  # fmt: skip
     finally:
         for f in frames:
             f.pack()  # torch: a retained graph recomputes again in its next backward
@@ -514,8 +528,9 @@ def _unpack_checkpoints(nodes: list) -> list:
 _grad_lock = threading.RLock()
 
 
-def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retain_graph: bool, create_graph: bool,
-                inputs: Sequence[Tensor] | None, wanted_edges: list | None, accumulate: bool) -> list:  # fmt: skip
+def _run_locked(prog: _Program, node_args: list, roots: Sequence[Tensor], grads: list, device: Any,
+                retain_graph: bool, create_graph: bool, inputs: Sequence[Tensor] | None, wanted_edges: list | None,
+                accumulate: bool) -> list:  # fmt: skip
     only = None
     if accumulate and inputs is not None:
         only = {id(e[0]) for e in wanted_edges if e is not None and isinstance(e[0], AccumulateGrad)}
@@ -537,8 +552,10 @@ def _run_locked(prog: _Program, node_args: list, grads: list, device: Any, retai
 
             leaf_grads, wanted = _higher.run(prog, grads, on_leaf, leaves_ready)
         else:
-            root_cts = [g._peek() for g in grads]
-            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate, device, on_leaf)
+            root_cts = [np.ones(t._shape, t._dtype.np) if g is None else g._peek() for t, g in zip(roots, grads)]
+            ones = [g is None for g in grads]
+            ones = ones if True in ones else None
+            leaf_grads, wanted = _run_arrays(prog, node_args, root_cts, accumulate, device, on_leaf, ones)
     finally:
         _with_inputs.pop()
 
@@ -608,7 +625,9 @@ def _wrap_grad(g: Any, device: Any, create_graph: bool) -> Tensor | None:
 
 
 def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: bool, device: Any,
-                on_leaf: Any = None) -> tuple:  # fmt: skip
+                on_leaf: Any = None, ones: list | None = None) -> tuple:  # fmt: skip
+    """``ones``: per root, whether its gradient is an implicit one (a NumPy array in ``root_cts``, which the fused
+    program takes as it is and the per-node path makes a JAX array, as it did)."""
     nodes = prog.nodes
     hooks = (
         _has_intermediate_hooks(nodes)
@@ -650,6 +669,8 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
             wanted = dict(enumerate(wanted))
             return [_Summed(g) if o is not None else g for g, o in zip(new_grads, olds)], wanted
     stats["per_node_calls"] += 1
+    if ones is not None:
+        root_cts = _ones(root_cts, ones)
     on_node = _hooks_on_node(nodes) if hooks else None
 
     def vjp(i: int, kernel: Any, diff: tuple, args: list, cts: tuple) -> Any:

@@ -1,0 +1,98 @@
+"""A recurring backward's host shortcuts (engine.py), such as the implicit root gradient made as a NumPy array. Each test changes something between recurrences that a wrong shortcut would miss."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import torchlike as torch
+from torchlike._core import tensor as T
+from torchlike.autograd import engine
+
+pytestmark = pytest.mark.skipif(torch.lazy.enabled(), reason="eager engine paths (lazy: test_lazy.py)")
+
+
+def _model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+
+
+def _grads(model: torch.nn.Module) -> list:
+    return [p.grad.numpy().copy() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("loss_fn", [lambda o: o.pow(2).sum(), lambda o: (o * 3.1).exp().mean(),
+                                     lambda o: o.sum().reshape(1, 1)])  # fmt: skip
+def test_implicit_root_gradient_matches_explicit_ones(loss_fn):
+    model, x = _model(), torch.randn(5, 4)
+    pairs = []
+    for step in range(8):  # per node at first, fused from the third sighting (which run is which: the same in a pair)
+        pair = []
+        for implicit in (True, False):
+            model.zero_grad()
+            loss = loss_fn(model(x))
+            # (explicitly: the JAX array the implicit gradient was before it was made a NumPy one)
+            loss.backward() if implicit else loss.backward(T.make(jnp.ones(loss.shape, np.float32), loss.device))
+            pair.append(_grads(model))
+        pairs.append(pair)
+    for a, b in pairs[:1] + pairs[2:]:  # (the second pair's implicit run is the structure's second sighting)
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
+
+
+def test_recurring_structure_with_a_hook_added_runs_the_hook():
+    model, x = _model(), torch.randn(5, 4)
+    for _ in range(4):
+        model.zero_grad()
+        model(x).pow(2).sum().backward()
+    plain = _grads(model)
+    seen = []
+    model.zero_grad()
+    h = model(x)
+    h.register_hook(lambda g: seen.append(g.shape) or g * 2)
+    h.pow(2).sum().backward()
+    assert seen == [(5, 3)]
+    doubled = _grads(model)
+    for u, v in zip(doubled, plain):
+        np.testing.assert_allclose(u, 2 * v, rtol=1e-6)
+    model.zero_grad()
+    model(x).pow(2).sum().backward()  # the same structure without the hook: fused again, as before
+    for u, v in zip(_grads(model), plain):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_recurring_structure_with_requires_grad_toggled():
+    model, x = _model(), torch.randn(5, 4)
+    first = model[0].weight
+    for _ in range(4):
+        model.zero_grad()
+        model(x).sum().backward()
+    first.requires_grad_(False)
+    model.zero_grad()
+    model(x).sum().backward()
+    assert first.grad is None and model[2].weight.grad is not None
+    first.requires_grad_(True)
+    model.zero_grad()
+    model(x).sum().backward()
+    assert first.grad is not None
+
+
+def test_recurring_structure_with_new_shapes_and_accumulation():
+    model = _model()
+    for n in (5, 5, 5, 7, 7, 7, 5):
+        x = torch.randn(n, 4)
+        model.zero_grad()
+        model(x).pow(2).sum().backward()
+        want = [p.grad.numpy().copy() for p in model.parameters()]
+        model(x).pow(2).sum().backward()  # accumulates onto .grad: twice the gradient
+        for p, w in zip(model.parameters(), want):
+            np.testing.assert_allclose(p.grad.numpy(), 2 * w, rtol=1e-6)
+
+
+def test_implicit_root_gradient_of_autograd_grad_and_retain_graph():
+    w = torch.ones(3, requires_grad=True)
+    for _ in range(4):
+        y = (w * w).sum()
+        (g,) = torch.autograd.grad(y, w, retain_graph=True)
+        assert g.tolist() == [2.0, 2.0, 2.0]
+        y.backward()
+    assert w.grad.tolist() == [8.0, 8.0, 8.0]
