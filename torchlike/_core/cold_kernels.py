@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import math
 import os
 import threading
 import time
@@ -1055,7 +1056,7 @@ def _host_leaves(args: Any, key: list, leaves: list) -> bool:
             leaves.append(a)
         elif c is arr:
             v = a.aval
-            if v.size > HOST_ELEMENTS:
+            if math.prod(v.shape) > HOST_ELEMENTS:
                 return False
             key.append((v.shape, v.dtype, v.weak_type))
             leaves.append(np.asarray(a))
@@ -1344,6 +1345,7 @@ class ColdKernel:
             return None
         key: list = []
         leaves: list = []
+        jax_leaves = False  # (read into NumPy once the signature is known to run here: ~0.7 us apiece)
         arr = _ARRAY or _array_type()
         for a in args:  # (``_host_leaves`` written out for the arguments at the top: this runs per small op)
             c = a.__class__
@@ -1355,11 +1357,12 @@ class ColdKernel:
             elif a is None:
                 key.append(None)
             elif c is arr:
-                v = a.aval  # (the array's own properties each read it: ~0.1 us apiece)
-                if v.size > HOST_ELEMENTS:
+                v = a.aval  # (the array's own properties each read it: ~0.1 us apiece; its size is a Python genexpr)
+                if math.prod(v.shape) > HOST_ELEMENTS:
                     return None
                 key.append((v.shape, v.dtype, v.weak_type))
-                leaves.append(np.asarray(a))
+                leaves.append(a)
+                jax_leaves = True
             elif c is list:
                 key.append(list)
                 if not _host_leaves(a, key, leaves):
@@ -1381,6 +1384,8 @@ class ColdKernel:
             hosted[key] = plan
         if plan is False:
             return None
+        if jax_leaves:
+            leaves = [np.asarray(x) if x.__class__ is arr else x for x in leaves]
         run, single, quiet, upgrade, takes = plan
         if upgrade is not None and not fresh:
             upgrade[2] += 1
