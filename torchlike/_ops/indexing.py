@@ -119,8 +119,9 @@ def _to_index_tensor(k: Any, device: Any) -> Tensor:
 
 def _first_slice(t: Tensor, k: slice, record: bool, always_view: bool) -> Tensor:
     """``_basic`` for a key that is one slice (``t`` has a dim): the view of the first dim it takes."""
-    start, size, step = _slice_bounds(k, t._shape[0])
-    if always_view or not (start == 0 and size == t._shape[0] and step == 1):
+    n = t._shape[0]
+    start, size, step = _slice_bounds(k, n)
+    if always_view or not (start == 0 and size == n and step == 1):
         return _view(t, slice_spec(t, 0, start, size, step), "SliceBackward0", record)
     return t
 
@@ -453,7 +454,8 @@ def zero_(input: Tensor) -> Tensor:
 def _write_basic(view: Tensor, value: Any) -> None:
     """No-grad ``view[...] = value`` (value broadcast to the view): one fused write kernel."""
     if isinstance(value, Tensor):
-        if value._buf.device != view._buf.device and value.dim() != 0:
+        device = value._buf.device
+        if device is not view._buf.device and device != view._buf.device and value.dim() != 0:
             raise RuntimeError(
                 f"Expected all tensors to be on the same device, but found at least two devices, {view.device} and "
                 f"{value.device}!"
