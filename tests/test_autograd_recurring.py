@@ -88,6 +88,15 @@ def test_recurring_structure_with_new_shapes_and_accumulation():
             np.testing.assert_allclose(p.grad.numpy(), 2 * w, rtol=1e-6)
 
 
+def test_structure_keys_are_interned_and_distinct():
+    w = torch.ones(3, requires_grad=True)
+    a = engine._Program(engine._root_edges([(w * 2).sum()]), None)
+    b = engine._Program(engine._root_edges([(w * 2).sum()]), None)
+    c = engine._Program(engine._root_edges([(w * 2).mean()]), None)
+    assert a.key is b.key and a.key == b.key and hash(a.key) == hash(b.key)
+    assert c.key != a.key
+
+
 def test_implicit_root_gradient_of_autograd_grad_and_retain_graph():
     w = torch.ones(3, requires_grad=True)
     for _ in range(4):
@@ -96,3 +105,22 @@ def test_implicit_root_gradient_of_autograd_grad_and_retain_graph():
         assert g.tolist() == [2.0, 2.0, 2.0]
         y.backward()
     assert w.grad.tolist() == [8.0, 8.0, 8.0]
+
+
+def test_shape_signature_is_tree_leaves_order():
+    import jax
+
+    a, b = jnp.ones((2, 3)), np.zeros(4, np.float32)
+    node_args = [[a, None, 2.0, [b, a]], [(1, 2), np.float64(1.5), True], None, [{"k": b}]]
+    root_cts = [np.ones((), np.float32)]
+    want = tuple((x.shape, x.dtype) if hasattr(x, "shape") else type(x)
+                 for x in jax.tree_util.tree_leaves((node_args, root_cts)))  # fmt: skip
+    assert engine._shape_sig(node_args, root_cts) == want
+
+
+def test_argument_signature_kinds():
+    class MyList(list):
+        pass
+
+    args = [jnp.ones(2), None, 1, True, 2.5, np.float64(1.0), np.float32(1.0), [1, 2], MyList([1]), (1, 2), "s"]
+    assert engine._arg_sig(args) == (0, None, int, bool, float, np.float64, 0, 2, 1, 0, 0)

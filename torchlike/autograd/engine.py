@@ -26,7 +26,7 @@ from .._core import _xla_tiers, cold_kernels, kernel_cache, lazy
 from .._core import device as _device
 from .._core import graph as _graph
 from .._core import tensor as T
-from .._core.graph import AccumulateGrad, Node, _node_vjp
+from .._core.graph import AccumulateGrad, Node, _node_vjp, edge_of
 from .._core.kernel_cache import LRU
 from .._core.tensor import Tensor
 from . import _node_hooks, _reach, anomaly_mode
@@ -91,62 +91,81 @@ class _Program:
     def __init__(self, root_edges: list, wanted_edges: list | None, run_captured: bool = False) -> None:
         # Depth-first post-order from the roots; reversed it is a topological order. NOTE: this runs on every
         # backward, so it is written for speed: type() instead of isinstance (AccumulateGrad has no
-        # subclasses), one dict per kind of target, no helper calls per edge.
+        # subclasses), one dict for both kinds of target, no helper calls per edge.
         order: list = []
-        seen: set = set()
         leaves: list = []
-        leaf_target: dict = {}  # id(AccumulateGrad) -> ("l", leaf position)
+        where: dict = {}  # id(node) -> its post-order position (-1 while visiting); id(leaf) -> ("l", position)
         stack = [(e[0], False) for e in reversed(root_edges)]
-        pop, push, add = stack.pop, stack.append, seen.add
+        pop, push, append = stack.pop, stack.append, order.append
         while stack:
             node, done = pop()
             if done:
-                order.append(node)
+                where[id(node)] = len(order)
+                append(node)
                 continue
             i = id(node)
-            if i in seen:
+            if i in where:
                 continue
-            add(i)
             if type(node) is AccumulateGrad:
-                leaf_target[i] = ("l", len(leaves))
+                where[i] = ("l", len(leaves))
                 leaves.append(node)
                 continue
+            where[i] = -1
             push((node, True))
             for nxt, _ in reversed(node.edges):
-                if id(nxt) not in seen:
+                if id(nxt) not in where:
                     push((nxt, False))
         order.reverse()
-        node_index = {id(n): i for i, n in enumerate(order)}
+        last = len(order) - 1  # a node's index in ``order`` is last - its post-order position
         self.nodes = order
         self.leaves = leaves
-
-        def target(edge: tuple) -> tuple:
-            n, nr = edge
-            t = leaf_target.get(id(n))
-            return ("n", node_index[id(n)], nr) if t is None else t
 
         entries = []
         for n in order:
             if n.freed and n.needs_saved:  # torch: a node that saved nothing runs again
                 raise RuntimeError(_ERR_FREED)
-            targets = []
-            for m, nr in n.edges:
-                t = leaf_target.get(id(m))
-                targets.append(("n", node_index[id(m)], nr) if t is None else t)
-            entries.append((n.kernel, n.diff, tuple(targets), _arg_sig(n.args)))
+            targets = tuple([t if type(t := where[id(m)]) is tuple else ("n", last - t, nr) for m, nr in n.edges])
+            entries.append((n.kernel, n.diff, targets, _arg_sig(n.args)))
         self.entries = entries
-        self.roots = tuple(target(e) for e in root_edges)
 
-        def maybe_target(edge: tuple | None) -> tuple | None:
-            if edge is None or (id(edge[0]) not in leaf_target and id(edge[0]) not in node_index):
+        def target(edge: tuple | None) -> tuple | None:
+            t = None if edge is None else where.get(id(edge[0]))
+            if t is None:
                 return None  # not reachable from the roots: its gradient is None
-            return target(edge)
+            return t if type(t) is tuple else ("n", last - t, edge[1])
 
-        self.wanted = None if wanted_edges is None else tuple(maybe_target(e) for e in wanted_edges)
-        self.key = (tuple(entries), self.roots, self.wanted)
+        self.roots = tuple([target(e) for e in root_edges])
+        self.wanted = None if wanted_edges is None else tuple([target(e) for e in wanted_edges])
+        self.key = _intern((tuple(entries), self.roots, self.wanted))
         self.live = self.runs = None
         if self.wanted is not None:
             self.live, self.runs = _needed(entries, self.wanted, run_captured)
+
+
+class _Key:
+    """A structure's key whose hash is computed once: the engine's tables look it up several times per backward,
+    and hashing the nested tuple costs about a microsecond each time. Interned, so lookups compare identities."""
+
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts, self.hash = parts, hash(parts)
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is _Key and self.hash == other.hash and self.parts == other.parts)
+
+
+_keys: LRU = LRU(kernels=False)
+
+
+def _intern(parts: tuple) -> _Key:
+    key = _keys.get(parts)
+    if key is None:
+        key = _keys[parts] = _Key(parts)
+    return key
 
 
 def _needed(entries: list, wanted: tuple, run_captured: bool) -> tuple[list, list]:
@@ -204,21 +223,24 @@ def _revive(args: list) -> list:
     return [[one(x) for x in a] if isinstance(a, list) else one(a) for a in args]
 
 
-_SCALAR_TYPES = frozenset((bool, int, float, complex))
+_SCALAR_TYPES = (bool, int, float, complex)
+_SIG_KINDS: dict = {}  # type -> how _arg_sig describes an argument of that type
+
+
+def _sig_kind(t: type) -> str:
+    k = _SIG_KINDS[t] = "list" if issubclass(t, list) else "none" if t is type(None) else (
+        "scalar" if issubclass(t, _SCALAR_TYPES) else "array")  # fmt: skip
+    return k
 
 
 def _arg_sig(args: list) -> tuple:
+    """Per argument: a list's length, None, a scalar's type, or 0 (an array)."""
+    kinds = _SIG_KINDS
     sig = []
     for a in args:
         t = type(a)
-        if t is list or isinstance(a, list):
-            sig.append(len(a))
-        elif a is None:
-            sig.append(None)
-        elif t in _SCALAR_TYPES or isinstance(a, (bool, int, float, complex)):
-            sig.append(t)
-        else:
-            sig.append(0)
+        k = kinds.get(t) or _sig_kind(t)
+        sig.append(0 if k == "array" else len(a) if k == "list" else None if k == "none" else t)
     return tuple(sig)
 
 
@@ -425,8 +447,6 @@ def _as_tensor(arr: Any, node: Node, nr: int) -> Tensor | None:
 
 
 def _root_edges(roots: Sequence[Tensor]) -> list:
-    from .._core.graph import edge_of
-
     return [edge_of(t) for t in roots]
 
 
@@ -490,8 +510,6 @@ def _run(roots: Sequence[Tensor], grads: list, retain_graph: bool, create_graph:
     root_edges = _root_edges(roots)
     wanted_edges = None
     if inputs is not None:
-        from .._core.graph import edge_of
-
         wanted_edges = [edge_of(t) for t in inputs]
     prog = _Program(root_edges, wanted_edges, accumulate)
     _check_versions(prog.nodes)
@@ -639,7 +657,7 @@ def _run_arrays(prog: _Program, node_args: list, root_cts: list, accumulate: boo
     # Eagerly on the CPU a (structure, shapes) runs per node (cold VJPs: no compile) until that has cost
     # about what compiling the fused program would: changing shapes then compile nothing.
     cold_key = _fused_rental.key(prog.key, (node_args, root_cts)) if fuse and not lazy._on else None
-    sig = _shape_sig((node_args, root_cts)) if fuse and not lazy._on else None
+    sig = _shape_sig(node_args, root_cts) if fuse and not lazy._on else None
     seen = _meet(prog.key, sig) if sig is not None else 0
     if fuse and cold_key is None:
         entry = _programs.get(prog.key)
@@ -704,9 +722,29 @@ _fused_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes its 
 _met_shapes: LRU = LRU(kernels=False)  # structure -> the argument shapes it has met at all (eager mode)
 
 
-def _shape_sig(x: Any) -> tuple:
-    # (one flat pass: the arguments' structure is the graph structure's, already in the key)
-    return tuple([(a.shape, a.dtype) if hasattr(a, "shape") else type(a) for a in _tree_leaves(x)])
+_ARRAY_TYPES = (type(jnp.zeros(())), np.ndarray)
+
+
+def _shape_sig(node_args: list, root_cts: list) -> tuple:
+    """(shape, dtype) of each array leaf of the arguments, the type of each other leaf: ``tree_leaves``'s order,
+    with its common cases (arrays, None, scalars) inline. (The arguments' structure is the graph structure's,
+    already in the key.)"""
+    sig: list = []
+    add = sig.append
+    arrays, scalars = _ARRAY_TYPES, _SCALAR_TYPES
+    for args in (*node_args, root_cts):
+        for a in args or ():
+            t = type(a)
+            if t in arrays:
+                add((a.shape, a.dtype))
+            elif a is None:
+                continue
+            elif t in scalars:
+                add(t)
+            else:
+                for b in _tree_leaves(a):
+                    add((b.shape, b.dtype) if hasattr(b, "shape") else type(b))
+    return tuple(sig)
 
 
 def _meet(key: Any, sig: tuple) -> int:
