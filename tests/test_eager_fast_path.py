@@ -252,3 +252,19 @@ def test_a_single_slice_key_is_the_first_dims_view():
         torch.tensor(1.0)[1:]
     with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
         torch.tensor(1.0)[1:] = 0.0
+
+
+@pytest.mark.parametrize("name", [n for n in WRITES if n not in ("element", "flat_element")])
+def test_view_reads_on_the_host(name):
+    view = WRITES[name]
+    base = torch.tensor(X) * 1  # (a host result)
+    for _ in range(3):
+        got = view(base) + 0  # (an op reads the view: the host read, from its first call)
+        assert np.array_equal(got.numpy(), np.asarray(view(X)))
+        arr = view(base)._peek()
+        assert arr.flags.c_contiguous and not arr.flags.writeable and not np.shares_memory(arr, base._peek())
+    n = X.copy()
+    shared = torch.from_numpy(n)
+    first = view(shared) * 1
+    n[...] = -n  # the user's array changes: a new read of the view sees it
+    assert np.array_equal((view(shared) * 1).numpy(), -first.numpy())
