@@ -58,6 +58,7 @@ def cases(lib, device="cpu", grad=False):
         "a[idx]": lambda: a[idx],
         "cat((a, b))": lambda: lib.cat((a, b)),
         "a.view(-1)": lambda: a.view(-1),
+        "a[2:5] + b[2:5]": lambda: a[2:5] + b[2:5],
     }
     if not grad:
         out["c[2:5] = v"] = setitem
