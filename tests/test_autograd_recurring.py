@@ -124,3 +124,46 @@ def test_argument_signature_kinds():
 
     args = [jnp.ones(2), None, 1, True, 2.5, np.float64(1.0), np.float32(1.0), [1, 2], MyList([1]), (1, 2), "s"]
     assert engine._arg_sig(args) == (0, None, int, bool, float, np.float64, 0, 2, 1, 0, 0)
+
+
+def _reference_order(root_edges: list) -> tuple[list, list]:
+    """The engine's topological order as its first version computed it (a post-order with (node, done) pairs)."""
+    from torchlike._core.graph import AccumulateGrad
+
+    order, leaves, seen = [], [], set()
+    stack = [(e[0], False) for e in reversed(root_edges)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            if type(node) is AccumulateGrad:
+                leaves.append(node)
+                continue
+            stack.append((node, True))
+            stack.extend((m, False) for m, _ in reversed(node.edges) if id(m) not in seen)
+    return order[::-1], leaves
+
+
+def test_program_order_on_random_graphs():
+    import random
+
+    rng = random.Random(0)
+    for _ in range(200):
+        pool = [torch.randn(3).requires_grad_(True) for _ in range(rng.randint(1, 4))] + [torch.randn(3)]
+        for _ in range(rng.randint(1, 25)):
+            a, b = rng.choice(pool), rng.choice(pool)
+            pool.append(rng.choice([lambda: a + b, lambda: a * b, lambda: a.tanh(), lambda: (a - b) * 2])())
+        roots = [t.sum() for t in pool[-3:] if t.requires_grad]
+        if not roots:
+            continue
+        edges = engine._root_edges(roots)
+        prog = engine._Program(edges, [engine.edge_of(t) for t in rng.sample(pool, 2) if t.requires_grad] or None)
+        order, leaves = _reference_order(edges)
+        assert [id(n) for n in prog.nodes] == [id(n) for n in order]
+        assert [id(n) for n in prog.leaves] == [id(n) for n in leaves]
+        index = {id(n): i for i, n in enumerate(order)} | {id(n): ("l", j) for j, n in enumerate(leaves)}
+        for n, (_, _, targets, _) in zip(order, prog.entries):
+            want = [index[id(m)] if type(index[id(m)]) is tuple else ("n", index[id(m)], nr) for m, nr in n.edges]
+            assert list(targets) == want

@@ -95,26 +95,27 @@ class _Program:
         order: list = []
         leaves: list = []
         where: dict = {}  # id(node) -> its post-order position (-1 while visiting); id(leaf) -> ("l", position)
-        stack = [(e[0], False) for e in reversed(root_edges)]
-        pop, push, append = stack.pop, stack.append, order.append
+        # A node popped while it is being visited (-1) is its own post-visit entry: an earlier copy of it lies
+        # below that entry, and a later one would need a cycle.
+        stack = [e[0] for e in reversed(root_edges)]
+        pop, push, append, get = stack.pop, stack.append, order.append, where.get
         while stack:
-            node, done = pop()
-            if done:
-                where[id(node)] = len(order)
-                append(node)
-                continue
+            node = pop()
             i = id(node)
-            if i in where:
-                continue
-            if type(node) is AccumulateGrad:
-                where[i] = ("l", len(leaves))
-                leaves.append(node)
-                continue
-            where[i] = -1
-            push((node, True))
-            for nxt, _ in reversed(node.edges):
-                if id(nxt) not in where:
-                    push((nxt, False))
+            w = get(i)
+            if w is None:
+                if type(node) is AccumulateGrad:
+                    where[i] = ("l", len(leaves))
+                    leaves.append(node)
+                    continue
+                where[i] = -1
+                push(node)
+                for nxt, _ in reversed(node.edges):
+                    if id(nxt) not in where:
+                        push(nxt)
+            elif w == -1:
+                where[i] = len(order)
+                append(node)
         order.reverse()
         last = len(order) - 1  # a node's index in ``order`` is last - its post-order position
         self.nodes = order
@@ -207,12 +208,27 @@ def _spend(n: Node) -> list | None:
     for pos, j in n.diff:
         a = out[pos]
         if j is None:
-            if isinstance(a, (jax.Array, np.ndarray, lazy.LazyArray)):
-                out[pos] = _Spent(tuple(a.shape), a.dtype)
-        elif isinstance(a[j], (jax.Array, np.ndarray, lazy.LazyArray)):
+            if type(a) in _PLAIN_ARRAYS or isinstance(a, _ARRAYS):
+                out[pos] = _spent(a)
+        elif type(a[j]) in _PLAIN_ARRAYS or isinstance(a[j], _ARRAYS):
             a = out[pos] = list(a)
-            a[j] = _Spent(tuple(a[j].shape), a[j].dtype)
+            a[j] = _spent(a[j])
     return out
+
+
+_ARRAYS = (jax.Array, np.ndarray, lazy.LazyArray)  # (isinstance: a tracer is a jax.Array too)
+_PLAIN_ARRAYS = frozenset((type(jnp.zeros(())), np.ndarray, lazy.LazyArray))  # told by type, without the ABC
+_spent_by_meta: dict = {}  # (shape, dtype) -> its _Spent (never changed: shared)
+
+
+def _spent(a: Any) -> _Spent:
+    meta = (tuple(a.shape), a.dtype)
+    s = _spent_by_meta.get(meta)
+    if s is None:
+        if len(_spent_by_meta) > 4096:
+            _spent_by_meta.clear()
+        s = _spent_by_meta[meta] = _Spent(*meta)
+    return s
 
 
 def _revive(args: list) -> list:
