@@ -114,7 +114,9 @@ def _tensor_reduce(t: Tensor) -> tuple:
         shape, stride, offset = t._geometry()
     untyped = dtype in _V3_DTYPES
     ref = _StorageRef(source, dtype, untyped, buf.device)
-    args: tuple = (ref, offset, tuple(shape), tuple(stride), t._rg, OrderedDict())
+    # fresh tuples, as torch's size() and stride() are: geometry tuples shared between tensors (the strides table)
+    # would be pickled once and then referenced from the memo, and the file would differ from torch's
+    args: tuple = (ref, offset, (*shape,), (*stride,), t._rg, OrderedDict())
     if untyped:
         return _g("torch._utils", "_rebuild_tensor_v3"), args + (dtype,)
     return _g("torch._utils", "_rebuild_tensor_v2"), args
